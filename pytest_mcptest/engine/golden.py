@@ -1,0 +1,141 @@
+"""Golden-path scoring (spec 004): how much work a recorded path wasted.
+
+``score_golden_path`` reads only call names. Three waste counts are always
+reported; only the dimensions the policy enables move the penalty
+``1 / (1 + 0.5 * w)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import attrs
+
+
+def call_name(call: Any) -> str:
+    """The tool name of a call given as a name, a ToolCall or a ``{"name": ...}`` dict."""
+    if isinstance(call, str):
+        return call
+    if isinstance(call, dict):
+        return str(call.get("name", ""))
+    return str(getattr(call, "name", ""))
+
+
+@attrs.frozen
+class GoldenPath:
+    """The ideal tool names in order, and which kinds of waste are penalized.
+
+    The defaults are the strictest policy: every penalty on, no extra steps allowed.
+    """
+
+    calls: tuple[str, ...] = attrs.field(converter=tuple)
+    allow_extra_steps: bool = False
+    penalize_backtracking: bool = True
+    penalize_repeated_tools: bool = True
+
+
+@attrs.frozen
+class PathScore:
+    passed: bool
+    extra_steps: int
+    backtracks: int
+    repeated_tools: int
+    penalty: float
+
+    def to_dict(self) -> dict:
+        return attrs.asdict(self)
+
+
+def score_golden_path(calls: Sequence[Any], golden: GoldenPath) -> PathScore:
+    """Count extra steps, backtracks and consecutive repeats; fold them into a penalty.
+
+    - extra_steps: recorded calls beyond the golden path's length.
+    - repeated_tools: a call whose name equals the immediately preceding call's.
+    - backtracks: a call to a tool used earlier that is not the preceding tool.
+    """
+    names = [call_name(c) for c in calls]
+    extra = max(0, len(names) - len(golden.calls))
+    backtracks = repeats = 0
+    seen: set[str] = set()
+    for i, name in enumerate(names):
+        if i and name == names[i - 1]:
+            repeats += 1
+        elif name in seen:
+            backtracks += 1
+        seen.add(name)
+    waste = (
+        (0 if golden.allow_extra_steps else extra)
+        + (backtracks if golden.penalize_backtracking else 0)
+        + (repeats if golden.penalize_repeated_tools else 0)
+    )
+    return PathScore(
+        passed=waste == 0,
+        extra_steps=extra,
+        backtracks=backtracks,
+        repeated_tools=repeats,
+        penalty=1.0 / (1.0 + 0.5 * waste),
+    )
+
+
+@attrs.frozen
+class GoldenOracle:
+    """A scenario's ``golden:`` block: the ideal path plus acceptable alternates."""
+
+    path: GoldenPath
+    alternates: tuple[tuple[str, ...], ...] = ()
+
+
+@attrs.frozen
+class GoldenOutcome:
+    """Whether the recorded names matched the golden path or an alternate, and its score.
+
+    The score is taken against the path that matched (an alternate when only an
+    alternate matched), else against the golden calls.
+    """
+
+    matched: bool
+    exact: bool
+    alternate: bool
+    alternate_index: Optional[int]
+    score: PathScore
+
+    @property
+    def penalty(self) -> float:
+        return self.score.penalty
+
+    def to_dict(self) -> dict:
+        out = {
+            "matched": self.matched,
+            "exact": self.exact,
+            "alternate": self.alternate,
+            "penalty": self.score.penalty,
+            "passed": self.score.passed,
+            "extra_steps": self.score.extra_steps,
+            "backtracks": self.score.backtracks,
+            "repeated_tools": self.score.repeated_tools,
+        }
+        if self.alternate_index is not None:
+            out["alternate_index"] = self.alternate_index
+        return out
+
+
+def judge_golden(names: Sequence[str], oracle: GoldenOracle) -> GoldenOutcome:
+    """Compare recorded names with the golden path and its alternates."""
+    names = tuple(names)
+    exact = names == oracle.path.calls
+    alt_index = None
+    if not exact:
+        for i, alt in enumerate(oracle.alternates):
+            if names == alt:
+                alt_index = i
+                break
+    reference = oracle.path
+    if alt_index is not None:
+        reference = attrs.evolve(oracle.path, calls=oracle.alternates[alt_index])
+    return GoldenOutcome(
+        matched=exact or alt_index is not None,
+        exact=exact,
+        alternate=alt_index is not None,
+        alternate_index=alt_index,
+        score=score_golden_path(names, reference),
+    )

@@ -1,0 +1,158 @@
+"""Dotted paths into JSON values: ``tool_calls[-1].args.city``, ``tool["read_file"].score``.
+
+One grammar serves the ``expect:`` targets, the world's state paths, guards and
+effects, so a path that works in one place works in all of them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Union
+
+Segment = Union[str, int]
+
+_TOKEN = re.compile(
+    r"""
+    (?P<name>[^.\[\]"]+)               # a bare key
+    | \[\s*(?P<index>-?\d+)\s*\]        # [3] or [-1]
+    | \[\s*"(?P<dq>(?:[^"\\]|\\.)*)"\s*\]   # ["key with. dots"]
+    | \[\s*'(?P<sq>(?:[^'\\]|\\.)*)'\s*\]   # ['key']
+    | (?P<dot>\.)
+    """,
+    re.VERBOSE,
+)
+
+
+class PathError(ValueError):
+    """A path that cannot be parsed."""
+
+
+_CACHE: dict[str, tuple[Segment, ...]] = {}
+
+
+def parse_path(path: str) -> tuple[Segment, ...]:
+    """Split a path into keys (str) and list indexes (int).
+
+    Raises :class:`PathError` naming the column of the first bad character.
+    """
+    cached = _CACHE.get(path)
+    if cached is not None:
+        return cached
+    if not isinstance(path, str) or not path.strip():
+        raise PathError("a path must be a non-empty string")
+    segments: list[Segment] = []
+    pos = 0
+    expect_segment = True
+    while pos < len(path):
+        m = _TOKEN.match(path, pos)
+        if m is None:
+            raise PathError(f"unexpected {path[pos]!r} at column {pos + 1} of path {path!r}")
+        if m.group("dot") is not None:
+            if expect_segment:
+                raise PathError(f"empty segment at column {pos + 1} of path {path!r}")
+            expect_segment = True
+        elif m.group("name") is not None:
+            if not expect_segment:
+                raise PathError(f"missing '.' before {m.group('name')!r} in path {path!r}")
+            segments.append(m.group("name").strip())
+            expect_segment = False
+        elif m.group("index") is not None:
+            segments.append(int(m.group("index")))
+            expect_segment = False
+        else:
+            raw = m.group("dq") if m.group("dq") is not None else m.group("sq")
+            segments.append(re.sub(r"\\(.)", r"\1", raw))
+            expect_segment = False
+        pos = m.end()
+    if expect_segment:
+        raise PathError(f"path {path!r} ends with '.'")
+    result = tuple(segments)
+    if len(_CACHE) < 10_000:
+        _CACHE[path] = result
+    return result
+
+
+def format_path(segments: tuple[Segment, ...] | list[Segment]) -> str:
+    """The canonical spelling of a parsed path (inverse of :func:`parse_path`)."""
+    out = []
+    for seg in segments:
+        if isinstance(seg, int):
+            out.append(f"[{seg}]")
+        elif re.fullmatch(r"[A-Za-z0-9_\-$@]+", seg):
+            out.append(("." if out else "") + seg)
+        else:
+            escaped = seg.replace("\\", "\\\\").replace('"', '\\"')
+            out.append(f'["{escaped}"]')
+    return "".join(out)
+
+
+class Missing:
+    """Why a path resolved to nothing: the deepest prefix that exists and its keys."""
+
+    __slots__ = ("found", "at", "keys", "reason")
+
+    def __init__(self, found: tuple[Segment, ...], at: Any, reason: str):
+        self.found = found
+        self.at = at
+        self.reason = reason
+        if isinstance(at, dict):
+            self.keys = sorted(str(k) for k in at)
+        elif isinstance(at, list):
+            self.keys = [f"[0..{len(at) - 1}]"] if at else ["(empty list)"]
+        else:
+            self.keys = []
+
+    def __bool__(self) -> bool:
+        return False
+
+
+def resolve(value: Any, segments: tuple[Segment, ...]) -> Any:
+    """Follow ``segments`` into ``value``; return the target or a :class:`Missing`."""
+    current = value
+    for i, seg in enumerate(segments):
+        if isinstance(seg, str) and isinstance(current, list) and re.fullmatch(r"-?\d+", seg):
+            seg = int(seg)  # `tool_calls.0.name` reads like `tool_calls[0].name`
+        where = format_path(segments[:i]) or "the root"
+        if isinstance(seg, int):
+            if not isinstance(current, list):
+                return Missing(segments[:i], current, f"{where} is not a list")
+            if not -len(current) <= seg < len(current):
+                return Missing(segments[:i], current, f"index {seg} is out of range ({where} has {len(current)})")
+            current = current[seg]
+        elif not isinstance(current, dict):
+            return Missing(segments[:i], current, f"{where} is not an object")
+        elif seg not in current:
+            return Missing(segments[:i], current, f"no key {seg!r} under {where}")
+        else:
+            current = current[seg]
+    return current
+
+
+def assign(root: dict, segments: tuple[Segment, ...], value: Any, dry_run: bool = False) -> None:
+    """Set ``value`` at ``segments`` inside ``root``, creating objects on the way.
+
+    Raises :class:`PathError` when the way is blocked by a non-container or an
+    index out of range. With ``dry_run`` nothing is written: the call only tells,
+    by raising or not, whether the write would succeed.
+    """
+    current: Any = root
+    for i, seg in enumerate(segments):
+        where = format_path(segments[:i]) or "the root"
+        last = i == len(segments) - 1
+        if isinstance(seg, int):
+            if not isinstance(current, list) or not -len(current) <= seg < len(current):
+                raise PathError(f"cannot index {where} with [{seg}]")
+        elif not isinstance(current, dict):
+            raise PathError(f"{where} is not an object, so {format_path(segments[: i + 1])} cannot be set")
+        if last:
+            if not dry_run:
+                current[seg] = value
+            return
+        nxt = current[seg] if isinstance(seg, int) else current.get(seg)
+        if nxt is None:
+            if isinstance(segments[i + 1], int):
+                raise PathError(f"{format_path(segments[: i + 1])} does not exist, so it cannot be indexed")
+            if dry_run:
+                return
+            nxt = current[seg] = {}
+        current = nxt

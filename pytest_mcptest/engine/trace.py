@@ -1,0 +1,92 @@
+"""A recorded agent run, as every gate reads it.
+
+The cassette module builds these from JSON; gates only read them. Fields that a
+recording may lack (tokens, cost) stay ``None``: absent is never zero.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import attrs
+
+
+@attrs.frozen
+class ToolCall:
+    """One tool call the agent made, with what the server answered."""
+
+    name: str
+    args: Any = None
+    server: Optional[str] = None
+    error: bool = False
+    result: Any = None
+    turn: Optional[int] = None
+
+    @property
+    def qualified_name(self) -> str:
+        """``server.name`` when the server is known, else the bare name."""
+        return f"{self.server}.{self.name}" if self.server else self.name
+
+    def to_dict(self) -> dict:
+        out: dict = {"name": self.name}
+        if self.server is not None:
+            out["server"] = self.server
+        out["args"] = self.args
+        out["error"] = self.error
+        if self.result is not None:
+            out["result"] = self.result
+        if self.turn is not None:
+            out["turn"] = self.turn
+        return out
+
+
+def message_text(content: Any) -> str:
+    """The text of a chat message's content: a string, or a list of text blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict) and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+        return "\n".join(parts)
+    return ""
+
+
+def final_responses(turns: tuple) -> tuple[str, ...]:
+    """The assistant messages that end a turn, in order.
+
+    An assistant message ends a turn when the next message is the user's, or when
+    it is the last message; one that asks for tool calls never does.
+    """
+    out = []
+    for i, msg in enumerate(turns):
+        if not isinstance(msg, dict) or msg.get("role") != "assistant":
+            continue
+        if msg.get("tool_calls"):
+            continue
+        nxt = turns[i + 1] if i + 1 < len(turns) else None
+        if nxt is None or (isinstance(nxt, dict) and nxt.get("role") == "user"):
+            out.append(message_text(msg.get("content")))
+    return tuple(out)
+
+
+@attrs.frozen
+class Run:
+    """One recorded run: its tool calls, conversation, tokens and cost."""
+
+    tool_calls: tuple[ToolCall, ...] = ()
+    turns: tuple = ()
+    tokens: Optional[dict] = None
+    cost_micros: Optional[float] = None
+    judgments: tuple = ()
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [c.name for c in self.tool_calls]
+
+    @property
+    def final_responses(self) -> tuple[str, ...]:
+        return final_responses(self.turns)

@@ -1,0 +1,59 @@
+"""JSON value semantics shared by every gate.
+
+Python's ``==`` says ``True == 1`` and ``1 == 1.0``; JSON says a boolean is never a
+number, while ``1`` and ``1.0`` are the same number. Every comparison a user writes
+in YAML goes through :func:`json_equal` so the two never get confused.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def is_number(value: Any) -> bool:
+    """True for ints and floats, never for booleans."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Deep equality with JSON's rules: bools are not numbers, 1 equals 1.0."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a is b
+    if is_number(a) and is_number(b):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+    if type(a) is not type(b) and not (isinstance(a, str) and isinstance(b, str)):
+        return False
+    return a == b
+
+
+def type_name(value: Any) -> str:
+    """The JSON type of a value, as messages name it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if is_number(value):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def show(value: Any, limit: int = 80) -> str:
+    """A compact, stable JSON rendering of a value for failure messages."""
+    try:
+        text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
+    except (TypeError, ValueError):
+        text = repr(value)
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return text

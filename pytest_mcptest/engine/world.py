@@ -1,0 +1,320 @@
+"""The scenario-world engine (spec 000): replay recorded calls against a hidden world.
+
+A scenario declares a seed state, the transitions tool calls may make, the calls
+that are forbidden, and oracles. :func:`replay_world` walks a run's calls in order
+over a deep copy of the seed and reports what happened; it never mutates the seed,
+and a forbidden or invalid call never changes the state.
+
+Per call, in this order:
+1. a forbidden rule for the tool whose ``when`` holds (or has none): a safety
+   violation, no effect;
+2. no transition declared for the tool: an invalid action (the agent invented an
+   action), unless the tool is an escalation tool, which is a legal no-op;
+3. the first transition for the tool whose guard holds applies; when every guard
+   fails, an invalid action naming the first failed condition;
+4. a call that returned an error is legal but its effect is not applied: the
+   server refused it, so the world did not change.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Optional, Sequence
+
+import attrs
+
+from .golden import GoldenOracle, GoldenOutcome, judge_golden
+from .paths import Missing, PathError, Segment, assign, format_path, resolve
+from .trace import Run, ToolCall
+from .values import is_number, json_equal, show
+
+GUARD_OPS = ("eq", "min", "max")
+EFFECT_OPS = ("set", "inc", "dec", "from_arg")
+
+
+@attrs.frozen
+class Guard:
+    """One precondition: the state at ``path`` must satisfy ``op`` against ``value``."""
+
+    path: tuple[Segment, ...]
+    op: str
+    value: Any
+
+    def describe(self) -> str:
+        return f"{format_path(self.path)} {self.op} {show(self.value)}"
+
+    def failure(self, state: dict) -> Optional[str]:
+        """None when the guard holds, else why it failed (with the value it saw)."""
+        actual = resolve(state, self.path)
+        was = "absent" if isinstance(actual, Missing) else show(actual)
+        if isinstance(actual, Missing):
+            return f"guard {self.describe()} failed (was absent)"
+        if self.op == "eq":
+            ok = json_equal(actual, self.value)
+        elif not is_number(actual):
+            return f"guard {self.describe()} failed (was {was}, not a number)"
+        elif self.op == "min":
+            ok = actual >= self.value
+        else:
+            ok = actual <= self.value
+        return None if ok else f"guard {self.describe()} failed (was {was})"
+
+
+def first_guard_failure(guards: Sequence[Guard], state: dict) -> Optional[str]:
+    for guard in guards:
+        reason = guard.failure(state)
+        if reason is not None:
+            return reason
+    return None
+
+
+@attrs.frozen
+class Effect:
+    """One state change: ``op`` (set, inc, dec, from_arg) applied at ``path``."""
+
+    path: tuple[Segment, ...]
+    op: str
+    value: Any
+
+    def new_value(self, state: dict, args: Any) -> Any:
+        """The value to write; raises ValueError with a reason when it cannot be computed."""
+        if self.op == "set":
+            return copy.deepcopy(self.value) if isinstance(self.value, (dict, list)) else self.value
+        if self.op == "from_arg":
+            got = resolve(args if args is not None else {}, self.value)
+            if isinstance(got, Missing):
+                raise ValueError(f"effect {format_path(self.path)} from_arg {format_path(self.value)}: "
+                                 f"the call has no argument {format_path(self.value)}")
+            return copy.deepcopy(got) if isinstance(got, (dict, list)) else got
+        current = resolve(state, self.path)
+        if isinstance(current, Missing) or current is None:
+            current = 0
+        if not is_number(current):
+            raise ValueError(f"effect {format_path(self.path)} {self.op} {show(self.value)}: "
+                             f"the state holds {show(current)}, not a number")
+        return current + self.value if self.op == "inc" else current - self.value
+
+
+@attrs.frozen
+class Transition:
+    """What a call to ``tool`` does to the world, when its guards hold."""
+
+    tool: str
+    effects: tuple[Effect, ...] = ()
+    when: tuple[Guard, ...] = ()
+
+
+@attrs.frozen
+class ForbiddenRule:
+    """A tool that must never be called (while ``when`` holds, if given)."""
+
+    tool: str
+    reason: str
+    when: tuple[Guard, ...] = ()
+
+
+@attrs.frozen
+class WorldSpec:
+    """Everything a scenario declares about its world, free of any file format."""
+
+    seed: dict = attrs.field(factory=dict)
+    transitions: tuple[Transition, ...] = ()
+    forbidden: tuple[ForbiddenRule, ...] = ()
+    refusal_markers: tuple[str, ...] = ()
+    escalation_tools: tuple[str, ...] = ()
+    escalation_markers: tuple[str, ...] = ()
+    golden: Optional[GoldenOracle] = None
+    expect_state: tuple[tuple[tuple[Segment, ...], Any], ...] = ()
+    rubric: Any = None
+
+
+@attrs.frozen
+class CallIssue:
+    """An invalid action or a forbidden attempt at call ``index`` (0-based)."""
+
+    index: int
+    tool: str
+    args: Any
+    reason: str
+
+    def to_dict(self) -> dict:
+        return {"index": self.index, "tool": self.tool, "args": self.args, "reason": self.reason}
+
+
+@attrs.frozen
+class StateDiff:
+    """An ``expect_state`` path whose final value differs from the expected one."""
+
+    path: str
+    expected: Any
+    actual: Any
+    present: bool
+
+    def to_dict(self) -> dict:
+        out = {"path": self.path, "expected": self.expected, "present": self.present}
+        if self.present:
+            out["actual"] = self.actual
+        return out
+
+
+@attrs.frozen
+class WorldResult:
+    """The outcome of replaying one run against a world."""
+
+    final_state: dict
+    invalid: tuple[CallIssue, ...]
+    forbidden: tuple[CallIssue, ...]
+    recovery_indexes: tuple[int, ...]
+    escalations: int
+    refusals: int
+    turns: int
+    tool_calls: tuple[ToolCall, ...]
+    state_diff: tuple[StateDiff, ...]
+    state_checked: int
+    golden: Optional[GoldenOutcome]
+    cost_micros: Optional[float]
+    tokens: Optional[dict]
+    rubric: Any = None
+
+    @property
+    def state_matched(self) -> bool:
+        return not self.state_diff
+
+    @property
+    def passed(self) -> bool:
+        """The world's own verdict: no invalid action, no forbidden call, state as expected."""
+        return not self.invalid and not self.forbidden and not self.state_diff
+
+    def to_dict(self) -> dict:
+        """The report envelope that ``expect:`` resolves paths against."""
+        env: dict = {
+            "turns": self.turns,
+            "actions": len(self.tool_calls),
+            "invalid_actions": len(self.invalid),
+            "forbidden_transitions": len(self.forbidden),
+            "recovery_attempts": len(self.recovery_indexes),
+            "escalations": self.escalations,
+            "refusals": self.refusals,
+            "state_matched": self.state_matched,
+            "tool_names": [c.name for c in self.tool_calls],
+            "state": copy.deepcopy(self.final_state),
+            "invalid": [i.to_dict() for i in self.invalid],
+            "forbidden": [f.to_dict() for f in self.forbidden],
+            "state_diff": [d.to_dict() for d in self.state_diff],
+            "tool_calls": [c.to_dict() for c in self.tool_calls],
+        }
+        if self.golden is not None:
+            env["golden"] = self.golden.to_dict()
+        if self.cost_micros is not None:
+            env["cost_micros"] = self.cost_micros
+        if self.tokens is not None:
+            env["tokens"] = dict(self.tokens)
+        if self.rubric is not None:
+            env["rubric"] = {"status": "deferred", "rubric": self.rubric,
+                             "reason": "a rubric needs a live judge; the offline replay records it as deferred"}
+        return env
+
+
+def _contains_marker(text: str, markers: Sequence[str]) -> bool:
+    low = text.casefold()
+    return any(m.casefold() in low for m in markers)
+
+
+def _apply(state: dict, effects: Sequence[Effect], args: Any) -> dict:
+    """Apply a transition's effects all or nothing; return the new state.
+
+    Every value is computed before anything is written. One write is checked by a
+    dry run and then made in place; several are made on a copy, so that a write
+    failing half-way leaves the state as it was.
+    """
+    writes = [(e.path, e.new_value(state, args)) for e in effects]
+    if len(writes) == 1:
+        path, value = writes[0]
+        assign(state, path, value, dry_run=True)
+        assign(state, path, value)
+        return state
+    trial = copy.deepcopy(state)
+    for path, value in writes:
+        assign(trial, path, value)
+    return trial
+
+
+def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
+    """Replay ``run``'s tool calls against a copy of ``spec.seed``. Pure and deterministic."""
+    state = copy.deepcopy(spec.seed)
+    by_tool: dict[str, list[Transition]] = {}
+    for t in spec.transitions:
+        by_tool.setdefault(t.tool, []).append(t)
+    forbidden_by_tool: dict[str, list[ForbiddenRule]] = {}
+    for f in spec.forbidden:
+        forbidden_by_tool.setdefault(f.tool, []).append(f)
+    escalation_tools = set(spec.escalation_tools)
+
+    invalid: list[CallIssue] = []
+    forbidden: list[CallIssue] = []
+    recoveries: list[int] = []
+    escalations = 0
+
+    for index, call in enumerate(run.tool_calls):
+        if index and run.tool_calls[index - 1].error:
+            recoveries.append(index)
+        if call.name in escalation_tools:
+            escalations += 1
+        rule = next((r for r in forbidden_by_tool.get(call.name, ())
+                     if first_guard_failure(r.when, state) is None), None)
+        if rule is not None:
+            forbidden.append(CallIssue(index, call.name, call.args, rule.reason))
+            continue
+        candidates = by_tool.get(call.name)
+        if not candidates:
+            if call.name not in escalation_tools:
+                invalid.append(CallIssue(index, call.name, call.args,
+                                         "no transition is declared for this tool"))
+            continue
+        chosen = None
+        first_failure = None
+        for t in candidates:
+            failure = first_guard_failure(t.when, state)
+            if failure is None:
+                chosen = t
+                break
+            first_failure = first_failure or failure
+        if chosen is None:
+            invalid.append(CallIssue(index, call.name, call.args, first_failure or "guard failed"))
+            continue
+        if call.error:
+            continue
+        try:
+            state = _apply(state, chosen.effects, call.args)
+        except (ValueError, PathError) as exc:
+            invalid.append(CallIssue(index, call.name, call.args, str(exc)))
+
+    finals = run.final_responses
+    refusals = sum(1 for text in finals if _contains_marker(text, spec.refusal_markers)) if spec.refusal_markers else 0
+    if spec.escalation_markers:
+        escalations += sum(1 for text in finals if _contains_marker(text, spec.escalation_markers))
+
+    diffs = []
+    for path, expected in spec.expect_state:
+        actual = resolve(state, path)
+        present = not isinstance(actual, Missing)
+        if not present or not json_equal(actual, expected):
+            diffs.append(StateDiff(format_path(path), expected, actual if present else None, present))
+
+    golden = judge_golden(run.tool_names, spec.golden) if spec.golden is not None else None
+    return WorldResult(
+        final_state=state,
+        invalid=tuple(invalid),
+        forbidden=tuple(forbidden),
+        recovery_indexes=tuple(recoveries),
+        escalations=escalations,
+        refusals=refusals,
+        turns=len(finals),
+        tool_calls=run.tool_calls,
+        state_diff=tuple(diffs),
+        state_checked=len(spec.expect_state),
+        golden=golden,
+        cost_micros=run.cost_micros,
+        tokens=run.tokens,
+        rubric=spec.rubric,
+    )
