@@ -1,0 +1,186 @@
+"""Cassettes: recorded agent runs on disk (v1), and the two older envelopes.
+
+Reading is strict about what gates need and lenient about the rest: only
+``runs[*].tool_calls[*].name`` is required, a missing ``error`` is false, missing
+tokens or cost stay absent, and unknown keys are kept and ignored. A bad part is
+named by its JSON pointer. Each file is parsed once per process (a cassette shared
+by many items costs one parse); replay never writes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Optional
+
+import attrs
+
+from .engine.trace import Run, ToolCall
+from .engine.values import is_number, type_name
+from .errors import InputError, json_pointer
+
+CASSETTE_VERSION = 1
+
+
+@attrs.frozen
+class Cassette:
+    """A parsed cassette: its runs, plus what was recorded about them."""
+
+    path: str
+    runs: tuple[Run, ...]
+    meta: dict = attrs.field(factory=dict)
+    catalog: dict = attrs.field(factory=dict)
+    shape: str = "v1"
+
+
+class _Reader:
+    def __init__(self, path: str):
+        self.path = path
+
+    def fail(self, parts, message: str) -> InputError:
+        return InputError(self.path, message, pointer=json_pointer(parts))
+
+    def expect_type(self, value, kinds, parts, what: str):
+        ok = {
+            "object": isinstance(value, dict),
+            "array": isinstance(value, list),
+            "string": isinstance(value, str),
+            "boolean": isinstance(value, bool),
+            "number": is_number(value),
+            "integer": isinstance(value, int) and not isinstance(value, bool),
+        }
+        if not any(ok[k] for k in kinds):
+            raise self.fail(parts, f"{what} must be {' or '.join(kinds)}, found {type_name(value)}")
+
+    def call(self, raw, parts) -> ToolCall:
+        self.expect_type(raw, ["object"], parts, "a tool call")
+        name = raw.get("name")
+        if name is None:
+            raise self.fail(parts, "a tool call needs a 'name'")
+        self.expect_type(name, ["string"], parts + ["name"], "a tool call's name")
+        if not name:
+            raise self.fail(parts + ["name"], "a tool call's name must not be empty")
+        error = raw.get("error", False)
+        if error is None:
+            error = False
+        self.expect_type(error, ["boolean"], parts + ["error"], "'error'")
+        server = raw.get("server")
+        if server is not None:
+            self.expect_type(server, ["string"], parts + ["server"], "'server'")
+        turn = raw.get("turn")
+        if turn is not None:
+            self.expect_type(turn, ["integer"], parts + ["turn"], "'turn'")
+        return ToolCall(name=name, args=raw.get("args"), server=server, error=error,
+                        result=raw.get("result"), turn=turn)
+
+    def run(self, raw, parts) -> Run:
+        self.expect_type(raw, ["object"], parts, "a run")
+        calls_raw = raw.get("tool_calls", [])
+        self.expect_type(calls_raw, ["array"], parts + ["tool_calls"], "'tool_calls'")
+        calls = tuple(self.call(c, parts + ["tool_calls", i]) for i, c in enumerate(calls_raw))
+        conversation = raw.get("conversation") or {}
+        self.expect_type(conversation, ["object"], parts + ["conversation"], "'conversation'")
+        turns = conversation.get("turns", [])
+        self.expect_type(turns, ["array"], parts + ["conversation", "turns"], "'conversation.turns'")
+        for i, msg in enumerate(turns):
+            self.expect_type(msg, ["object"], parts + ["conversation", "turns", i], "a conversation turn")
+        tokens = conversation.get("tokens")
+        if tokens is not None:
+            self.expect_type(tokens, ["object"], parts + ["conversation", "tokens"], "'conversation.tokens'")
+            for key in ("input", "output", "total"):
+                if tokens.get(key) is not None:
+                    self.expect_type(tokens[key], ["number"], parts + ["conversation", "tokens", key], f"'tokens.{key}'")
+        cost = raw.get("cost_micros")
+        if cost is not None:
+            self.expect_type(cost, ["number"], parts + ["cost_micros"], "'cost_micros'")
+        judgments = raw.get("judgments", [])
+        self.expect_type(judgments, ["array"], parts + ["judgments"], "'judgments'")
+        return Run(tool_calls=calls, turns=tuple(turns), tokens=tokens, cost_micros=cost, judgments=tuple(judgments))
+
+    def cassette(self, data) -> Cassette:
+        self.expect_type(data, ["object"], [], "a cassette")
+        version = data.get("mcptest_cassette")
+        if version is not None and version != CASSETTE_VERSION:
+            raise self.fail(["mcptest_cassette"], f"unsupported cassette version {version!r}; "
+                            f"this version of mcptest reads version {CASSETTE_VERSION}")
+        meta = data.get("meta") or {}
+        self.expect_type(meta, ["object"], ["meta"], "'meta'")
+        catalog = data.get("catalog") or {}
+        self.expect_type(catalog, ["object"], ["catalog"], "'catalog'")
+        if "runs" in data:
+            runs_raw = data["runs"]
+            self.expect_type(runs_raw, ["array"], ["runs"], "'runs'")
+            runs = tuple(self.run(r, ["runs", i]) for i, r in enumerate(runs_raw))
+            shape = "v1"
+        elif isinstance(data.get("trace"), dict) and "tool_calls" in data["trace"]:
+            runs = (self.run(data["trace"], ["trace"]),)
+            shape = "trace"
+        elif "tool_calls" in data:
+            runs = (self.run(data, []),)
+            shape = "envelope"
+        else:
+            raise self.fail([], "no recorded run found: expected 'runs' (cassette v1), "
+                            "'trace.tool_calls' or a root 'tool_calls'")
+        return Cassette(path=self.path, runs=runs, meta=meta, catalog=catalog, shape=shape)
+
+
+def parse_cassette(path: str, text: str) -> Cassette:
+    """Parse cassette JSON text; raise :class:`InputError` naming the line or JSON pointer."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno, source=text) from None
+    return _Reader(path).cassette(data)
+
+
+_CACHE: dict[str, tuple[tuple[int, int], Cassette]] = {}
+
+
+def load_cassette(path: str) -> Cassette:
+    """Read and parse a cassette once per process (re-read only if the file changed)."""
+    real = os.path.realpath(path)
+    st = os.stat(real)
+    stamp = (st.st_mtime_ns, st.st_size)
+    hit = _CACHE.get(real)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    with open(real, encoding="utf-8") as fh:
+        text = fh.read()
+    cassette = parse_cassette(path, text)
+    _CACHE[real] = (stamp, cassette)
+    return cassette
+
+
+def cassette_to_dict(runs, meta: Optional[dict] = None, catalog: Optional[dict] = None) -> dict:
+    """The v1 JSON form of runs (used by recorders and importers)."""
+    out: dict[str, Any] = {"mcptest_cassette": CASSETTE_VERSION}
+    if meta:
+        out["meta"] = meta
+    if catalog:
+        out["catalog"] = catalog
+    out["runs"] = []
+    for run in runs:
+        entry: dict[str, Any] = {"tool_calls": [c.to_dict() for c in run.tool_calls]}
+        conversation: dict[str, Any] = {"turns": list(run.turns)}
+        if run.tokens is not None:
+            conversation["tokens"] = run.tokens
+        entry["conversation"] = conversation
+        if run.cost_micros is not None:
+            entry["cost_micros"] = run.cost_micros
+        if run.judgments:
+            entry["judgments"] = list(run.judgments)
+        out["runs"].append(entry)
+    return out
+
+
+def write_cassette(path: str, data: dict, overwrite: bool = False) -> None:
+    """Write a cassette through a temporary file and a rename; never clobber unless told."""
+    if os.path.exists(path) and not overwrite:
+        raise FileExistsError(f"{path} exists; refusing to overwrite it")
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=2, sort_keys=False, ensure_ascii=False)
+        fh.write("\n")
+    os.replace(tmp, path)

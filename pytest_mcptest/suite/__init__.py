@@ -1,0 +1,1 @@
+"""Suites: YAML files read with their lines, validated and turned into model objects."""

@@ -1,0 +1,231 @@
+"""From validated YAML documents to model objects, with line-accurate errors.
+
+The schema checks shapes; this module checks what a schema cannot: guard and
+effect forms, paths, matchers, regexes and JSON Schemas inside ``expect:``, and
+names that repeat within a file.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..engine.golden import GoldenOracle, GoldenPath
+from ..engine.paths import PathError, parse_path
+from ..engine.values import is_number, show, type_name
+from ..engine.world import EFFECT_OPS, GUARD_OPS, Effect, ForbiddenRule, Guard, Transition, WorldSpec
+from ..errors import InputError
+from ..expect import ExpectSyntaxError, compile_expectation
+from .loader import LineDict, load_documents, line_of
+from .model import Block, Mark, PendingBlock, ScenarioBlock, Suite
+from .validate import validate_document
+
+
+class _Doc:
+    """One document being built: where errors point."""
+
+    def __init__(self, path: str, source: str, root: Any):
+        self.path, self.source, self.root = path, source, root
+
+    def error(self, parts, message: str) -> InputError:
+        return InputError(self.path, message, line=line_of(self.root, parts), source=self.source)
+
+
+def _path(doc: _Doc, parts, text: Any):
+    try:
+        return parse_path(text)
+    except PathError as exc:
+        raise doc.error(parts, f"bad path {text!r}: {exc}") from None
+
+
+def _guards(doc: _Doc, parts, raw) -> tuple[Guard, ...]:
+    guards = []
+    for key, value in (raw or {}).items():
+        path = _path(doc, parts + [key], key)
+        if isinstance(value, dict) and value and set(value) <= set(GUARD_OPS):
+            for op, operand in value.items():
+                if op in ("min", "max") and not is_number(operand):
+                    raise doc.error(parts + [key, op], f"guard {key!r}: {op} takes a number, found "
+                                    f"{type_name(operand)} {show(operand)}")
+                guards.append(Guard(path, op, operand))
+        else:
+            guards.append(Guard(path, "eq", value))
+    return tuple(guards)
+
+
+def _effects(doc: _Doc, parts, raw) -> tuple[Effect, ...]:
+    effects = []
+    for key, value in raw.items():
+        path = _path(doc, parts + [key], key)
+        if isinstance(value, dict) and len(value) == 1 and next(iter(value)) in EFFECT_OPS:
+            (op, operand), = value.items()
+            if op in ("inc", "dec") and not is_number(operand):
+                raise doc.error(parts + [key, op], f"effect {key!r}: {op} takes a number, found "
+                                f"{type_name(operand)} {show(operand)}")
+            if op == "from_arg":
+                if not isinstance(operand, str):
+                    raise doc.error(parts + [key, op], f"effect {key!r}: from_arg takes a dotted argument "
+                                    f"path, found {type_name(operand)}")
+                operand = _path(doc, parts + [key, op], operand)
+            effects.append(Effect(path, op, operand))
+        else:
+            effects.append(Effect(path, "set", value))
+    return tuple(effects)
+
+
+def _expectations(doc: _Doc, parts, raw) -> tuple:
+    out = []
+    for i, entry in enumerate(raw or ()):
+        try:
+            out.append(compile_expectation(entry, line=line_of(doc.root, parts + [i])))
+        except ExpectSyntaxError as exc:
+            raise doc.error(parts + [i], f"{_fmt(parts + [i])}: {exc}") from None
+    return tuple(out)
+
+
+def _fmt(parts) -> str:
+    from ..engine.paths import format_path
+
+    return format_path(parts)
+
+
+def _marks(doc: _Doc, parts, raw: dict) -> tuple[tuple[Mark, ...], tuple[str, ...]]:
+    marks = []
+    skip = raw.get("skip")
+    if skip is True or (isinstance(skip, str) and skip):
+        marks.append(Mark("skip", (), {"reason": skip} if isinstance(skip, str) else {}))
+    xfail = raw.get("xfail")
+    if xfail is True:
+        marks.append(Mark("xfail"))
+    elif isinstance(xfail, str):
+        marks.append(Mark("xfail", (), {"reason": xfail}))
+    elif isinstance(xfail, dict):
+        marks.append(Mark("xfail", (), dict(xfail)))
+    for i, entry in enumerate(raw.get("marks") or ()):
+        if isinstance(entry, str):
+            marks.append(Mark(entry))
+            continue
+        (name, value), = entry.items()
+        if isinstance(value, dict):
+            marks.append(Mark(name, (), dict(value)))
+        elif isinstance(value, list):
+            marks.append(Mark(name, tuple(value), {}))
+        elif value is None:
+            marks.append(Mark(name))
+        else:
+            marks.append(Mark(name, (value,), {}))
+    for mark in marks:
+        if not mark.name.isidentifier():
+            raise doc.error(parts + ["marks"], f"mark name {mark.name!r} is not a valid identifier")
+    tags = tuple(raw.get("tags") or ())
+    return tuple(marks), tags
+
+
+def _common(doc: _Doc, parts, raw: dict, kind: str, name: str | None = None) -> dict:
+    marks, tags = _marks(doc, parts, raw)
+    return dict(kind=kind, name=name or raw["name"], file=doc.path, line=line_of(doc.root, parts) or 1,
+                marks=marks, tags=tags, cassette=raw.get("cassette"),
+                expect=_expectations(doc, parts + ["expect"], raw.get("expect")), raw=raw)
+
+
+def _scenario(doc: _Doc, parts, raw: dict) -> ScenarioBlock:
+    transitions = tuple(
+        Transition(tool=t["tool"], effects=_effects(doc, parts + ["transitions", i, "effect"], t["effect"]),
+                   when=_guards(doc, parts + ["transitions", i, "when"], t.get("when")))
+        for i, t in enumerate(raw.get("transitions") or ())
+    )
+    forbidden = tuple(
+        ForbiddenRule(tool=f["tool"], reason=f["reason"], when=_guards(doc, parts + ["forbidden", i, "when"], f.get("when")))
+        for i, f in enumerate(raw.get("forbidden") or ())
+    )
+    golden = None
+    if raw.get("golden") is not None:
+        g = raw["golden"]
+        golden = GoldenOracle(
+            path=GoldenPath(calls=tuple(g["calls"]), allow_extra_steps=g.get("allow_extra_steps", False),
+                            penalize_backtracking=g.get("penalize_backtracking", True),
+                            penalize_repeated_tools=g.get("penalize_repeated_tools", True)),
+            alternates=tuple(tuple(a) for a in g.get("alternates") or ()),
+        )
+    expect_state = tuple((_path(doc, parts + ["expect_state", k], k), v) for k, v in (raw.get("expect_state") or {}).items())
+    escalation = raw.get("escalation") or {}
+    world = WorldSpec(
+        seed=_plain(raw.get("seed") or {}),
+        transitions=transitions,
+        forbidden=forbidden,
+        refusal_markers=tuple((raw.get("refusal") or {}).get("markers") or ()),
+        escalation_tools=tuple(escalation.get("tools") or ()),
+        escalation_markers=tuple(escalation.get("markers") or ()),
+        golden=golden,
+        expect_state=expect_state,
+        rubric=_plain(raw.get("rubric")),
+    )
+    return ScenarioBlock(world=world, **_common(doc, parts, raw, "scenario"))
+
+
+def _plain(value: Any) -> Any:
+    """Loader containers back to plain dicts and lists, for the engine and the report."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _pending(kind: str) -> Callable:
+    def build(doc: _Doc, parts, raw: dict) -> PendingBlock:
+        return PendingBlock(**_common(doc, parts, raw, kind))
+    return build
+
+
+# Which top-level list holds which kind of block, and how each is built. Later
+# gates add their builders here.
+SECTIONS: dict[str, tuple[str, Callable]] = {
+    "scenarios": ("scenario", _scenario),
+    "agents": ("agent", _pending("agent")),
+    "tests": ("agent", _pending("agent")),
+    "conversations": ("conversation", _pending("conversation")),
+    "tool_quality": ("tool_quality", _pending("tool_quality")),
+    "tool_bench": ("tool_bench", _pending("tool_bench")),
+}
+
+
+def build_document(path: str, source: str, root: Any) -> list[Block]:
+    """The blocks of one validated document, in written order."""
+    doc = _Doc(path, source, root)
+    if isinstance(root, dict) and "synthetic_user" in root and "evaluation" in root:
+        return [_pending("conversation")(doc, [], root)]
+    blocks: list[Block] = []
+    for section, entries in root.items():
+        if section not in SECTIONS:
+            continue
+        _, builder = SECTIONS[section]
+        for i, raw in enumerate(entries):
+            blocks.append(builder(doc, [section, i], raw))
+    return blocks
+
+
+def load_suite(path: str, text: str | None = None) -> Suite:
+    """Read, validate and build one suite file. Raises :class:`InputError` at the first problem."""
+    if text is None:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+        except UnicodeDecodeError as exc:
+            raise InputError(path, f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+    blocks: list[Block] = []
+    servers: dict = {}
+    seen: dict[str, int] = {}
+    for root in load_documents(path, text):
+        if root is None:
+            continue  # an empty document (a trailing '---')
+        validate_document(root, path, text)
+        for block in build_document(path, text, root):
+            if block.name in seen:
+                raise InputError(path, f"two blocks are named {block.name!r} (the first at line "
+                                 f"{seen[block.name]}); names must be unique within a file",
+                                 line=block.line, source=text)
+            seen[block.name] = block.line
+            blocks.append(block)
+        if isinstance(root, LineDict):
+            servers.update(_plain(root.get("servers") or {}))
+    return Suite(path=path, blocks=tuple(blocks), servers=servers)

@@ -1,0 +1,72 @@
+"""The suite model: validated, frozen objects, each remembering its file and line.
+
+The pytest layer and the CLI only ever see these; the engine's own rule types
+(``WorldSpec`` and friends) sit inside them, free of any file format.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+import attrs
+
+from ..engine.world import WorldSpec
+from ..expect import Expectation
+
+KINDS = ("scenario", "agent", "distractors", "conversation", "tool_quality", "tool_bench")
+
+
+@attrs.frozen
+class Mark:
+    """A pytest mark to put on the item: its name, positional and keyword arguments."""
+
+    name: str
+    args: tuple = ()
+    kwargs: dict = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class Block:
+    """One item-producing block of a suite: a scenario, an agent test, ..."""
+
+    kind: str
+    name: str
+    file: str
+    line: int
+    marks: tuple[Mark, ...] = ()
+    tags: tuple[str, ...] = ()
+    cassette: Optional[str] = None
+    expect: tuple[Expectation, ...] = ()
+    raw: Any = attrs.field(default=None, eq=False, repr=False)
+
+    @property
+    def cassette_slug(self) -> str:
+        """The default cassette file name: the block's name, slugged, plus ``.json``."""
+        return slugify(self.name) + ".json"
+
+
+@attrs.frozen
+class ScenarioBlock(Block):
+    """A scenario world (spec 000)."""
+
+    world: WorldSpec = attrs.field(factory=WorldSpec)
+
+
+@attrs.frozen
+class PendingBlock(Block):
+    """A block whose gate this version does not evaluate yet; its item says so and fails."""
+
+
+@attrs.frozen
+class Suite:
+    """One suite file: every block of every document, in written order."""
+
+    path: str
+    blocks: tuple[Block, ...]
+    servers: dict = attrs.field(factory=dict)
+
+
+def slugify(name: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return slug or "unnamed"
