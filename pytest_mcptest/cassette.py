@@ -18,6 +18,7 @@ import attrs
 from .engine.trace import Run, ToolCall
 from .engine.values import is_number, type_name
 from .errors import InputError, json_pointer
+from .files import atomic_write
 
 CASSETTE_VERSION = 1
 
@@ -177,10 +178,4 @@ def write_cassette(path: str, data: dict, overwrite: bool = False) -> None:
     """Write a cassette through a temporary file and a rename; never clobber unless told."""
     if os.path.exists(path) and not overwrite:
         raise FileExistsError(f"{path} exists; refusing to overwrite it")
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=2, sort_keys=False, ensure_ascii=False)
-        fh.write("\n")
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")

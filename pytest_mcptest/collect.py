@@ -1,0 +1,76 @@
+"""The pytest side of a suite: one File per ``*.mcptest.yml``, one Item per block."""
+
+from __future__ import annotations
+
+import pytest
+
+from .errors import InputError
+from .evaluate import Context, Verdict, evaluate
+from .render import render_verdict
+from .suite.build import load_suite
+from .suite.model import Block
+
+MARKERS_KEY = pytest.StashKey[set]()
+CONTEXT_KEY = pytest.StashKey[Context]()
+
+
+class BlockFailed(Exception):
+    """Raised by an item whose block failed a gate; carries the verdict to render."""
+
+    def __init__(self, verdict: Verdict):
+        super().__init__(verdict.block.name)
+        self.verdict = verdict
+
+
+def _register_marker(config: pytest.Config, name: str, origin: str) -> None:
+    """Register a marker named in a suite, so ``--strict-markers`` accepts it."""
+    known = config.stash.setdefault(MARKERS_KEY, set())
+    if name in known:
+        return
+    known.add(name)
+    config.addinivalue_line("markers", f"{name}: {origin} (declared in a *.mcptest.yml suite)")
+
+
+class SuiteFile(pytest.File):
+    """A ``*.mcptest.yml`` file. A bad file is one collection error; the others still run."""
+
+    def collect(self):
+        suite = load_suite(str(self.path))
+        for block in suite.blocks:
+            yield BlockItem.from_parent(self, name=block.name, block=block)
+
+    def repr_failure(self, excinfo):
+        if isinstance(excinfo.value, InputError):
+            return excinfo.value.render()
+        return super().repr_failure(excinfo)
+
+
+class BlockItem(pytest.Item):
+    """One block of a suite: a scenario, an agent test, ...; replayed from its cassette."""
+
+    def __init__(self, *, block: Block, **kwargs):
+        super().__init__(**kwargs)
+        self.block = block
+        self.verdict: Verdict | None = None
+        self.add_marker(pytest.mark.mcptest(kind=block.kind))
+        self.extra_keyword_matches.add(block.kind)
+        for mark in block.marks:
+            if mark.name not in ("skip", "xfail", "skipif", "usefixtures", "filterwarnings"):
+                _register_marker(self.config, mark.name, "mark")
+            self.add_marker(getattr(pytest.mark, mark.name)(*mark.args, **mark.kwargs))
+        for tag in block.tags:
+            _register_marker(self.config, tag, "tag")
+            self.add_marker(tag)
+
+    def runtest(self) -> None:
+        self.verdict = evaluate(self.block, self.config.stash[CONTEXT_KEY])
+        if not self.verdict.passed:
+            raise BlockFailed(self.verdict)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, BlockFailed):
+            return render_verdict(excinfo.value.verdict, file=self.nodeid.split("::", 1)[0])
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self):
+        return self.path, self.block.line - 1, self.block.name

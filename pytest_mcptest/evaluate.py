@@ -1,0 +1,156 @@
+"""One block, its cassette and its runs -> engine -> envelope -> expect -> verdict.
+
+The pytest items and the CLI both call :func:`evaluate`, so their verdicts cannot
+drift. Each gate registers one evaluator in :data:`EVALUATORS`; an evaluator turns
+one run into an envelope and the gate's own failures, and this module applies the
+block's ``expect:`` to every run's envelope.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Optional
+
+import attrs
+
+from .cassette import Cassette, load_cassette
+from .engine.trace import Run
+from .engine.world import replay_world
+from .engine.values import show
+from .errors import InputError
+from .expect import ExpectResult, check
+from .suite.model import Block, ScenarioBlock
+
+
+@attrs.frozen
+class Failure:
+    """Why a block failed: the gate that said so, one line, and the run (1-based) if any."""
+
+    gate: str
+    message: str
+    run: Optional[int] = None
+    line: Optional[int] = None
+
+    def to_dict(self) -> dict:
+        out: dict = {"gate": self.gate, "message": self.message}
+        if self.run is not None:
+            out["run"] = self.run
+        return out
+
+
+@attrs.frozen
+class RunVerdict:
+    """One run's envelope, the gate's findings on it and each expect result."""
+
+    index: int
+    envelope: dict
+    failures: tuple[Failure, ...]
+    expect_results: tuple[ExpectResult, ...]
+    detail: Any = attrs.field(default=None, eq=False)
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+
+@attrs.frozen
+class Verdict:
+    """The outcome of a block: passed or failed, why, and the envelope for the report."""
+
+    block: Block
+    cassette: Optional[str]
+    runs: tuple[RunVerdict, ...] = ()
+    problems: tuple[Failure, ...] = ()
+
+    @property
+    def failures(self) -> tuple[Failure, ...]:
+        return self.problems + tuple(f for r in self.runs for f in r.failures)
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    @property
+    def envelope(self) -> dict:
+        """What ``expect:`` read: the run's envelope, or every run's for several runs."""
+        if len(self.runs) == 1:
+            return self.runs[0].envelope
+        if not self.runs:
+            return {}
+        return {"runs": [r.envelope for r in self.runs], "runs_total": len(self.runs),
+                "runs_passed": sum(1 for r in self.runs if r.passed)}
+
+
+@attrs.frozen
+class Context:
+    """Where cassettes are looked up, and the record mode in force."""
+
+    cassette_dir: Optional[str] = None
+    record_mode: str = "none"
+
+
+def cassette_path(block: Block, ctx: Context) -> str:
+    """The cassette a block replays: ``cassette:`` or the slug of its name, under the cassette dir."""
+    base = ctx.cassette_dir or os.path.dirname(os.path.abspath(block.file))
+    name = block.cassette or block.cassette_slug
+    return name if os.path.isabs(name) else os.path.normpath(os.path.join(base, name))
+
+
+def _scenario_run(block: ScenarioBlock, run: Run, number: int) -> tuple[dict, list[Failure], Any]:
+    result = replay_world(block.world, run)
+    failures = []
+    for issue in result.invalid:
+        failures.append(Failure("invalid_action", f"call {issue.index} {issue.tool} {show(issue.args)}: {issue.reason}", number))
+    for issue in result.forbidden:
+        failures.append(Failure("forbidden_transition", f"call {issue.index} {issue.tool} {show(issue.args)}: {issue.reason}", number))
+    for diff in result.state_diff:
+        got = show(diff.actual) if diff.present else "absent"
+        failures.append(Failure("expect_state", f"{diff.path}: expected {show(diff.expected)}, got {got}", number))
+    return result.to_dict(), failures, result
+
+
+# kind -> function(block, run, run number) -> (envelope, gate failures, engine result)
+EVALUATORS: dict[str, Callable] = {
+    "scenario": _scenario_run,
+}
+
+
+def _display(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith(".." + os.sep + "..") else rel
+
+
+def evaluate(block: Block, ctx: Context = Context()) -> Verdict:
+    """Evaluate ``block`` against its cassette. Never raises for a user's bad data."""
+    evaluator = EVALUATORS.get(block.kind)
+    if evaluator is None:
+        return Verdict(block, None, problems=(Failure(
+            "unsupported", f"{block.kind} blocks are not evaluated by this version of mcptest yet"),))
+    path = cassette_path(block, ctx)
+    shown = _display(path)
+    try:
+        cassette: Cassette = load_cassette(path)
+    except FileNotFoundError:
+        how = (f"record it (mcptest import openai-chat|anthropic|otel LOG -o {shown}), "
+               f"or point `cassette:` or --cassette-dir at an existing one")
+        return Verdict(block, shown, problems=(Failure(
+            "cassette", f"cassette not found: {shown} (record mode {ctx.record_mode!r} only replays); {how}"),))
+    except InputError as exc:
+        return Verdict(block, shown, problems=(Failure("cassette", exc.render()),))
+    except OSError as exc:
+        return Verdict(block, shown, problems=(Failure("cassette", f"cannot read {shown}: {exc.strerror}"),))
+    if not cassette.runs:
+        return Verdict(block, shown, problems=(Failure("cassette", f"{shown} holds no runs"),))
+    runs = []
+    for number, run in enumerate(cassette.runs, start=1):
+        envelope, failures, detail = evaluator(block, run, number)
+        results = tuple(check(exp, envelope) for exp in block.expect)
+        failures = list(failures)
+        for res in results:
+            if not res.passed:
+                failures.append(Failure("expect", res.message, number, res.expectation.line))
+        runs.append(RunVerdict(number, envelope, tuple(failures), results, detail))
+    return Verdict(block, shown, tuple(runs))

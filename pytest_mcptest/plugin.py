@@ -1,0 +1,116 @@
+"""The pytest plugin (entry point ``mcptest``): options, ini keys, markers and hooks.
+
+Thin on purpose: it finds suite files, hands them to the collector, carries each
+item's verdict on its report (so pytest-xdist moves it to the controller), and on
+the controller writes the JSON report.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+
+import pytest
+
+from .collect import CONTEXT_KEY, BlockItem, SuiteFile
+from .evaluate import Context
+from .report import ReportBuilder, item_entry, write_report
+
+DEFAULT_PATTERNS = ("*.mcptest.yml", "*.mcptest.yaml")
+RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("mcptest", "mcptest: replay and gate recorded MCP agent runs")
+    group.addoption("--cassette-dir", dest="mcptest_cassette_dir", default=None, metavar="DIR",
+                    help="where cassettes are looked up (default: beside each suite file)")
+    group.addoption("--mcptest-report", dest="mcptest_report", default=None, metavar="PATH",
+                    help="write the JSON report of every mcptest item to PATH")
+    group.addoption("--mcptest-record-mode", dest="mcptest_record_mode", default=None,
+                    choices=RECORD_MODES, help="cassette record mode, as vcrpy's (default: none, replay only)")
+    parser.addini("mcptest_cassette_dir", "where cassettes are looked up, relative to the ini file", default=None)
+    parser.addini("mcptest_record_mode", "cassette record mode (none, once, new_episodes, all, rewrite)", default="none")
+    parser.addini("mcptest_files", "extra glob patterns of suite files to collect", type="linelist", default=[])
+
+
+def _cassette_dir(config: pytest.Config) -> str | None:
+    option = config.getoption("mcptest_cassette_dir")
+    if option:
+        return os.path.normpath(os.path.join(str(config.invocation_params.dir), option))
+    ini = config.getini("mcptest_cassette_dir")
+    if ini:
+        base = config.inipath.parent if config.inipath else config.rootpath
+        return os.path.normpath(os.path.join(str(base), ini))
+    return None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "mcptest(kind): an item collected from a *.mcptest.yml suite")
+    mode = config.getoption("mcptest_record_mode") or config.getini("mcptest_record_mode") or "none"
+    if mode not in RECORD_MODES:
+        raise pytest.UsageError(f"mcptest_record_mode must be one of {', '.join(RECORD_MODES)}, found {mode!r}")
+    config.stash[CONTEXT_KEY] = Context(cassette_dir=_cassette_dir(config), record_mode=mode)
+    config.pluginmanager.register(_SessionHooks(config), "mcptest-session")
+
+
+def pytest_collect_file(file_path, parent):
+    name = file_path.name
+    patterns = DEFAULT_PATTERNS + tuple(parent.config.getini("mcptest_files"))
+    if any(fnmatch.fnmatch(name, p) for p in patterns):
+        return SuiteFile.from_parent(parent, path=file_path)
+    return None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    if isinstance(item, BlockItem):
+        report = outcome.get_result()
+        report.mcptest = item_entry(item.nodeid, item.block, item.verdict)
+
+
+class _SessionHooks:
+    """Per-session hooks that need the config: collection errors and the report."""
+
+    def __init__(self, config: pytest.Config):
+        self.config = config
+        self.suite_errors: set[str] = set()
+        self.builder = ReportBuilder() if config.getoption("mcptest_report") and not hasattr(config, "workerinput") else None
+        self.patterns = DEFAULT_PATTERNS + tuple(config.getini("mcptest_files"))
+
+    def _is_suite(self, nodeid: str) -> bool:
+        name = nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
+        return any(fnmatch.fnmatch(name, p) for p in self.patterns)
+
+    def pytest_runtest_logreport(self, report) -> None:
+        if self.builder is not None:
+            self.builder.add(report)
+
+    def pytest_collectreport(self, report) -> None:
+        if report.failed and report.nodeid and self._is_suite(report.nodeid):
+            self.suite_errors.add(report.nodeid)
+            if self.builder is not None:
+                self.builder.add_collect_error(report.nodeid, str(report.longrepr))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session) -> None:
+        """A bad suite file is one collection error; the rest still run.
+
+        pytest runs nothing when collection failed. When every failed collector is a
+        suite file, the session goes on as ``--continue-on-collection-errors`` would;
+        a broken Python test file still stops the run as usual.
+        """
+        if session.testsfailed and session.testsfailed == len(self.suite_errors):
+            session.config.option.continue_on_collection_errors = True
+
+    def pytest_sessionfinish(self, session) -> None:
+        if self.builder is not None:
+            path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_report"))
+            write_report(path, self.builder.to_dict())
+
+
+def pytest_assertrepr_compare(config, op, left, right):
+    """Compare two engine results (or an envelope and a result) path by path."""
+    from .render import compare_results
+
+    return compare_results(op, left, right)

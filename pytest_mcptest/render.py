@@ -1,0 +1,151 @@
+"""Failure text: where (file:line), what differs (expected vs got, aligned), and why.
+
+Plain strings only, so the text survives pytest-xdist unchanged and reads the same
+under ``-v``, ``-q`` and ``-n``. No traceback and no repr of internal objects.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .engine.values import show
+from .engine.world import WorldResult
+from .evaluate import RunVerdict, Verdict
+
+INDENT = "  "
+
+
+def _table(rows: list[tuple[str, ...]], indent: str = INDENT * 2) -> list[str]:
+    if not rows:
+        return []
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    out = []
+    for row in rows:
+        cells = [cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])] + [row[-1]]
+        out.append((indent + "   ".join(cells)).rstrip())
+    return out
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _world_sections(result: WorldResult) -> list[str]:
+    lines: list[str] = []
+    if result.state_diff:
+        lines += ["", f"{INDENT}final state: {len(result.state_diff)} of {result.state_checked} expected paths differ"]
+        lines += _table([(d.path, f"expected {show(d.expected)}", f"got {show(d.actual) if d.present else 'absent'}")
+                         for d in result.state_diff])
+    for title, issues in (("invalid actions", result.invalid), ("forbidden transitions", result.forbidden)):
+        if issues:
+            lines += ["", f"{INDENT}{title}: {len(issues)}"]
+            lines += _table([(f"call {i.index}", i.tool, show(i.args if i.args is not None else {}, 60), i.reason)
+                             for i in issues])
+    return lines
+
+
+def _expect_section(run: RunVerdict, suite_file: str) -> list[str]:
+    failed = [r for r in run.expect_results if not r.passed]
+    if not failed:
+        return []
+    base = os.path.basename(suite_file)
+    lines = ["", f"{INDENT}expect: {len(failed)} of {len(run.expect_results)} failed"]
+    rows = []
+    for r in failed:
+        exp = r.expectation
+        got = f"got {show(r.actual)}" if r.found else "resolves to nothing"
+        where = f"({base}:{exp.line})" if exp.line else ""
+        rows.append((exp.target, exp.describe(), got, where))
+    lines += _table(rows)
+    for r in failed:
+        if not r.found or r.expectation.kind in ("schema", "contains-all"):
+            lines.append(f"{INDENT * 3}{r.message}")
+    return lines
+
+
+def _counts(verdict: Verdict) -> str:
+    """``1 forbidden_transition, 2 expect``: what failed, by gate, in first-seen order."""
+    counts: dict[str, int] = {}
+    for f in verdict.failures:
+        counts[f.gate] = counts.get(f.gate, 0) + 1
+    return ", ".join(f"{n} {gate}" for gate, n in counts.items())
+
+
+def render_verdict(verdict: Verdict, file: str | None = None) -> str:
+    """The whole failure report of one block; ``file`` is how to show its path."""
+    block = verdict.block
+    where = f"{file or block.file}:{block.line}"
+    if verdict.problems:
+        head = f"{where}: {block.kind} failed: {_counts(verdict)}"
+        body = []
+        for p in verdict.problems:
+            body += [f"{INDENT}{line}" for line in p.message.splitlines()]
+        return "\n".join([head, ""] + body)
+    runs = verdict.runs
+    calls = sum(len(r.envelope.get("tool_calls", ())) for r in runs)
+    failing = [r for r in runs if not r.passed]
+    head = (f"{where}: {block.kind} failed: {_counts(verdict)} (cassette {verdict.cassette}, "
+            f"{_plural(len(runs), 'run')}, {_plural(calls, 'call')})")
+    lines = [head]
+    for run in failing:
+        if len(runs) > 1:
+            lines += ["", f"{INDENT}run {run.index} of {len(runs)}: {_plural(len(run.failures), 'failure')}"]
+        if isinstance(run.detail, WorldResult):
+            lines += _world_sections(run.detail)
+        else:
+            gate_failures = [f for f in run.failures if f.gate != "expect"]
+            if gate_failures:
+                lines.append("")
+                lines += [f"{INDENT}{f.gate}: {f.message}" for f in gate_failures]
+        lines += _expect_section(run, block.file)
+    if len(runs) > 1:
+        lines += ["", f"{INDENT}{len(runs) - len(failing)} of {len(runs)} runs passed"]
+    return "\n".join(lines)
+
+
+def summary_line(verdict: Verdict) -> str:
+    """One line per failed block, for the terminal summary and the CLI."""
+    first = verdict.failures[0] if verdict.failures else None
+    reason = f"{first.gate}: {first.message.splitlines()[0]}" if first else "passed"
+    more = len(verdict.failures) - 1
+    return reason + (f" (+{more} more)" if more > 0 else "")
+
+
+def _flatten(value, prefix: str = "") -> dict:
+    if isinstance(value, dict) and value:
+        out = {}
+        for k, v in value.items():
+            out.update(_flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+        return out
+    if isinstance(value, list) and value:
+        out = {}
+        for i, v in enumerate(value):
+            out.update(_flatten(v, f"{prefix}[{i}]"))
+        return out
+    return {prefix or "(root)": value}
+
+
+def _as_envelope(obj):
+    if isinstance(obj, dict):
+        return obj
+    if type(obj).__module__.startswith("pytest_mcptest.") and callable(getattr(obj, "to_dict", None)):
+        return obj.to_dict()
+    return None
+
+
+def compare_results(op: str, left, right):
+    """``assert a == b`` on engine results (or a result and an envelope): differing paths."""
+    if op != "==":
+        return None
+    ours = [o for o in (left, right) if not isinstance(o, dict)]
+    if not ours or any(_as_envelope(o) is None for o in ours):
+        return None
+    a, b = _flatten(_as_envelope(left)), _flatten(_as_envelope(right))
+    if a == b:
+        return None
+    keys = sorted(set(a) | set(b))
+    rows = [(k, f"left {show(a[k]) if k in a else 'absent'}", f"right {show(b[k]) if k in b else 'absent'}")
+            for k in keys if k not in a or k not in b or a[k] != b[k]]
+    head = f"{type(left).__name__} == {type(right).__name__}: {len(rows)} paths differ"
+    return [head] + [line.strip() for line in _table(rows[:40], indent="")] + (
+        [f"... and {len(rows) - 40} more"] if len(rows) > 40 else [])
