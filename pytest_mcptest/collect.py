@@ -41,7 +41,7 @@ class SuiteFile(pytest.File):
 
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, InputError):
-            return excinfo.value.render()
+            return excinfo.value.render(path=self.nodeid)
         return super().repr_failure(excinfo)
 
 

@@ -22,9 +22,8 @@ class InputError(Exception):
         self.pointer = pointer
         self.source = source
 
-    @property
-    def location(self) -> str:
-        where = self.path
+    def location(self, path: Optional[str] = None) -> str:
+        where = path or self.path
         if self.line is not None:
             where += f":{self.line}"
         if self.pointer is not None:
@@ -45,8 +44,9 @@ class InputError(Exception):
             out.append(f"  {mark} {n:>{width}} | {lines[n - 1]}")
         return "\n".join(out)
 
-    def render(self) -> str:
-        text = f"{self.location}: {self.message}"
+    def render(self, path: Optional[str] = None) -> str:
+        """``file:line: message`` and the offending lines; ``path`` overrides how the file is shown."""
+        text = f"{self.location(path)}: {self.message}"
         excerpt = self.excerpt()
         return f"{text}\n{excerpt}" if excerpt else text
 

@@ -68,11 +68,15 @@ class ReportBuilder:
         self.errors[nodeid] = text
 
     def to_dict(self) -> dict:
-        out: dict[str, Any] = {"mcptest_report": REPORT_VERSION,
-                               "items": [self.items[k] for k in sorted(self.items)]}
-        if self.errors:
-            out["errors"] = [{"file": k, "message": self.errors[k]} for k in sorted(self.errors)]
-        return out
+        return build_report(self.items.values(), self.errors)
+
+
+def build_report(items, errors: dict[str, str]) -> dict:
+    """The report document: items sorted by id, then bad files (if any) sorted by path."""
+    out: dict[str, Any] = {"mcptest_report": REPORT_VERSION, "items": sorted(items, key=lambda e: e["id"])}
+    if errors:
+        out["errors"] = [{"file": k, "message": errors[k]} for k in sorted(errors)]
+    return out
 
 
 def dumps(report: dict) -> str:

@@ -1,0 +1,3 @@
+"""Repository-wide pytest setup: the plugin's own tests drive pytest with ``pytester``."""
+
+pytest_plugins = ["pytester"]

@@ -1,0 +1,235 @@
+"""The plugin as users drive it: collection, selection, marks, cassettes, xdist, report."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from suites import BAD_RUN, GOOD_RUN, PING_RUN, WIDGET_SUITE, simple_scenario
+
+
+@pytest.fixture
+def shop(pytester):
+    """The spec's widget suite beside a second scenario, with passing cassettes."""
+    pytester.makefile(".mcptest.yml", shop=WIDGET_SUITE + simple_scenario("ping once"))
+    pytester.mkdir("cassettes")
+    (pytester.path / "cassettes" / "restock.json").write_text(GOOD_RUN)
+    (pytester.path / "ping-once.json").write_text(PING_RUN)
+    return pytester
+
+
+def test_collects_each_scenario_as_an_item(shop):
+    result = shop.runpytest("--collect-only", "-q")
+    result.stdout.fnmatch_lines([
+        "shop.mcptest.yml::restock the widget shelf",
+        "shop.mcptest.yml::ping once",
+    ])
+    assert result.ret == 0
+
+
+def test_both_extensions_and_ini_patterns_are_collected(pytester):
+    pytester.makefile(".mcptest.yaml", a="scenarios:\n" + simple_scenario("from yaml"))
+    pytester.makefile(".yml", b_suite="scenarios:\n" + simple_scenario("from ini pattern"))
+    pytester.makefile(".yml", ignored="scenarios:\n" + simple_scenario("never"))
+    pytester.makeini("[pytest]\nmcptest_files = *_suite.yml\n")
+    result = pytester.runpytest("--collect-only", "-q")
+    out = result.stdout.str()
+    assert "a.mcptest.yaml::from yaml" in out
+    assert "b_suite.yml::from ini pattern" in out
+    assert "never" not in out
+
+
+def test_passing_suite_passes(shop):
+    result = shop.runpytest("-v")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*shop.mcptest.yml::restock the widget shelf PASSED*"])
+
+
+def test_k_selects_by_name(shop):
+    result = shop.runpytest("-k", "widget", "-v")
+    result.assert_outcomes(passed=1, deselected=1)
+    assert "restock the widget shelf PASSED" in result.stdout.str()
+
+
+def test_node_id_from_the_output_reruns_one_item(shop):
+    result = shop.runpytest("shop.mcptest.yml::ping once", "-v")
+    result.assert_outcomes(passed=1)
+    assert "ping once PASSED" in result.stdout.str()
+
+
+def test_failure_text_names_file_line_state_and_calls(shop):
+    (shop.path / "cassettes" / "restock.json").write_text(BAD_RUN)
+    result = shop.runpytest("-k", "widget")
+    result.assert_outcomes(failed=1, deselected=1)
+    out = result.stdout.str()
+    result.stdout.fnmatch_lines([
+        "shop.mcptest.yml:2: scenario failed: *(cassette cassettes/restock.json, 1 run, 4 calls)",
+        "*final state: 2 of 2 expected paths differ",
+        "*inventory.widgets*expected 5*got 3",
+        "*shelf_full*expected true*got false",
+        "*invalid actions: 1",
+        "*call 3*teleport*no transition is declared for this tool",
+        "*forbidden transitions: 1",
+        "*call 2*drop_inventory*destructive bulk delete is never allowed",
+        "*expect: 2 of 2 failed",
+        "*invalid_actions*exact 0*got 1*(shop.mcptest.yml:29)",
+        "*golden.matched*exact true*got false*(shop.mcptest.yml:31)",
+    ])
+    assert "Traceback" not in out and "pytest_mcptest" not in out
+
+
+def test_failure_text_is_the_same_under_q_v_and_xdist(shop):
+    (shop.path / "cassettes" / "restock.json").write_text(BAD_RUN)
+
+    def block(*args):
+        out = shop.runpytest_subprocess("-k", "widget", *args).stdout.str()
+        start = out.index("shop.mcptest.yml:2: scenario failed")
+        return out[start:out.index("short test summary")].strip().rstrip("=").strip()
+
+    plain = block()
+    assert block("-q") == plain
+    assert block("-v") == plain
+    assert block("-n", "2") == plain
+
+
+def test_missing_cassette_says_where_it_looked_and_how_to_record(shop):
+    (shop.path / "ping-once.json").unlink()
+    result = shop.runpytest("-k", "ping")
+    result.assert_outcomes(failed=1, deselected=1)
+    result.stdout.fnmatch_lines(["*cassette not found: *ping-once.json*record it*"])
+
+
+def test_cassette_dir_option_and_ini(pytester):
+    pytester.makefile(".mcptest.yml", s="scenarios:\n" + simple_scenario("elsewhere", "run.json"))
+    pytester.mkdir("recorded")
+    (pytester.path / "recorded" / "run.json").write_text(PING_RUN)
+    pytester.runpytest().assert_outcomes(failed=1)
+    pytester.runpytest("--cassette-dir", "recorded").assert_outcomes(passed=1)
+    pytester.makeini("[pytest]\nmcptest_cassette_dir = recorded\n")
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_default_cassette_is_the_slug_of_the_name(pytester):
+    pytester.makefile(".mcptest.yml", s="scenarios:\n" + simple_scenario('"Ping: The Server!"'))
+    (pytester.path / "ping-the-server.json").write_text(PING_RUN)
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_skip_xfail_marks_and_tags(pytester):
+    body = "scenarios:\n" + "".join([
+        simple_scenario("skipped plain", "p.json", "    skip: true\n"),
+        simple_scenario("skipped why", "p.json", "    skip: waiting for the API\n"),
+        simple_scenario("xfail reason", "bad.json", "    xfail: known regression\n"),
+        simple_scenario("xfail strict passes", "p.json", "    xfail: {reason: should fail, strict: true}\n"),
+        simple_scenario("marked slow", "p.json", "    marks: [slow, {xfail: {reason: flaky, strict: false}}]\n"),
+        simple_scenario("tagged", "p.json", "    tags: [smoke, billing]\n"),
+    ])
+    pytester.makefile(".mcptest.yml", s=body)
+    (pytester.path / "p.json").write_text(PING_RUN)
+    (pytester.path / "bad.json").write_text(json.dumps({"runs": [{"tool_calls": [{"name": "nope"}]}]}))
+    result = pytester.runpytest("--strict-markers", "-rsxX")
+    result.assert_outcomes(passed=1, skipped=2, xfailed=1, xpassed=1, failed=1)
+    out = result.stdout.str()
+    assert "waiting for the API" in out and "known regression" in out
+    assert "[XPASS(strict)] should fail" in out
+    pytester.runpytest("--strict-markers", "-m", "smoke").assert_outcomes(passed=1, deselected=5)
+    pytester.runpytest("--strict-markers", "-k", "billing").assert_outcomes(passed=1, deselected=5)
+    pytester.runpytest("--strict-markers", "-m", "slow").assert_outcomes(xpassed=1, deselected=5)
+
+
+def test_bad_suite_is_one_collection_error_and_the_rest_still_run(shop):
+    shop.makefile(".mcptest.yml", broken="scenarios:\n  - name: x\n    seeds: {}\n")
+    result = shop.runpytest()
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines([
+        "*broken.mcptest.yml:3: unknown key 'seeds' in scenarios[[]0]; did you mean 'seed'?*",
+        "*>*3 |     seeds: {}",
+    ])
+    assert "Traceback" not in result.stdout.str()
+    assert result.ret == 1
+
+
+def test_a_broken_python_test_file_still_stops_the_run(shop):
+    shop.makepyfile(test_broken="import nonexistent_module_xyz\n")
+    result = shop.runpytest()
+    assert "Interrupted: 1 error during collection" in result.stdout.str()
+    assert result.ret == 2
+
+
+def test_xdist_gives_the_same_outcomes_and_report(shop):
+    (shop.path / "cassettes" / "restock.json").write_text(BAD_RUN)
+    shop.runpytest_subprocess("-n", "0", "--mcptest-report", "serial.json").assert_outcomes(passed=1, failed=1)
+    shop.runpytest_subprocess("-n", "2", "--mcptest-report", "dist.json").assert_outcomes(passed=1, failed=1)
+    serial = (shop.path / "serial.json").read_bytes()
+    assert serial == (shop.path / "dist.json").read_bytes()
+    ids = [i["id"] for i in json.loads(serial)["items"]]
+    assert ids == sorted(ids) and len(ids) == 2
+
+
+def test_report_content_and_determinism(shop):
+    (shop.path / "cassettes" / "restock.json").write_text(BAD_RUN)
+    shop.runpytest("--mcptest-report", "out/a.json")
+    shop.runpytest("--mcptest-report", "out/b.json")
+    a = (shop.path / "out" / "a.json").read_bytes()
+    assert a == (shop.path / "out" / "b.json").read_bytes()
+    report = json.loads(a)
+    assert report["mcptest_report"] == 1
+    widget = next(i for i in report["items"] if i["name"] == "restock the widget shelf")
+    assert widget["id"] == "shop.mcptest.yml::restock the widget shelf"
+    assert widget["kind"] == "scenario" and widget["file"] == "shop.mcptest.yml" and widget["line"] == 2
+    assert widget["outcome"] == "failed"
+    env = widget["envelope"]
+    assert env["invalid_actions"] == 1 and env["forbidden_transitions"] == 1
+    assert env["golden"]["matched"] is False and env["state"]["inventory"]["widgets"] == 3
+    gates = [f["gate"] for f in widget["failures"]]
+    assert gates.count("expect_state") == 2 and "forbidden_transition" in gates and "invalid_action" in gates
+    assert {"gate": "expect_state", "message": "inventory.widgets: expected 5, got 3", "run": 1} in widget["failures"]
+    assert "time" not in a.decode() and "duration" not in a.decode()
+
+
+def test_report_lists_skips_xfails_and_bad_files(pytester):
+    pytester.makefile(".mcptest.yml", s="scenarios:\n" + simple_scenario("skipped", "p.json", "    skip: later\n")
+                      + simple_scenario("xf", "bad.json", "    xfail: true\n"))
+    pytester.makefile(".mcptest.yml", broken="scenarios: {}\n")
+    (pytester.path / "bad.json").write_text(json.dumps({"tool_calls": [{"name": "nope"}]}))
+    pytester.runpytest("--mcptest-report", "r.json")
+    report = json.loads((pytester.path / "r.json").read_text())
+    outcomes = {i["name"]: i["outcome"] for i in report["items"]}
+    assert outcomes == {"skipped": "skipped", "xf": "xfailed"}
+    assert report["errors"][0]["file"] == "broken.mcptest.yml"
+    assert "scenarios must be array" in report["errors"][0]["message"]
+
+
+def test_multi_run_cassette_fails_when_any_run_fails(pytester):
+    pytester.makefile(".mcptest.yml", s="scenarios:\n" + simple_scenario("twice", "two.json"))
+    runs = [{"tool_calls": [{"name": "ping"}]}, {"tool_calls": [{"name": "ping"}, {"name": "ping"}]}]
+    (pytester.path / "two.json").write_text(json.dumps({"mcptest_cassette": 1, "runs": runs}))
+    result = pytester.runpytest("--mcptest-report", "r.json")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*run 2 of 2: 1 failure*", "*count*expected 1*got 2*", "*1 of 2 runs passed*"])
+    env = json.loads((pytester.path / "r.json").read_text())["items"][0]["envelope"]
+    assert env["runs_total"] == 2 and env["runs_passed"] == 1 and len(env["runs"]) == 2
+
+
+def test_pending_block_kinds_fail_plainly(pytester):
+    pytester.makefile(".mcptest.yml", s="agents:\n  - name: weather\n    prompt: hi\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*agent blocks are not evaluated by this version of mcptest yet*"])
+
+
+def test_assertrepr_compare_on_engine_results(pytester):
+    pytester.makepyfile(test_cmp="""
+        from pytest_mcptest import Run, ToolCall, WorldSpec, Transition, Effect, replay_world
+        from pytest_mcptest.engine.paths import parse_path
+
+        def test_same_world():
+            spec = WorldSpec(seed={"n": 0}, transitions=(Transition("inc", (Effect(parse_path("n"), "inc", 1),)),))
+            one = replay_world(spec, Run(tool_calls=(ToolCall("inc"),)))
+            two = replay_world(spec, Run(tool_calls=(ToolCall("inc"), ToolCall("inc"))))
+            assert one == two
+    """)
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*WorldResult == WorldResult: * paths differ*", "*state.n*left 1*right 2*"])

@@ -1,0 +1,180 @@
+"""Hypothesis properties of the scenario-world engine (spec 000)."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pytest_mcptest.engine.golden import GoldenOracle, GoldenPath
+from pytest_mcptest.engine.paths import parse_path
+from pytest_mcptest.engine.trace import Run, ToolCall
+from pytest_mcptest.engine.world import Effect, ForbiddenRule, Guard, Transition, WorldSpec, replay_world
+
+SETTINGS = settings(max_examples=150, deadline=None, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+KEYS = ["a", "b", "c"]
+TOOLS = ["t1", "t2", "t3", "t4"]
+FORBIDDEN_TOOL = "boom"
+ESCALATION_TOOL = "page"
+UNKNOWN_TOOL = "invented"
+CALL_NAMES = TOOLS + [FORBIDDEN_TOOL, ESCALATION_TOOL, UNKNOWN_TOOL]
+MARKERS = ["cannot", "escalate"]
+
+scalars = st.one_of(
+    st.integers(min_value=-5, max_value=5),
+    st.floats(min_value=-5, max_value=5, allow_nan=False, allow_infinity=False, width=32),
+    st.booleans(),
+    st.none(),
+    st.sampled_from(["", "x", "on", "off"]),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(KEYS), inner, max_size=3)),
+    max_leaves=6,
+)
+# State paths without list indexes (see test_world.py for writes through an index).
+state_paths = st.lists(st.sampled_from(KEYS), min_size=1, max_size=3).map(lambda parts: parse_path(".".join(parts)))
+arg_paths = st.lists(st.sampled_from(["x", "y"]), min_size=1, max_size=2).map(lambda p: parse_path(".".join(p)))
+numbers = st.one_of(st.integers(min_value=-3, max_value=3), st.sampled_from([0.5, 1.5]))
+
+effects = st.one_of(
+    st.builds(Effect, state_paths, st.just("set"), values),
+    st.builds(Effect, state_paths, st.sampled_from(["inc", "dec"]), numbers),
+    st.builds(Effect, state_paths, st.just("from_arg"), arg_paths),
+)
+guards = st.one_of(
+    st.builds(Guard, state_paths, st.just("eq"), values),
+    st.builds(Guard, state_paths, st.sampled_from(["min", "max"]), numbers),
+)
+transitions = st.builds(
+    Transition,
+    tool=st.sampled_from(TOOLS),
+    effects=st.lists(effects, min_size=1, max_size=3).map(tuple),
+    when=st.lists(guards, max_size=2).map(tuple),
+)
+seeds = st.dictionaries(st.sampled_from(KEYS), values, max_size=3)
+
+
+@st.composite
+def specs(draw) -> WorldSpec:
+    forbidden = [ForbiddenRule(FORBIDDEN_TOOL, "never", ())]
+    forbidden += draw(st.lists(st.builds(ForbiddenRule, st.sampled_from(TOOLS), st.just("scoped"),
+                                         st.lists(guards, min_size=1, max_size=1).map(tuple)), max_size=2))
+    golden = draw(st.one_of(st.none(), st.builds(
+        GoldenOracle,
+        st.builds(GoldenPath, st.lists(st.sampled_from(TOOLS), max_size=4)),
+        st.lists(st.lists(st.sampled_from(TOOLS), max_size=3).map(tuple), max_size=2).map(tuple),
+    )))
+    return WorldSpec(
+        seed=draw(seeds),
+        transitions=tuple(draw(st.lists(transitions, max_size=6))),
+        forbidden=tuple(forbidden),
+        refusal_markers=tuple(draw(st.lists(st.sampled_from(MARKERS), max_size=1))),
+        escalation_tools=(ESCALATION_TOOL,),
+        escalation_markers=tuple(draw(st.lists(st.sampled_from(MARKERS), max_size=1))),
+        golden=golden,
+        expect_state=tuple(draw(st.lists(st.tuples(state_paths, values), max_size=2))),
+    )
+
+
+args = st.one_of(st.none(), st.dictionaries(st.sampled_from(["x", "y"]), values, max_size=2))
+calls = st.builds(ToolCall, name=st.sampled_from(CALL_NAMES), args=args, error=st.booleans())
+messages = st.builds(
+    dict,
+    role=st.sampled_from(["user", "assistant", "tool"]),
+    content=st.sampled_from(["ok", "I CANNOT", "will Escalate", "done"]),
+)
+
+
+@st.composite
+def runs(draw) -> Run:
+    return Run(
+        tool_calls=tuple(draw(st.lists(calls, max_size=8))),
+        turns=tuple(draw(st.lists(messages, max_size=5))),
+        tokens=draw(st.one_of(st.none(), st.just({"input": 3, "output": 4, "total": 7}))),
+        cost_micros=draw(st.one_of(st.none(), st.integers(min_value=0, max_value=10_000))),
+    )
+
+
+def with_call(run: Run, index: int, call: ToolCall) -> Run:
+    tool_calls = list(run.tool_calls)
+    tool_calls.insert(index, call)
+    return Run(tool_calls=tuple(tool_calls), turns=run.turns, tokens=run.tokens, cost_micros=run.cost_micros)
+
+
+@SETTINGS
+@given(specs(), runs())
+def test_replay_is_deterministic(spec, run):
+    first = replay_world(spec, run).to_dict()
+    second = replay_world(spec, run).to_dict()
+    assert first == second
+    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+
+
+@SETTINGS
+@given(specs(), runs())
+def test_seed_is_never_mutated(spec, run):
+    before = copy.deepcopy(spec.seed)
+    result = replay_world(spec, run)
+    assert spec.seed == before
+    # nor through the result: the envelope and the final state are the engine's own copies
+    env = result.to_dict()
+    if isinstance(env["state"], dict):
+        env["state"].clear()
+    assert spec.seed == before
+    assert replay_world(spec, run).to_dict() == replay_world(spec, run).to_dict()
+
+
+@SETTINGS
+@given(specs(), runs(), st.data())
+def test_forbidden_call_never_changes_state(spec, run, data):
+    index = data.draw(st.integers(min_value=0, max_value=len(run.tool_calls)), label="index")
+    call = ToolCall(FORBIDDEN_TOOL, args=data.draw(args, label="args"), error=data.draw(st.booleans(), label="err"))
+    without = replay_world(spec, run)
+    inserted = replay_world(spec, with_call(run, index, call))
+    assert index in [f.index for f in inserted.forbidden]
+    assert inserted.final_state == without.final_state
+    assert len(inserted.forbidden) == len(without.forbidden) + 1
+    assert len(inserted.invalid) == len(without.invalid)
+
+
+@SETTINGS
+@given(specs(), runs(), st.data())
+def test_unknown_call_is_invalid_and_never_changes_state(spec, run, data):
+    index = data.draw(st.integers(min_value=0, max_value=len(run.tool_calls)), label="index")
+    call = ToolCall(UNKNOWN_TOOL, args=data.draw(args, label="args"), error=data.draw(st.booleans(), label="err"))
+    without = replay_world(spec, run)
+    inserted = replay_world(spec, with_call(run, index, call))
+    assert index in [i.index for i in inserted.invalid]
+    assert inserted.final_state == without.final_state
+    assert len(inserted.invalid) == len(without.invalid) + 1
+
+
+@SETTINGS
+@given(specs(), runs(), st.data())
+def test_any_call_found_invalid_or_forbidden_never_changes_state(spec, run, data):
+    index = data.draw(st.integers(min_value=0, max_value=len(run.tool_calls)), label="index")
+    call = data.draw(calls, label="call")
+    inserted = replay_world(spec, with_call(run, index, call))
+    rejected = index in [i.index for i in inserted.invalid] + [f.index for f in inserted.forbidden]
+    if rejected or call.error:
+        # an errored call is legal but applies nothing either
+        assert inserted.final_state == replay_world(spec, run).final_state
+
+
+@SETTINGS
+@given(specs(), runs())
+def test_envelope_is_json_serializable(spec, run):
+    env = replay_world(spec, run).to_dict()
+    text = json.dumps(env, sort_keys=True, allow_nan=False)
+    assert json.loads(text) == env
+    assert env["actions"] == len(run.tool_calls)
+    assert env["tool_names"] == [c.name for c in run.tool_calls]
+    assert env["invalid_actions"] + env["forbidden_transitions"] <= env["actions"]
+    assert ("cost_micros" in env) is (run.cost_micros is not None)
+    assert ("golden" in env) is (spec.golden is not None)
+    assert env["state_matched"] is (env["state_diff"] == [])
