@@ -73,4 +73,6 @@ class BlockItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):
-        return self.path, self.block.line - 1, self.block.name
+        # The third element heads the failure section; pytest rewrites '.' to '::' in it when
+        # the node id ends with it (a Python Class.method), so it must not equal the name.
+        return self.path, self.block.line - 1, f"{self.block.kind}: {self.block.name}"

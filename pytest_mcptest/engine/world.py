@@ -70,29 +70,44 @@ def first_guard_failure(guards: Sequence[Guard], state: dict) -> Optional[str]:
 
 @attrs.frozen
 class Effect:
-    """One state change: ``op`` (set, inc, dec, from_arg) applied at ``path``."""
+    """One state change: ``op`` (set, inc, dec, from_arg) applied at ``path``.
+
+    For ``from_arg`` the value is an argument path. ``inc`` and ``dec`` take a number,
+    or an amount read from the call's arguments when ``amount_arg`` is set.
+    """
 
     path: tuple[Segment, ...]
     op: str
     value: Any
+    amount_arg: Optional[tuple[Segment, ...]] = None
+
+    def _argument(self, args: Any, arg_path: tuple[Segment, ...]) -> Any:
+        got = resolve(args if args is not None else {}, arg_path)
+        if isinstance(got, Missing):
+            raise ValueError(f"effect {format_path(self.path)} {self.op} from_arg {format_path(arg_path)}: "
+                             f"the call has no argument {format_path(arg_path)}")
+        return got
 
     def new_value(self, state: dict, args: Any) -> Any:
         """The value to write; raises ValueError with a reason when it cannot be computed."""
         if self.op == "set":
             return copy.deepcopy(self.value) if isinstance(self.value, (dict, list)) else self.value
         if self.op == "from_arg":
-            got = resolve(args if args is not None else {}, self.value)
-            if isinstance(got, Missing):
-                raise ValueError(f"effect {format_path(self.path)} from_arg {format_path(self.value)}: "
-                                 f"the call has no argument {format_path(self.value)}")
+            got = self._argument(args, self.value)
             return copy.deepcopy(got) if isinstance(got, (dict, list)) else got
+        amount = self.value
+        if self.amount_arg is not None:
+            amount = self._argument(args, self.amount_arg)
+            if not is_number(amount):
+                raise ValueError(f"effect {format_path(self.path)} {self.op} from_arg {format_path(self.amount_arg)}: "
+                                 f"the argument is {show(amount)}, not a number")
         current = resolve(state, self.path)
         if isinstance(current, Missing) or current is None:
             current = 0
         if not is_number(current):
-            raise ValueError(f"effect {format_path(self.path)} {self.op} {show(self.value)}: "
+            raise ValueError(f"effect {format_path(self.path)} {self.op} {show(amount)}: "
                              f"the state holds {show(current)}, not a number")
-        return current + self.value if self.op == "inc" else current - self.value
+        return current + amount if self.op == "inc" else current - amount
 
 
 @attrs.frozen

@@ -7,6 +7,7 @@ names that repeat within a file.
 
 from __future__ import annotations
 
+import difflib
 from typing import Any, Callable
 
 from ..engine.golden import GoldenOracle, GoldenPath
@@ -37,6 +38,16 @@ def _path(doc: _Doc, parts, text: Any):
         raise doc.error(parts, f"bad path {text!r}: {exc}") from None
 
 
+def _near_operator(doc: _Doc, parts, key: str, value: Any, ops, literal_hint: str) -> None:
+    """Refuse a one-key object whose key looks like a misspelled operator (``mn``, ``decr``)."""
+    if isinstance(value, dict) and len(value) == 1:
+        (word,) = value
+        close = difflib.get_close_matches(str(word), ops, n=1, cutoff=0.5)
+        if close and word not in ops:
+            raise doc.error(parts + [key, word], f"{key!r}: unknown operator {word!r}; did you mean {close[0]!r}? "
+                            f"(operators: {', '.join(ops)}; {literal_hint})")
+
+
 def _guards(doc: _Doc, parts, raw) -> tuple[Guard, ...]:
     guards = []
     for key, value in (raw or {}).items():
@@ -48,27 +59,34 @@ def _guards(doc: _Doc, parts, raw) -> tuple[Guard, ...]:
                                     f"{type_name(operand)} {show(operand)}")
                 guards.append(Guard(path, op, operand))
         else:
+            _near_operator(doc, parts, key, value, GUARD_OPS, "to compare with an object, write {eq: {...}}")
             guards.append(Guard(path, "eq", value))
     return tuple(guards)
 
 
 def _effects(doc: _Doc, parts, raw) -> tuple[Effect, ...]:
     effects = []
-    for key, value in raw.items():
+    for key, value in (raw or {}).items():
         path = _path(doc, parts + [key], key)
-        if isinstance(value, dict) and len(value) == 1 and next(iter(value)) in EFFECT_OPS:
-            (op, operand), = value.items()
-            if op in ("inc", "dec") and not is_number(operand):
-                raise doc.error(parts + [key, op], f"effect {key!r}: {op} takes a number, found "
-                                f"{type_name(operand)} {show(operand)}")
-            if op == "from_arg":
-                if not isinstance(operand, str):
-                    raise doc.error(parts + [key, op], f"effect {key!r}: from_arg takes a dotted argument "
-                                    f"path, found {type_name(operand)}")
-                operand = _path(doc, parts + [key, op], operand)
-            effects.append(Effect(path, op, operand))
-        else:
+        if not (isinstance(value, dict) and len(value) == 1 and next(iter(value)) in EFFECT_OPS):
+            _near_operator(doc, parts, key, value, EFFECT_OPS, "to set an object, write {set: {...}}")
             effects.append(Effect(path, "set", value))
+            continue
+        (op, operand), = value.items()
+        here = parts + [key, op]
+        if op in ("inc", "dec"):
+            if isinstance(operand, dict) and set(operand) == {"from_arg"} and isinstance(operand["from_arg"], str):
+                effects.append(Effect(path, op, None, amount_arg=_path(doc, here, operand["from_arg"])))
+                continue
+            if not is_number(operand):
+                raise doc.error(here, f"effect {key!r}: {op} takes a number or {{from_arg: \"<dotted>\"}}, "
+                                f"found {type_name(operand)} {show(operand)}")
+        if op == "from_arg":
+            if not isinstance(operand, str):
+                raise doc.error(here, f"effect {key!r}: from_arg takes a dotted argument path, "
+                                f"found {type_name(operand)}")
+            operand = _path(doc, here, operand)
+        effects.append(Effect(path, op, operand))
     return tuple(effects)
 
 
@@ -129,7 +147,7 @@ def _common(doc: _Doc, parts, raw: dict, kind: str, name: str | None = None) -> 
 
 def _scenario(doc: _Doc, parts, raw: dict) -> ScenarioBlock:
     transitions = tuple(
-        Transition(tool=t["tool"], effects=_effects(doc, parts + ["transitions", i, "effect"], t["effect"]),
+        Transition(tool=t["tool"], effects=_effects(doc, parts + ["transitions", i, "effect"], t.get("effect")),
                    when=_guards(doc, parts + ["transitions", i, "when"], t.get("when")))
         for i, t in enumerate(raw.get("transitions") or ())
     )
