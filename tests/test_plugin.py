@@ -233,3 +233,11 @@ def test_assertrepr_compare_on_engine_results(pytester):
     result = pytester.runpytest()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*WorldResult == WorldResult: * paths differ*", "*state.n*left 1*right 2*"])
+
+
+def test_verbose_node_id_of_a_dotted_name_reruns_it(pytester):
+    pytester.makefile(".mcptest.yml", s="scenarios:\n" + simple_scenario("deploy 2.4", "p.json"))
+    (pytester.path / "p.json").write_text(PING_RUN)
+    shown = pytester.runpytest("-v").stdout.str()
+    assert "s.mcptest.yml::deploy 2.4 PASSED" in shown
+    pytester.runpytest("s.mcptest.yml::deploy 2.4").assert_outcomes(passed=1)

@@ -1,0 +1,98 @@
+"""The ``mcptest`` command: the same verdicts as the items, exit 0 / 1 / 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from pytest_mcptest.cli import main
+from suites import BAD_RUN, GOOD_RUN, PING_RUN, WIDGET_SUITE, simple_scenario
+
+
+@pytest.fixture
+def suite(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "shop.mcptest.yml").write_text(WIDGET_SUITE + simple_scenario("ping once"))
+    (tmp_path / "cassettes").mkdir()
+    (tmp_path / "cassettes" / "restock.json").write_text(GOOD_RUN)
+    (tmp_path / "ping-once.json").write_text(PING_RUN)
+    return tmp_path
+
+
+def test_scenario_run_all_pass(suite, capsys):
+    assert main(["scenario", "run", "shop.mcptest.yml"]) == 0
+    out = capsys.readouterr().out
+    assert "PASSED   restock the widget shelf" in out
+    assert out.rstrip().endswith("2 passed, 0 failed")
+
+
+def test_scenario_run_failure_exits_1_with_the_same_text(suite, capsys):
+    (suite / "cassettes" / "restock.json").write_text(BAD_RUN)
+    assert main(["scenario", "run", "shop.mcptest.yml"]) == 1
+    out = capsys.readouterr().out
+    assert "shop.mcptest.yml:2: scenario failed" in out
+    assert "call 2   drop_inventory   {}   destructive bulk delete is never allowed" in out
+    assert out.rstrip().endswith("1 passed, 1 failed")
+
+
+def test_scenario_run_name_filter_and_unknown_name(suite, capsys):
+    (suite / "cassettes" / "restock.json").write_text(BAD_RUN)
+    assert main(["scenario", "run", "shop.mcptest.yml", "--name", "ping once"]) == 0
+    assert main(["scenario", "run", "shop.mcptest.yml", "--name", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "no scenario named 'nope'" in err and "'ping once'" in err
+
+
+def test_scenario_run_bad_input_exits_2(suite, capsys):
+    (suite / "bad.mcptest.yml").write_text("scenarios:\n  - name: x\n    seeds: {}\n")
+    assert main(["scenario", "run", "bad.mcptest.yml"]) == 2
+    assert "bad.mcptest.yml:3: unknown key 'seeds'" in capsys.readouterr().err
+    assert main(["scenario", "run", "missing.mcptest.yml"]) == 2
+    with pytest.raises(SystemExit) as exc:
+        main(["scenario", "run"])
+    assert exc.value.code == 2
+
+
+def test_scenario_run_cassette_dir(suite, capsys):
+    (suite / "elsewhere").mkdir()
+    (suite / "elsewhere" / "ping-once.json").write_text(PING_RUN)
+    (suite / "ping-once.json").unlink()
+    assert main(["scenario", "run", "shop.mcptest.yml", "--name", "ping once"]) == 1
+    assert main(["scenario", "run", "shop.mcptest.yml", "--name", "ping once", "--cassette-dir", "elsewhere"]) == 0
+
+
+def test_scenario_run_json_matches_the_pytest_report(suite, capsys):
+    (suite / "cassettes" / "restock.json").write_text(BAD_RUN)
+    assert main(["scenario", "run", "shop.mcptest.yml", "--json"]) == 1
+    cli = json.loads(capsys.readouterr().out)
+    subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "shop.mcptest.yml",
+                    "--mcptest-report", "r.json"], cwd=suite, capture_output=True, check=False)
+    assert cli == json.loads((suite / "r.json").read_text())
+
+
+def _cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "pytest_mcptest.cli", *args], cwd=cwd,
+                          capture_output=True, text=True, check=False)
+
+
+def test_run_drives_pytest(suite):
+    done = _cli("run", "shop.mcptest.yml", cwd=suite)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout
+    (suite / "cassettes" / "restock.json").write_text(BAD_RUN)
+    done = _cli("run", "shop.mcptest.yml", "--json", cwd=suite)
+    assert done.returncode == 1
+    report = json.loads(done.stdout)
+    assert [i["outcome"] for i in report["items"]] == ["passed", "failed"]
+    assert "scenario failed" in done.stderr
+
+
+def test_run_bad_suite_exits_2(suite):
+    (suite / "bad.mcptest.yml").write_text("scenarios: 3\n")
+    done = _cli("run", ".", cwd=suite)
+    assert done.returncode == 2
+    assert "scenarios must be array" in done.stdout
+    assert _cli("run", "nothing-here", cwd=suite).returncode == 2

@@ -1,0 +1,29 @@
+"""The shipped examples stay green, through pytest and through the CLI alike."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+
+from pytest_mcptest.cli import main
+
+EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
+SUITES = sorted(EXAMPLES.rglob("*.mcptest.yml"))
+
+
+def test_there_are_example_suites():
+    assert len(SUITES) >= 3
+
+
+def test_examples_pass_under_pytest(pytester):
+    result = pytester.runpytest_subprocess(str(EXAMPLES), "-p", "no:cacheprovider", "--mcptest-report", "r.json")
+    assert result.ret == 0, result.stdout.str()
+    outcomes = {i["outcome"] for i in json.loads((pytester.path / "r.json").read_text())["items"]}
+    assert outcomes <= {"passed", "xfailed"}
+
+
+@pytest.mark.parametrize("suite", SUITES, ids=lambda p: p.name)
+def test_examples_pass_under_the_cli(suite, capsys):
+    assert main(["scenario", "run", str(suite)]) == 0, capsys.readouterr().out
