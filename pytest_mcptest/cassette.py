@@ -101,12 +101,14 @@ class _Reader:
     def cassette(self, data) -> Cassette:
         self.expect_type(data, ["object"], [], "a cassette")
         version = data.get("mcptest_cassette")
-        if version is not None and version != CASSETTE_VERSION:
+        if version is not None and (isinstance(version, bool) or version != CASSETTE_VERSION):
             raise self.fail(["mcptest_cassette"], f"unsupported cassette version {version!r}; "
                             f"this version of mcptest reads version {CASSETTE_VERSION}")
-        meta = data.get("meta") or {}
+        meta = data.get("meta")
+        meta = {} if meta is None else meta
         self.expect_type(meta, ["object"], ["meta"], "'meta'")
-        catalog = data.get("catalog") or {}
+        catalog = data.get("catalog")
+        catalog = {} if catalog is None else catalog
         self.expect_type(catalog, ["object"], ["catalog"], "'catalog'")
         if "runs" in data:
             runs_raw = data["runs"]

@@ -236,7 +236,7 @@ def enabled_waste(score, golden: GoldenPath) -> int:
             + (score.repeated_tools if golden.penalize_repeated_tools else 0))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, database=None)
 @given(names, golden_paths)
 def test_prop_penalty_is_one_exactly_when_no_enabled_waste(recorded, golden):
     score = score_golden_path(recorded, golden)
@@ -246,7 +246,7 @@ def test_prop_penalty_is_one_exactly_when_no_enabled_waste(recorded, golden):
     assert score.penalty == pytest.approx(1.0 / (1.0 + 0.5 * w))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, database=None)
 @given(names, golden_paths)
 def test_prop_penalty_in_half_open_unit_interval(recorded, golden):
     score = score_golden_path(recorded, golden)
@@ -257,7 +257,7 @@ def test_prop_penalty_in_half_open_unit_interval(recorded, golden):
     assert score.backtracks + score.repeated_tools <= max(0, len(recorded) - 1)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, database=None)
 @given(names, golden_paths, st.data())
 def test_prop_adding_a_backtrack_never_raises_the_penalty(recorded, golden, data):
     # Insert a return to an earlier tool that is neither the preceding nor the following call.
@@ -280,7 +280,7 @@ def test_prop_adding_a_backtrack_never_raises_the_penalty(recorded, golden, data
         assert after.penalty <= before.penalty
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, database=None)
 @given(names, st.data())
 def test_prop_strict_policy_backtrack_always_costs(recorded, data):
     golden = GoldenPath(("a", "b", "c"))
@@ -294,7 +294,7 @@ def test_prop_strict_policy_backtrack_always_costs(recorded, data):
     assert score_golden_path(prefix + [back] + suffix, golden).penalty < score_golden_path(base, golden).penalty
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, database=None)
 @given(names, st.lists(st.sampled_from(["a", "b", "c", "d"]), max_size=6))
 def test_prop_flags_never_change_counts(recorded, calls):
     scores = [score_golden_path(recorded, GoldenPath(calls, allow_extra_steps=x, penalize_backtracking=b,
@@ -306,7 +306,7 @@ def test_prop_flags_never_change_counts(recorded, calls):
     assert all(s.penalty >= strictest.penalty for s in scores)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, database=None)
 @given(names, golden_paths, st.lists(st.lists(st.sampled_from(["a", "b", "c"]), max_size=4), max_size=3))
 def test_prop_judge_matched_iff_exact_or_alternate(recorded, golden, alternates):
     oracle = GoldenOracle(golden, alternates=tuple(tuple(a) for a in alternates))

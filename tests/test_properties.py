@@ -13,7 +13,7 @@ from pytest_mcptest.engine.paths import parse_path
 from pytest_mcptest.engine.trace import Run, ToolCall
 from pytest_mcptest.engine.world import Effect, ForbiddenRule, Guard, Transition, WorldSpec, replay_world
 
-SETTINGS = settings(max_examples=150, deadline=None, database=None,
+SETTINGS = settings(max_examples=100, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 KEYS = ["a", "b", "c"]
@@ -36,8 +36,10 @@ values = st.recursive(
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(KEYS), inner, max_size=3)),
     max_leaves=6,
 )
-# State paths without list indexes (see test_world.py for writes through an index).
-state_paths = st.lists(st.sampled_from(KEYS), min_size=1, max_size=3).map(lambda parts: parse_path(".".join(parts)))
+# State paths: keys, with list indexes among them (writes through an index that is absent must
+# be refused without leaving anything behind).
+state_paths = st.lists(st.one_of(st.sampled_from(KEYS), st.sampled_from(["[0]", "[-1]", "[2]"])), min_size=1,
+                       max_size=3).map(lambda parts: parse_path(".".join(parts).replace(".[", "[").lstrip(".")))
 arg_paths = st.lists(st.sampled_from(["x", "y"]), min_size=1, max_size=2).map(lambda p: parse_path(".".join(p)))
 numbers = st.one_of(st.integers(min_value=-3, max_value=3), st.sampled_from([0.5, 1.5]))
 

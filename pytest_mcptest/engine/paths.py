@@ -150,8 +150,10 @@ def assign(root: dict, segments: tuple[Segment, ...], value: Any, dry_run: bool 
             return
         nxt = current[seg] if isinstance(seg, int) else current.get(seg)
         if nxt is None:
-            if isinstance(segments[i + 1], int):
-                raise PathError(f"{format_path(segments[: i + 1])} does not exist, so it cannot be indexed")
+            # Everything below here is created fresh: empty objects, which no index can reach.
+            for j in range(i + 1, len(segments)):
+                if isinstance(segments[j], int):
+                    raise PathError(f"{format_path(segments[:j])} does not exist, so it cannot be indexed")
             if dry_run:
                 return
             nxt = current[seg] = {}

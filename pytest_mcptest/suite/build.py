@@ -233,10 +233,10 @@ def load_suite(path: str, text: str | None = None) -> Suite:
     blocks: list[Block] = []
     servers: dict = {}
     seen: dict[str, int] = {}
-    for root in load_documents(path, text):
+    for root, first_line in load_documents(path, text):
         if root is None:
             continue  # an empty document (a trailing '---')
-        validate_document(root, path, text)
+        validate_document(root, path, text, first_line)
         for block in build_document(path, text, root):
             if block.name in seen:
                 raise InputError(path, f"two blocks are named {block.name!r} (the first at line "

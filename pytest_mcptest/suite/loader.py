@@ -40,6 +40,7 @@ class LineList(list):
 
 class _Loader(_BaseLoader):
     def construct_document(self, node):
+        self._starts.append(node.start_mark.line + 1)
         if self._may_alias:
             _check_expansion(node, self._path)
         return super().construct_document(node)
@@ -134,18 +135,23 @@ def _children(node) -> list:
     return []
 
 
-def load_documents(path: str, text: str) -> list[Any]:
-    """Every YAML document of ``text``, in order. Raises :class:`InputError` with the line."""
+def load_documents(path: str, text: str) -> list[tuple[Any, int]]:
+    """Every YAML document of ``text`` with the line it starts on, in order.
+
+    Raises :class:`InputError` with the line.
+    """
     loader = _Loader(text)
     loader._path = path
     loader._source = text
     loader._may_alias = "*" in text
+    loader._starts = []
     gc_was_enabled = gc.isenabled()
     gc.disable()  # a parse allocates many small objects; the collector only slows it down
     try:
         docs = []
         while loader.check_data():
-            docs.append(loader.get_data())
+            data = loader.get_data()
+            docs.append((data, loader._starts[-1]))
         return docs
     except InputError as exc:
         exc.source = text

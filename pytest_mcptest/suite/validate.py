@@ -33,28 +33,42 @@ def validator():
     return jsonschema.Draft202012Validator(schema())
 
 
-def validate_document(doc: Any, path: str, source: str) -> None:
-    """Raise :class:`InputError` at the offending line when ``doc`` breaks the schema."""
+def validate_document(doc: Any, path: str, source: str, first_line: int = 1) -> None:
+    """Raise :class:`InputError` at the offending line when ``doc`` breaks the schema.
+
+    ``first_line`` is where the document starts, for a document with no lines of its own
+    (a bare scalar).
+    """
     v = validator()
     if v.is_valid(doc):
         return
     import jsonschema
 
     error = jsonschema.exceptions.best_match(v.iter_errors(doc))
-    if error.schema is schema()["$defs"]["expectEntry"]:
-        # The expect grammar explains itself better than an anyOf of two shapes.
-        from ..expect import ExpectSyntaxError, compile_expectation
-
-        try:
-            compile_expectation(error.instance)
-        except ExpectSyntaxError as exc:
-            parts = list(error.absolute_path)
-            raise InputError(path, f"{_where(parts)}: {exc}", line=line_of(doc, parts), source=source) from None
+    _explain_expect_entry(doc, list(error.absolute_path), path, source)
     while error.context and error.validator in ("anyOf", "oneOf"):
         error = jsonschema.exceptions.best_match(error.context)
     parts = list(error.absolute_path)
     message, parts = _explain(error, parts)
-    raise InputError(path, message, line=line_of(doc, parts), source=source)
+    raise InputError(path, message, line=line_of(doc, parts) or first_line, source=source)
+
+
+def _explain_expect_entry(doc: Any, parts: list, path: str, source: str) -> None:
+    """Inside an ``expect:`` entry the grammar explains itself better than two schema shapes."""
+    from ..expect import ExpectSyntaxError, compile_expectation
+
+    for k in range(len(parts) - 2, -1, -1):
+        if parts[k] == "expect" and isinstance(parts[k + 1], int):
+            entry_parts = parts[: k + 2]
+            entry = doc
+            for part in entry_parts:
+                entry = entry[part]
+            try:
+                compile_expectation(entry)
+            except ExpectSyntaxError as exc:
+                raise InputError(path, f"{_where(entry_parts)}: {exc}", line=line_of(doc, entry_parts),
+                                 source=source) from None
+            return
 
 
 def _where(parts) -> str:
