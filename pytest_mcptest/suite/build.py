@@ -142,7 +142,7 @@ def _common(doc: _Doc, parts, raw: dict, kind: str, name: str | None = None) -> 
     marks, tags = _marks(doc, parts, raw)
     return dict(kind=kind, name=name or raw["name"], file=doc.path, line=line_of(doc.root, parts) or 1,
                 marks=marks, tags=tags, cassette=raw.get("cassette"),
-                expect=_expectations(doc, parts + ["expect"], raw.get("expect")), raw=raw)
+                expect=_expectations(doc, parts + ["expect"], raw.get("expect")))
 
 
 def _scenario(doc: _Doc, parts, raw: dict) -> ScenarioBlock:

@@ -38,49 +38,93 @@ class LineList(list):
     __slots__ = ("line", "item_lines")
 
 
+_STR = "tag:yaml.org,2002:str"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+_MERGE = "tag:yaml.org,2002:merge"
+
+
 class _Loader(_BaseLoader):
+    """libyaml's parser with a lean constructor of our own.
+
+    PyYAML's generic constructor goes through generators and bookkeeping for every
+    node; suites are plain trees of maps, lists and scalars, so ``construct_document``
+    builds them in one direct pass, remembering lines and refusing duplicate keys.
+    Other tags (``!!set``, custom ones) go through PyYAML's own machinery.
+    """
+
     def construct_document(self, node):
         self._starts.append(node.start_mark.line + 1)
         if self._may_alias:
             _check_expansion(node, self._path)
-        return super().construct_document(node)
+        self._memo = {}
+        return self._build(node)
 
+    def _build(self, node):
+        cls = node.__class__
+        if cls is yaml.ScalarNode:
+            if node.tag == _STR:
+                return node.value
+            return self.yaml_constructors.get(node.tag, _BaseLoader.construct_undefined)(self, node)
+        if self._may_alias:
+            done = self._memo.get(id(node))
+            if done is not None:
+                return done
+        if cls is yaml.MappingNode and node.tag == _MAP:
+            data = self._build_map(node)
+        elif cls is yaml.SequenceNode and node.tag == _SEQ:
+            data = LineList()
+            data.line = node.start_mark.line + 1
+            if self._may_alias:
+                self._memo[id(node)] = data
+            data.item_lines = [child.start_mark.line + 1 for child in node.value]
+            data.extend([self._build(child) for child in node.value])
+            return data
+        else:
+            data = self.construct_object(node, deep=True)
+        if self._may_alias:
+            self._memo[id(node)] = data
+        return data
 
-def _construct_map(loader: _Loader, node: yaml.MappingNode):
-    data = LineDict()
-    data.line = node.start_mark.line + 1
-    data.key_lines = {}
-    yield data
-    explicit = [pair for pair in node.value
-                if not (isinstance(pair[0], yaml.ScalarNode) and pair[0].tag == "tag:yaml.org,2002:merge")]
-    seen: dict[Any, int] = {}
-    for key_node, _ in explicit:
-        if not isinstance(key_node, yaml.ScalarNode):
-            continue
-        key = loader.construct_object(key_node)
-        line = key_node.start_mark.line + 1
-        if key in seen:
-            raise InputError(loader._path, f"duplicate key {key!r} (first defined at line {seen[key]})",
-                             line=line, source=loader._source)
-        seen[key] = line
-    loader.flatten_mapping(node)
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=False)
-        try:
-            hash(key)
-        except TypeError:
-            raise InputError(loader._path, "a mapping key must be a scalar, found a collection",
-                             line=key_node.start_mark.line + 1, source=loader._source) from None
-        data[key] = loader.construct_object(value_node, deep=False)
-        data.key_lines[key] = key_node.start_mark.line + 1
+    def _build_map(self, node) -> LineDict:
+        data = LineDict()
+        data.line = node.start_mark.line + 1
+        lines = data.key_lines = {}
+        if self._may_alias:
+            self._memo[id(node)] = data
+        pairs = node.value
+        if any(k.tag == _MERGE for k, _ in pairs):
+            self._refuse_duplicates([p for p in pairs if p[0].tag != _MERGE])
+            self.flatten_mapping(node)  # merged pairs first: explicit keys override them
+            for key_node, value_node in node.value:
+                key = self._key(key_node)
+                data[key] = self._build(value_node)
+                lines[key] = key_node.start_mark.line + 1
+            return data
+        for key_node, value_node in pairs:
+            key = self._key(key_node)
+            if key in data:
+                raise InputError(self._path, f"duplicate key {key!r} (first defined at line {lines[key]})",
+                                 line=key_node.start_mark.line + 1, source=self._source)
+            data[key] = self._build(value_node)
+            lines[key] = key_node.start_mark.line + 1
+        return data
 
+    def _key(self, key_node):
+        if key_node.__class__ is yaml.ScalarNode:
+            return key_node.value if key_node.tag == _STR else self._build(key_node)
+        raise InputError(self._path, "a mapping key must be a scalar, found a collection",
+                         line=key_node.start_mark.line + 1, source=self._source)
 
-def _construct_seq(loader: _Loader, node: yaml.SequenceNode):
-    data = LineList()
-    data.line = node.start_mark.line + 1
-    data.item_lines = [child.start_mark.line + 1 for child in node.value]
-    yield data
-    data.extend(loader.construct_object(child, deep=False) for child in node.value)
+    def _refuse_duplicates(self, pairs) -> None:
+        seen: dict = {}
+        for key_node, _ in pairs:
+            key = self._key(key_node)
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                raise InputError(self._path, f"duplicate key {key!r} (first defined at line {seen[key]})",
+                                 line=line, source=self._source)
+            seen[key] = line
 
 
 def _construct_timestamp(loader: _Loader, node: yaml.ScalarNode) -> str:
@@ -88,8 +132,6 @@ def _construct_timestamp(loader: _Loader, node: yaml.ScalarNode) -> str:
     return loader.construct_scalar(node)
 
 
-_Loader.add_constructor("tag:yaml.org,2002:map", _construct_map)
-_Loader.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
 

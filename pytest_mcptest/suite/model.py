@@ -7,7 +7,7 @@ The pytest layer and the CLI only ever see these; the engine's own rule types
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
+from typing import Optional
 
 import attrs
 
@@ -38,7 +38,6 @@ class Block:
     tags: tuple[str, ...] = ()
     cassette: Optional[str] = None
     expect: tuple[Expectation, ...] = ()
-    raw: Any = attrs.field(default=None, eq=False, repr=False)
 
     @property
     def cassette_slug(self) -> str:

@@ -1,9 +1,10 @@
 """JSON Schema validation of suite documents, with errors a person can act on.
 
 The schema ships in the package (``pytest_mcptest/schema/v1.json``) so editors can
-use it too. Its validator is compiled once per process; a valid document (the
-common case) costs one ``is_valid`` call. An invalid one is explained at its line:
-an unknown key with a "did you mean", a missing key, a wrong type.
+use it too. A valid document (the common case) costs one pass of the compiled fast
+check (see :mod:`.fastcheck`); jsonschema is imported and run only for a document it
+rejects, to explain it at its line: an unknown key with a "did you mean", a missing
+key, a wrong type.
 """
 
 from __future__ import annotations
@@ -27,6 +28,13 @@ def schema() -> dict:
 
 
 @lru_cache(maxsize=1)
+def fast_check():
+    from .fastcheck import compile_schema
+
+    return compile_schema(schema())
+
+
+@lru_cache(maxsize=1)
 def validator():
     import jsonschema
 
@@ -39,10 +47,13 @@ def validate_document(doc: Any, path: str, source: str, first_line: int = 1) -> 
     ``first_line`` is where the document starts, for a document with no lines of its own
     (a bare scalar).
     """
-    v = validator()
-    if v.is_valid(doc):
+    if fast_check()(doc):
         return
     import jsonschema
+
+    v = validator()
+    if v.is_valid(doc):
+        return  # the fast check is stricter than the reference here; the reference decides
 
     error = jsonschema.exceptions.best_match(v.iter_errors(doc))
     _explain_expect_entry(doc, list(error.absolute_path), path, source)

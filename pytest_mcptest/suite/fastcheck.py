@@ -1,0 +1,199 @@
+"""A fast yes/no check of a document against the shipped JSON Schema.
+
+jsonschema is the reference: it explains every error. But a full jsonschema pass
+over a suite costs more than parsing its YAML, and nearly every document is valid.
+So the schema is compiled once into plain closures that only answer "valid?", and
+jsonschema runs only on a document they reject, to say why. The compiler knows the
+keywords the schema uses and refuses any other, so the two cannot silently drift;
+a property test checks that they agree.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from ..engine.values import is_number, json_equal
+
+Check = Callable[[Any], bool]
+
+ANNOTATIONS = {"$schema", "$id", "$comment", "title", "description", "default", "examples", "$defs"}
+
+
+def _is_integer(v: Any) -> bool:
+    return (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
+
+
+TYPES: dict[str, Callable[[Any], bool]] = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "number": is_number,
+    "integer": _is_integer,
+}
+
+
+class UnsupportedSchema(ValueError):
+    """The schema uses a keyword this compiler does not know."""
+
+
+class _Compiler:
+    def __init__(self, root: dict):
+        self.root = root
+        self.refs: dict[str, Check] = {}
+
+    def ref(self, pointer: str) -> Check:
+        if pointer not in self.refs:
+            if not pointer.startswith("#/"):
+                raise UnsupportedSchema(f"only local $ref is supported, found {pointer!r}")
+            target: Any = self.root
+            for part in pointer[2:].split("/"):
+                target = target[part]
+            slot: list[Check] = []
+            self.refs[pointer] = lambda v: slot[0](v)  # late binding: refs may recurse
+            slot.append(self.compile(target))
+        return self.refs[pointer]
+
+    def compile(self, schema: Any) -> Check:
+        if schema is True:
+            return lambda v: True
+        if schema is False:
+            return lambda v: False
+        checks: list[Check] = []
+        object_checks: list[Check] = []
+        for key, value in schema.items():
+            if key in ANNOTATIONS or key.startswith("x-") or key in ("then", "else", "properties",
+                                                                     "patternProperties", "additionalProperties"):
+                continue
+            make = getattr(self, "k_" + key.replace("$", "").replace("Of", "_of"), None)
+            if make is None:
+                raise UnsupportedSchema(f"keyword {key!r} is not supported by the fast check")
+            checks.append(make(value, schema))
+        if any(k in schema for k in ("properties", "patternProperties", "additionalProperties")):
+            object_checks.append(self.k_properties_all(schema))
+        all_checks = tuple(checks + object_checks)
+        if len(all_checks) == 1:
+            return all_checks[0]
+
+        def every(v):
+            for c in all_checks:
+                if not c(v):
+                    return False
+            return True
+
+        return every
+
+    # Each k_<keyword> returns the check of one keyword.
+    def k_ref(self, value, schema):
+        return self.ref(value)
+
+    def k_type(self, value, schema):
+        names = value if isinstance(value, list) else [value]
+        tests = tuple(TYPES[n] for n in names)
+        return lambda v: any(t(v) for t in tests)
+
+    def k_if(self, value, schema):
+        cond = self.compile(value)
+        then = self.compile(schema.get("then", True))
+        other = self.compile(schema.get("else", True))
+        return lambda v: then(v) if cond(v) else other(v)
+
+    def k_any_of(self, value, schema):
+        subs = tuple(self.compile(s) for s in value)
+        return lambda v: any(s(v) for s in subs)
+
+    def k_all_of(self, value, schema):
+        subs = tuple(self.compile(s) for s in value)
+        return lambda v: all(s(v) for s in subs)
+
+    def k_one_of(self, value, schema):
+        subs = tuple(self.compile(s) for s in value)
+        return lambda v: sum(1 for s in subs if s(v)) == 1
+
+    def k_not(self, value, schema):
+        sub = self.compile(value)
+        return lambda v: not sub(v)
+
+    def k_enum(self, value, schema):
+        return lambda v: any(json_equal(v, e) for e in value)
+
+    def k_const(self, value, schema):
+        return lambda v: json_equal(v, value)
+
+    def k_required(self, value, schema):
+        names = tuple(value)
+        return lambda v: not isinstance(v, dict) or all(n in v for n in names)
+
+    def k_minLength(self, value, schema):
+        return lambda v: not isinstance(v, str) or len(v) >= value
+
+    def k_pattern(self, value, schema):
+        rx = re.compile(value)
+        return lambda v: not isinstance(v, str) or rx.search(v) is not None
+
+    def k_minItems(self, value, schema):
+        return lambda v: not isinstance(v, list) or len(v) >= value
+
+    def k_items(self, value, schema):
+        sub = self.compile(value)
+
+        def items(v):
+            if isinstance(v, list):
+                for i in v:
+                    if not sub(i):
+                        return False
+            return True
+
+        return items
+
+    def k_minProperties(self, value, schema):
+        return lambda v: not isinstance(v, dict) or len(v) >= value
+
+    def k_maxProperties(self, value, schema):
+        return lambda v: not isinstance(v, dict) or len(v) <= value
+
+    def k_propertyNames(self, value, schema):
+        sub = self.compile(value)
+        return lambda v: not isinstance(v, dict) or all(sub(k) for k in v)
+
+    def k_minimum(self, value, schema):
+        return lambda v: not is_number(v) or v >= value
+
+    def k_maximum(self, value, schema):
+        return lambda v: not is_number(v) or v <= value
+
+    def k_exclusiveMinimum(self, value, schema):
+        return lambda v: not is_number(v) or v > value
+
+    def k_properties_all(self, schema):
+        props = {k: self.compile(s) for k, s in schema.get("properties", {}).items()}
+        patterns = tuple((re.compile(p), self.compile(s)) for p, s in schema.get("patternProperties", {}).items())
+        extra = self.compile(schema.get("additionalProperties", True))
+        extra_free = schema.get("additionalProperties", True) is True
+
+        def check(v):
+            if not isinstance(v, dict):
+                return True
+            for key, item in v.items():
+                sub = props.get(key)
+                matched = sub is not None
+                if matched and not sub(item):
+                    return False
+                if patterns and isinstance(key, str):
+                    for rx, psub in patterns:
+                        if rx.search(key):
+                            matched = True
+                            if not psub(item):
+                                return False
+                if not matched and not extra_free and not extra(item):
+                    return False
+            return True
+
+        return check
+
+
+def compile_schema(schema: dict) -> Check:
+    """Compile ``schema`` (with its ``$defs``) into a function ``doc -> bool``."""
+    return _Compiler(schema).compile(schema)
