@@ -3,14 +3,15 @@
 Reading is strict about what gates need and lenient about the rest: only
 ``runs[*].tool_calls[*].name`` is required, a missing ``error`` is false, missing
 tokens or cost stay absent, and unknown keys are kept and ignored. A bad part is
-named by its JSON pointer. Each file is parsed once per process (a cassette shared
-by many items costs one parse); replay never writes.
+named by its JSON pointer. A cassette shared by many items is parsed once (a small
+cache of recent parses); replay never writes.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections import OrderedDict
 from typing import Any, Optional
 
 import attrs
@@ -34,6 +35,16 @@ class Cassette:
     shape: str = "v1"
 
 
+_KINDS = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "number": is_number,
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+}
+
+
 class _Reader:
     def __init__(self, path: str):
         self.path = path
@@ -42,18 +53,22 @@ class _Reader:
         return InputError(self.path, message, pointer=json_pointer(parts))
 
     def expect_type(self, value, kinds, parts, what: str):
-        ok = {
-            "object": isinstance(value, dict),
-            "array": isinstance(value, list),
-            "string": isinstance(value, str),
-            "boolean": isinstance(value, bool),
-            "number": is_number(value),
-            "integer": isinstance(value, int) and not isinstance(value, bool),
-        }
-        if not any(ok[k] for k in kinds):
-            raise self.fail(parts, f"{what} must be {' or '.join(kinds)}, found {type_name(value)}")
+        for kind in kinds:
+            if _KINDS[kind](value):
+                return
+        raise self.fail(parts, f"{what} must be {' or '.join(kinds)}, found {type_name(value)}")
 
     def call(self, raw, parts) -> ToolCall:
+        if type(raw) is dict:  # the common, well-formed case, checked in one go
+            name, error = raw.get("name"), raw.get("error", False)
+            server, turn = raw.get("server"), raw.get("turn")
+            if (type(name) is str and name and (error is False or error is True or error is None)
+                    and (server is None or type(server) is str) and (turn is None or type(turn) is int)):
+                return ToolCall(name, raw.get("args"), server, bool(error), raw.get("result"), turn)
+        return self._checked_call(raw, parts)
+
+    def _checked_call(self, raw, parts) -> ToolCall:
+        """The slow path: find what is wrong with a call and say so."""
         self.expect_type(raw, ["object"], parts, "a tool call")
         name = raw.get("name")
         if name is None:
@@ -61,17 +76,16 @@ class _Reader:
         self.expect_type(name, ["string"], parts + ["name"], "a tool call's name")
         if not name:
             raise self.fail(parts + ["name"], "a tool call's name must not be empty")
-        error = raw.get("error", False)
-        if error is None:
-            error = False
-        self.expect_type(error, ["boolean"], parts + ["error"], "'error'")
+        error = raw.get("error")
+        if error is not None:
+            self.expect_type(error, ["boolean"], parts + ["error"], "'error'")
         server = raw.get("server")
         if server is not None:
             self.expect_type(server, ["string"], parts + ["server"], "'server'")
         turn = raw.get("turn")
         if turn is not None:
             self.expect_type(turn, ["integer"], parts + ["turn"], "'turn'")
-        return ToolCall(name=name, args=raw.get("args"), server=server, error=error,
+        return ToolCall(name=name, args=raw.get("args"), server=server, error=bool(error),
                         result=raw.get("result"), turn=turn)
 
     def run(self, raw, parts) -> Run:
@@ -136,21 +150,28 @@ def parse_cassette(path: str, text: str) -> Cassette:
     return _Reader(path).cassette(data)
 
 
-_CACHE: dict[str, tuple[tuple[int, int], Cassette]] = {}
+# The most recently used cassettes, by real path. Items that share a cassette sit
+# next to each other in a suite, so a bounded cache parses each once without
+# holding every run of a large session in memory.
+_CACHE: OrderedDict[str, tuple[tuple[int, int], Cassette]] = OrderedDict()
+CACHE_SIZE = 256
 
 
 def load_cassette(path: str) -> Cassette:
-    """Read and parse a cassette once per process (re-read only if the file changed)."""
+    """Read and parse a cassette, reusing a recent parse unless the file changed."""
     real = os.path.realpath(path)
     st = os.stat(real)
     stamp = (st.st_mtime_ns, st.st_size)
     hit = _CACHE.get(real)
     if hit is not None and hit[0] == stamp:
+        _CACHE.move_to_end(real)
         return hit[1]
     with open(real, encoding="utf-8") as fh:
         text = fh.read()
     cassette = parse_cassette(path, text)
     _CACHE[real] = (stamp, cassette)
+    if len(_CACHE) > CACHE_SIZE:
+        _CACHE.popitem(last=False)
     return cassette
 
 

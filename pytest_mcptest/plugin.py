@@ -8,6 +8,7 @@ the controller writes the JSON report.
 from __future__ import annotations
 
 import fnmatch
+import gc
 import os
 
 import pytest
@@ -61,12 +62,16 @@ def pytest_collect_file(file_path, parent):
     return None
 
 
-@pytest.hookimpl(hookwrapper=True)
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
-    outcome = yield
+    report = yield
     if isinstance(item, BlockItem):
-        report = outcome.get_result()
-        report.mcptest = item_entry(item.nodeid, item.block, item.verdict)
+        if item.config.getoption("mcptest_report"):
+            # Plain data on the report: pytest-xdist carries it to the controller.
+            report.mcptest = item_entry(item.nodeid, item.block, item.verdict)
+        if call.when == "call":
+            item.verdict = None  # rendered and reported: let it go
+    return report
 
 
 class _SessionHooks:
@@ -77,10 +82,31 @@ class _SessionHooks:
         self.suite_errors: set[str] = set()
         self.builder = ReportBuilder() if config.getoption("mcptest_report") and not hasattr(config, "workerinput") else None
         self.patterns = DEFAULT_PATTERNS + tuple(config.getini("mcptest_files"))
+        self.frozen = False
+        # Registered now, before pytest's own plugins register theirs, so that it runs
+        # after them: cleanups run last-in, first-out.
+        config.add_cleanup(self.unfreeze)
 
     def _is_suite(self, nodeid: str) -> bool:
         name = nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
         return any(fnmatch.fnmatch(name, p) for p in self.patterns)
+
+    def pytest_collection_finish(self, session) -> None:
+        """Freeze what collection built (it lives all session) when suites were collected.
+
+        Every later full garbage collection, pytest's own five at the end included,
+        then skips the items, blocks and rules instead of walking them again; with
+        thousands of items that walk costs more than replaying them. Unfrozen at the
+        very end of the session, after pytest's last collections.
+        """
+        if any(isinstance(item, BlockItem) for item in session.items):
+            gc.freeze()
+            self.frozen = True
+
+    def unfreeze(self) -> None:
+        if self.frozen:
+            gc.unfreeze()
+            self.frozen = False
 
     def pytest_runtest_logreport(self, report) -> None:
         if self.builder is not None:

@@ -106,26 +106,37 @@ class Missing:
         return False
 
 
+def _where(segments) -> str:
+    return format_path(segments) or "the root"
+
+
 def resolve(value: Any, segments: tuple[Segment, ...]) -> Any:
     """Follow ``segments`` into ``value``; return the target or a :class:`Missing`."""
     current = value
     for i, seg in enumerate(segments):
-        if isinstance(seg, str) and isinstance(current, list) and re.fullmatch(r"-?\d+", seg):
-            seg = int(seg)  # `tool_calls.0.name` reads like `tool_calls[0].name`
-        where = format_path(segments[:i]) or "the root"
-        if isinstance(seg, int):
-            if not isinstance(current, list):
-                return Missing(segments[:i], current, f"{where} is not a list")
+        if isinstance(current, dict):
+            if seg in current:
+                current = current[seg]
+                continue
+            if isinstance(seg, int):
+                return Missing(segments[:i], current, f"{_where(segments[:i])} is not a list")
+            return Missing(segments[:i], current, f"no key {seg!r} under {_where(segments[:i])}")
+        if isinstance(current, list):
+            if isinstance(seg, str) and _INDEX.fullmatch(seg):
+                seg = int(seg)  # `tool_calls.0.name` reads like `tool_calls[0].name`
+            if not isinstance(seg, int):
+                return Missing(segments[:i], current, f"{_where(segments[:i])} is a list, not an object")
             if not -len(current) <= seg < len(current):
-                return Missing(segments[:i], current, f"index {seg} is out of range ({where} has {len(current)})")
+                return Missing(segments[:i], current,
+                               f"index {seg} is out of range ({_where(segments[:i])} has {len(current)})")
             current = current[seg]
-        elif not isinstance(current, dict):
-            return Missing(segments[:i], current, f"{where} is not an object")
-        elif seg not in current:
-            return Missing(segments[:i], current, f"no key {seg!r} under {where}")
-        else:
-            current = current[seg]
+            continue
+        kind = "a list" if isinstance(seg, int) else "an object"
+        return Missing(segments[:i], current, f"{_where(segments[:i])} is not {kind}")
     return current
+
+
+_INDEX = re.compile(r"-?\d+")
 
 
 def assign(root: dict, segments: tuple[Segment, ...], value: Any, dry_run: bool = False) -> None:
@@ -137,13 +148,13 @@ def assign(root: dict, segments: tuple[Segment, ...], value: Any, dry_run: bool 
     """
     current: Any = root
     for i, seg in enumerate(segments):
-        where = format_path(segments[:i]) or "the root"
         last = i == len(segments) - 1
         if isinstance(seg, int):
             if not isinstance(current, list) or not -len(current) <= seg < len(current):
-                raise PathError(f"cannot index {where} with [{seg}]")
+                raise PathError(f"cannot index {_where(segments[:i])} with [{seg}]")
         elif not isinstance(current, dict):
-            raise PathError(f"{where} is not an object, so {format_path(segments[: i + 1])} cannot be set")
+            raise PathError(f"{_where(segments[:i])} is not an object, so {format_path(segments[: i + 1])} "
+                            "cannot be set")
         if last:
             if not dry_run:
                 current[seg] = value

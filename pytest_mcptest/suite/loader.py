@@ -38,6 +38,8 @@ class LineList(list):
     __slots__ = ("line", "item_lines")
 
 
+_TAGS: dict = {}
+_TAGS_MAX = 100_000
 _STR = "tag:yaml.org,2002:str"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
@@ -52,6 +54,19 @@ class _Loader(_BaseLoader):
     builds them in one direct pass, remembering lines and refusing duplicate keys.
     Other tags (``!!set``, custom ones) go through PyYAML's own machinery.
     """
+
+    def resolve(self, kind, value, implicit):
+        # libyaml calls back into Python to resolve every plain scalar's tag (a chain of
+        # regexes); suites repeat the same few words, so remember the answers.
+        if kind is yaml.ScalarNode:
+            key = (value, implicit)
+            tag = _TAGS.get(key)
+            if tag is None:
+                tag = super().resolve(kind, value, implicit)
+                if len(_TAGS) < _TAGS_MAX:
+                    _TAGS[key] = tag
+            return tag
+        return super().resolve(kind, value, implicit)
 
     def construct_document(self, node):
         self._starts.append(node.start_mark.line + 1)
