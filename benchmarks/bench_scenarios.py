@@ -381,7 +381,7 @@ def parse_args(argv=None):
     p.add_argument("--calls", type=int, default=10, help="tool calls in each scenario's cassette")
     p.add_argument("--repeat", type=int, default=3, help="timed runs of each session; the best counts")
     p.add_argument("--import-repeat", type=int, default=None,
-                   help="timed empty sessions with and without the plugin (default: 2 x --repeat + 1)")
+                   help="timed empty sessions with and without the plugin (default: 3 x --repeat + 2)")
     p.add_argument("--workdir", default=None,
                    help="generate here (must be absent or empty) instead of a fresh temporary directory")
     p.add_argument("--keep", action="store_true", help="keep the generated files (the path is printed)")
@@ -393,7 +393,7 @@ def parse_args(argv=None):
     if args.files > args.items:
         p.error("--files may not exceed --items")
     if args.import_repeat is None:
-        args.import_repeat = 2 * args.repeat + 1
+        args.import_repeat = 3 * args.repeat + 2
     elif args.import_repeat < 1:
         p.error("--import-repeat must be at least 1")
     return args
@@ -413,6 +413,7 @@ def make_workdir(args) -> str:
 
 def bench(args, work: str) -> dict:
     mc, py, empty = (os.path.join(work, d) for d in ("mcptest", "python", "empty"))
+    CPU.clear()
     t0 = time.perf_counter()
     generate_mcptest(mc, args.items, args.files, args.calls)
     generate_python(py, args.items, args.files)
