@@ -44,10 +44,10 @@ def _outcome(verdict: Verdict) -> str:
 
 
 def _scenario_run(args) -> int:
-    from .suite.build import load_suite
+    from .suite.cache import load_suite_cached
 
     try:
-        suite = load_suite(args.suite)
+        suite = load_suite_cached(args.suite)
     except InputError as exc:
         print(exc.render(), file=sys.stderr)
         return EXIT_USAGE

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from .errors import InputError
 from .evaluate import Context, Verdict, evaluate
 from .render import render_verdict
-from .suite.build import load_suite
+from .suite.cache import load_suite_cached
 from .suite.model import Block
 
 MARKERS_KEY = pytest.StashKey[set]()
@@ -35,9 +37,16 @@ class SuiteFile(pytest.File):
     """A ``*.mcptest.yml`` file. A bad file is one collection error; the others still run."""
 
     def collect(self):
-        suite = load_suite(str(self.path))
-        for block in suite.blocks:
-            yield BlockItem.from_parent(self, name=block.name, block=block)
+        # Parsing and item creation allocate many small objects that all live on; the
+        # garbage collector would only walk them again and again, so it waits.
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            suite = load_suite_cached(str(self.path))
+            return [BlockItem.from_parent(self, name=block.name, block=block) for block in suite.blocks]
+        finally:
+            if gc_was_enabled:
+                gc.enable()
 
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, InputError):

@@ -3,11 +3,13 @@
 Every gate reuses this module. An entry is ``{target: <path>, matcher: {<kind>: <value>}}``
 or the short form ``{<path>: {<kind>: <value>}}``. An entry is compiled once, at
 collection (a bad path, regex or JSON Schema is an input error there, never a pass
-later), and checked against each run's envelope.
+later), and checked against each run's envelope. Compiled regexes and validators
+live in per-process caches, so an expectation itself is plain, picklable data.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Optional
 
@@ -33,7 +35,6 @@ class Expectation:
     kind: str
     value: Any
     line: Optional[int] = None
-    compiled: Any = attrs.field(default=None, eq=False, repr=False)
 
     def describe(self) -> str:
         return f"{self.kind} {show(self.value)}"
@@ -57,7 +58,19 @@ class ExpectResult:
         return out
 
 
+_VALIDATORS: dict[str, Any] = {}
+
+
 def _schema_validator(schema: Any):
+    """A checked, compiled validator for ``schema``; one per distinct schema per process."""
+    key = json.dumps(schema, sort_keys=True)
+    validator = _VALIDATORS.get(key)
+    if validator is None:
+        validator = _VALIDATORS[key] = _compile_schema(schema)
+    return validator
+
+
+def _compile_schema(schema: Any):
     import jsonschema
 
     if not isinstance(schema, (dict, bool)):
@@ -102,21 +115,20 @@ def compile_expectation(entry: Any, line: Optional[int] = None) -> Expectation:
         close = difflib.get_close_matches(str(kind), KINDS, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ExpectSyntaxError(f"unknown matcher {kind!r}{hint}; expected one of {', '.join(KINDS)}")
-    compiled = None
     if kind == "regex":
         if not isinstance(value, str):
             raise ExpectSyntaxError(f"the regex matcher takes a string, found {type_name(value)}")
         try:
-            compiled = re.compile(value)
+            re.compile(value)
         except re.error as exc:
             raise ExpectSyntaxError(f"invalid regular expression {value!r}: {exc}") from None
     elif kind == "schema":
-        compiled = _schema_validator(value)
+        _schema_validator(value)
     elif kind == "contains-all" and not isinstance(value, list):
         raise ExpectSyntaxError(f"contains-all takes a list, found {type_name(value)}")
     elif kind in COMPARISONS[:4] and not is_number(value):
         raise ExpectSyntaxError(f"{kind!r} compares numbers, found {type_name(value)} {show(value)}")
-    return Expectation(target=target, path=path, kind=kind, value=value, line=line, compiled=compiled)
+    return Expectation(target=target, path=path, kind=kind, value=value, line=line)
 
 
 def subset(actual: Any, expected: Any) -> bool:
@@ -169,9 +181,9 @@ def _match(exp: Expectation, actual: Any) -> tuple[bool, str]:
     if kind == "regex":
         if not isinstance(actual, str):
             return False, f"expected a string matching /{value}/, got {type_name(actual)} {got}"
-        return exp.compiled.search(actual) is not None, f"expected to match /{value}/, got {got}"
+        return re.search(value, actual) is not None, f"expected to match /{value}/, got {got}"
     if kind == "schema":
-        errors = sorted(exp.compiled.iter_errors(actual), key=lambda e: list(e.absolute_path))
+        errors = sorted(_schema_validator(value).iter_errors(actual), key=lambda e: list(e.absolute_path))
         if not errors:
             return True, f"valid against the schema: {got}"
         first = errors[0]

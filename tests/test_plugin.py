@@ -241,3 +241,12 @@ def test_verbose_node_id_of_a_dotted_name_reruns_it(pytester):
     shown = pytester.runpytest("-v").stdout.str()
     assert "s.mcptest.yml::deploy 2.4 PASSED" in shown
     pytester.runpytest("s.mcptest.yml::deploy 2.4").assert_outcomes(passed=1)
+
+
+def test_suites_are_cached_like_bytecode(shop, monkeypatch):
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    shop.runpytest_subprocess().assert_outcomes(passed=2)
+    assert (shop.path / "__pycache__" / "shop.mcptest.yml.mcptest.pickle").exists()
+    shop.runpytest_subprocess().assert_outcomes(passed=2)
+    (shop.path / "shop.mcptest.yml").write_text(WIDGET_SUITE)
+    shop.runpytest_subprocess().assert_outcomes(passed=1)

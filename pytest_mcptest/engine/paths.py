@@ -7,7 +7,7 @@ effects, so a path that works in one place works in all of them.
 from __future__ import annotations
 
 import re
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 Segment = Union[str, int]
 
@@ -139,25 +139,29 @@ def resolve(value: Any, segments: tuple[Segment, ...]) -> Any:
 _INDEX = re.compile(r"-?\d+")
 
 
-def assign(root: dict, segments: tuple[Segment, ...], value: Any, dry_run: bool = False) -> None:
+_ABSENT = object()
+
+
+def assign(root: dict, segments: tuple[Segment, ...], value: Any, journal: Optional[list] = None) -> None:
     """Set ``value`` at ``segments`` inside ``root``, creating objects on the way.
 
-    Raises :class:`PathError` when the way is blocked by a non-container or an
-    index out of range. With ``dry_run`` nothing is written: the call only tells,
-    by raising or not, whether the write would succeed.
+    Raises :class:`PathError` when the way is blocked by a non-container or an index
+    out of range; nothing is written then. With a ``journal`` every change is
+    recorded so that :func:`rollback` can undo a series of writes.
     """
     current: Any = root
+    last = len(segments) - 1
     for i, seg in enumerate(segments):
-        last = i == len(segments) - 1
         if isinstance(seg, int):
             if not isinstance(current, list) or not -len(current) <= seg < len(current):
                 raise PathError(f"cannot index {_where(segments[:i])} with [{seg}]")
         elif not isinstance(current, dict):
             raise PathError(f"{_where(segments[:i])} is not an object, so {format_path(segments[: i + 1])} "
                             "cannot be set")
-        if last:
-            if not dry_run:
-                current[seg] = value
+        if i == last:
+            if journal is not None:
+                journal.append((current, seg, current[seg] if isinstance(seg, int) else current.get(seg, _ABSENT)))
+            current[seg] = value
             return
         nxt = current[seg] if isinstance(seg, int) else current.get(seg)
         if nxt is None:
@@ -165,7 +169,17 @@ def assign(root: dict, segments: tuple[Segment, ...], value: Any, dry_run: bool 
             for j in range(i + 1, len(segments)):
                 if isinstance(segments[j], int):
                     raise PathError(f"{format_path(segments[:j])} does not exist, so it cannot be indexed")
-            if dry_run:
-                return
+            if journal is not None:
+                journal.append((current, seg, current.get(seg, _ABSENT)))
             nxt = current[seg] = {}
         current = nxt
+
+
+def rollback(journal: list) -> None:
+    """Undo the writes recorded by :func:`assign`, newest first."""
+    for container, key, old in reversed(journal):
+        if old is _ABSENT:
+            del container[key]
+        else:
+            container[key] = old
+    journal.clear()

@@ -24,7 +24,7 @@ from typing import Any, Optional, Sequence
 import attrs
 
 from .golden import GoldenOracle, GoldenOutcome, judge_golden
-from .paths import Missing, PathError, Segment, assign, format_path, resolve
+from .paths import Missing, PathError, Segment, assign, format_path, resolve, rollback
 from .trace import Run, ToolCall
 from .values import is_number, json_equal, show
 
@@ -46,18 +46,17 @@ class Guard:
     def failure(self, state: dict) -> Optional[str]:
         """None when the guard holds, else why it failed (with the value it saw)."""
         actual = resolve(state, self.path)
-        was = "absent" if isinstance(actual, Missing) else show(actual)
         if isinstance(actual, Missing):
             return f"guard {self.describe()} failed (was absent)"
         if self.op == "eq":
             ok = json_equal(actual, self.value)
         elif not is_number(actual):
-            return f"guard {self.describe()} failed (was {was}, not a number)"
+            return f"guard {self.describe()} failed (was {show(actual)}, not a number)"
         elif self.op == "min":
             ok = actual >= self.value
         else:
             ok = actual <= self.value
-        return None if ok else f"guard {self.describe()} failed (was {was})"
+        return None if ok else f"guard {self.describe()} failed (was {show(actual)})"
 
 
 def first_guard_failure(guards: Sequence[Guard], state: dict) -> Optional[str]:
@@ -235,23 +234,20 @@ def _contains_marker(text: str, markers: Sequence[str]) -> bool:
     return any(m.casefold() in low for m in markers)
 
 
-def _apply(state: dict, effects: Sequence[Effect], args: Any) -> dict:
-    """Apply a transition's effects all or nothing; return the new state.
+def _apply(state: dict, effects: Sequence[Effect], args: Any) -> None:
+    """Apply a transition's effects all or nothing.
 
-    Every value is computed before anything is written. One write is checked by a
-    dry run and then made in place; several are made on a copy, so that a write
-    failing half-way leaves the state as it was.
+    Every value is computed before anything is written; the writes are journaled, so
+    one failing half-way (a path through a non-object) undoes the others.
     """
     writes = [(e.path, e.new_value(state, args)) for e in effects]
-    if len(writes) == 1:
-        path, value = writes[0]
-        assign(state, path, value, dry_run=True)
-        assign(state, path, value)
-        return state
-    trial = copy.deepcopy(state)
-    for path, value in writes:
-        assign(trial, path, value)
-    return trial
+    journal: list = []
+    try:
+        for path, value in writes:
+            assign(state, path, value, journal)
+    except PathError:
+        rollback(journal)
+        raise
 
 
 def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
@@ -300,7 +296,7 @@ def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
         if call.error:
             continue
         try:
-            state = _apply(state, chosen.effects, call.args)
+            _apply(state, chosen.effects, call.args)
         except (ValueError, PathError) as exc:
             invalid.append(CallIssue(index, call.name, call.args, str(exc)))
 
