@@ -159,17 +159,21 @@ CACHE_SIZE = 256
 
 def load_cassette(path: str) -> Cassette:
     """Read and parse a cassette, reusing a recent parse unless the file changed."""
-    real = os.path.realpath(path)
-    st = os.stat(real)
-    stamp = (st.st_mtime_ns, st.st_size)
-    hit = _CACHE.get(real)
-    if hit is not None and hit[0] == stamp:
-        _CACHE.move_to_end(real)
-        return hit[1]
-    with open(real, encoding="utf-8") as fh:
-        text = fh.read()
+    key = os.path.abspath(path)
+    with open(key, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        stamp = (st.st_mtime_ns, st.st_size)
+        hit = _CACHE.get(key)
+        if hit is not None and hit[0] == stamp:
+            _CACHE.move_to_end(key)
+            return hit[1]
+        data = fh.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
     cassette = parse_cassette(path, text)
-    _CACHE[real] = (stamp, cassette)
+    _CACHE[key] = (stamp, cassette)
     if len(_CACHE) > CACHE_SIZE:
         _CACHE.popitem(last=False)
     return cassette

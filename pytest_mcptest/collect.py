@@ -13,6 +13,7 @@ from .suite.cache import load_suite_cached
 from .suite.model import Block
 
 MARKERS_KEY = pytest.StashKey[set]()
+_KIND_MARKS: dict = {}  # one `mcptest(kind=...)` mark per kind, shared by every item
 CONTEXT_KEY = pytest.StashKey[Context]()
 
 
@@ -61,7 +62,7 @@ class BlockItem(pytest.Item):
         super().__init__(**kwargs)
         self.block = block
         self.verdict: Verdict | None = None
-        self.add_marker(pytest.mark.mcptest(kind=block.kind))
+        self.add_marker(_KIND_MARKS.get(block.kind) or _KIND_MARKS.setdefault(block.kind, pytest.mark.mcptest(kind=block.kind)))
         self.extra_keyword_matches.add(block.kind)
         for mark in block.marks:
             if mark.name not in ("skip", "xfail", "skipif", "usefixtures", "filterwarnings"):

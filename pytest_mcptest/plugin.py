@@ -32,6 +32,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("mcptest_cassette_dir", "where cassettes are looked up, relative to the ini file", default=None)
     parser.addini("mcptest_record_mode", "cassette record mode (none, once, new_episodes, all, rewrite)", default="none")
     parser.addini("mcptest_files", "extra glob patterns of suite files to collect", type="linelist", default=[])
+    parser.addini("mcptest_skip_dirs", "names of folders of recordings that collection does not walk",
+                  type="linelist", default=["cassettes"])
 
 
 def _cassette_dir(config: pytest.Config) -> str | None:
@@ -52,6 +54,13 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"mcptest_record_mode must be one of {', '.join(RECORD_MODES)}, found {mode!r}")
     config.stash[CONTEXT_KEY] = Context(cassette_dir=_cassette_dir(config), record_mode=mode)
     config.pluginmanager.register(_SessionHooks(config), "mcptest-session")
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Cassette folders hold recordings, never tests: pytest need not walk them file by file."""
+    if collection_path.name in config.getini("mcptest_skip_dirs") and collection_path.is_dir():
+        return True
+    return None
 
 
 def pytest_collect_file(file_path, parent):

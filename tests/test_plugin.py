@@ -250,3 +250,13 @@ def test_suites_are_cached_like_bytecode(shop, monkeypatch):
     shop.runpytest_subprocess().assert_outcomes(passed=2)
     (shop.path / "shop.mcptest.yml").write_text(WIDGET_SUITE)
     shop.runpytest_subprocess().assert_outcomes(passed=1)
+
+
+def test_cassette_folders_are_not_walked(pytester):
+    pytester.makefile(".mcptest.yml", s="scenarios:\n" + simple_scenario("in folder", "cassettes/p.json"))
+    pytester.mkdir("cassettes")
+    (pytester.path / "cassettes" / "p.json").write_text(PING_RUN)
+    (pytester.path / "cassettes" / "stray.mcptest.yml").write_text("not: [valid")
+    pytester.runpytest().assert_outcomes(passed=1)
+    pytester.makeini("[pytest]\nmcptest_skip_dirs =\n")
+    pytester.runpytest().assert_outcomes(passed=1, errors=1)

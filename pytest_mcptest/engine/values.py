@@ -31,6 +31,16 @@ def json_equal(a: Any, b: Any) -> bool:
     return a == b
 
 
+def copy_json(value: Any) -> Any:
+    """A deep copy of a JSON value (dicts, lists, scalars); several times faster than
+    ``copy.deepcopy``, which a replay would otherwise call for every state it hands out."""
+    if isinstance(value, dict):
+        return {k: copy_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [copy_json(v) for v in value]
+    return value
+
+
 def type_name(value: Any) -> str:
     """The JSON type of a value, as messages name it."""
     if value is None:

@@ -18,7 +18,6 @@ Per call, in this order:
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Optional, Sequence
 
 import attrs
@@ -26,7 +25,7 @@ import attrs
 from .golden import GoldenOracle, GoldenOutcome, judge_golden
 from .paths import Missing, PathError, Segment, assign, format_path, resolve, rollback
 from .trace import Run, ToolCall
-from .values import is_number, json_equal, show
+from .values import copy_json, is_number, json_equal, show
 
 GUARD_OPS = ("eq", "min", "max")
 EFFECT_OPS = ("set", "inc", "dec", "from_arg")
@@ -90,10 +89,10 @@ class Effect:
     def new_value(self, state: dict, args: Any) -> Any:
         """The value to write; raises ValueError with a reason when it cannot be computed."""
         if self.op == "set":
-            return copy.deepcopy(self.value) if isinstance(self.value, (dict, list)) else self.value
+            return copy_json(self.value)
         if self.op == "from_arg":
             got = self._argument(args, self.value)
-            return copy.deepcopy(got) if isinstance(got, (dict, list)) else got
+            return copy_json(got)
         amount = self.value
         if self.amount_arg is not None:
             amount = self._argument(args, self.amount_arg)
@@ -211,7 +210,7 @@ class WorldResult:
             "refusals": self.refusals,
             "state_matched": self.state_matched,
             "tool_names": [c.name for c in self.tool_calls],
-            "state": copy.deepcopy(self.final_state),
+            "state": copy_json(self.final_state),
             "invalid": [i.to_dict() for i in self.invalid],
             "forbidden": [f.to_dict() for f in self.forbidden],
             "state_diff": [d.to_dict() for d in self.state_diff],
@@ -252,7 +251,7 @@ def _apply(state: dict, effects: Sequence[Effect], args: Any) -> None:
 
 def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
     """Replay ``run``'s tool calls against a copy of ``spec.seed``. Pure and deterministic."""
-    state = copy.deepcopy(spec.seed)
+    state = copy_json(spec.seed)
     by_tool: dict[str, list[Transition]] = {}
     for t in spec.transitions:
         by_tool.setdefault(t.tool, []).append(t)
