@@ -3,21 +3,38 @@
 The public API is the engine's pure functions and their result types, plus the
 loaders that turn files into the objects they take. The pytest plugin lives in
 :mod:`pytest_mcptest.plugin` and the ``mcptest`` command in :mod:`pytest_mcptest.cli`.
+Names are imported on first use, so that loading the plugin into a session without
+suites costs next to nothing.
 """
 
-from .cassette import Cassette, load_cassette, parse_cassette
-from .engine.golden import GoldenPath, PathScore, score_golden_path
-from .engine.trace import Run, ToolCall
-from .engine.world import Effect, ForbiddenRule, Guard, Transition, WorldResult, WorldSpec, replay_world
-from .errors import InputError
-from .evaluate import Context, Verdict, evaluate
-from .expect import check, compile_expectation
-from .suite.build import load_suite
+from importlib import import_module
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "Cassette", "Context", "Effect", "ForbiddenRule", "GoldenPath", "Guard", "InputError", "PathScore",
-    "Run", "ToolCall", "Transition", "Verdict", "WorldResult", "WorldSpec", "check", "compile_expectation",
-    "evaluate", "load_cassette", "load_suite", "parse_cassette", "replay_world", "score_golden_path",
-]
+_EXPORTS = {
+    "Cassette": "cassette", "load_cassette": "cassette", "parse_cassette": "cassette",
+    "GoldenPath": "engine.golden", "PathScore": "engine.golden", "score_golden_path": "engine.golden",
+    "Run": "engine.trace", "ToolCall": "engine.trace",
+    "Effect": "engine.world", "ForbiddenRule": "engine.world", "Guard": "engine.world",
+    "Transition": "engine.world", "WorldResult": "engine.world", "WorldSpec": "engine.world",
+    "replay_world": "engine.world",
+    "InputError": "errors",
+    "Context": "evaluate", "Verdict": "evaluate", "evaluate": "evaluate",
+    "check": "expect", "compile_expectation": "expect",
+    "load_suite": "suite.build",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pytest_mcptest' has no attribute {name!r}")
+    value = getattr(import_module(f"pytest_mcptest.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(list(globals()) + __all__)

@@ -17,6 +17,16 @@ _KIND_MARKS: dict = {}  # one `mcptest(kind=...)` mark per kind, shared by every
 CONTEXT_KEY = pytest.StashKey[Context]()
 
 
+def _context(config: pytest.Config) -> Context:
+    """The session's cassette settings (from the plugin's options), built once."""
+    ctx = config.stash.get(CONTEXT_KEY, None)
+    if ctx is None:
+        from .plugin import SETTINGS_KEY
+
+        ctx = config.stash[CONTEXT_KEY] = Context(**config.stash[SETTINGS_KEY])
+    return ctx
+
+
 class BlockFailed(Exception):
     """Raised by an item whose block failed a gate; carries the verdict to render."""
 
@@ -73,7 +83,7 @@ class BlockItem(pytest.Item):
             self.add_marker(tag)
 
     def runtest(self) -> None:
-        self.verdict = evaluate(self.block, self.config.stash[CONTEXT_KEY])
+        self.verdict = evaluate(self.block, _context(self.config))
         if not self.verdict.passed:
             raise BlockFailed(self.verdict)
 

@@ -13,12 +13,17 @@ import os
 
 import pytest
 
-from .collect import CONTEXT_KEY, BlockItem, SuiteFile
-from .evaluate import Context
 from .report import ReportBuilder, item_entry, write_report
 
 DEFAULT_PATTERNS = ("*.mcptest.yml", "*.mcptest.yaml")
 RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
+SETTINGS_KEY = pytest.StashKey[dict]()
+
+
+def _is_block_item(item) -> bool:
+    # Checked by module, so the collector (and the engine behind it) loads only when a
+    # suite file is actually collected.
+    return type(item).__module__ == "pytest_mcptest.collect"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -52,7 +57,7 @@ def pytest_configure(config: pytest.Config) -> None:
     mode = config.getoption("mcptest_record_mode") or config.getini("mcptest_record_mode") or "none"
     if mode not in RECORD_MODES:
         raise pytest.UsageError(f"mcptest_record_mode must be one of {', '.join(RECORD_MODES)}, found {mode!r}")
-    config.stash[CONTEXT_KEY] = Context(cassette_dir=_cassette_dir(config), record_mode=mode)
+    config.stash[SETTINGS_KEY] = {"cassette_dir": _cassette_dir(config), "record_mode": mode}
     config.pluginmanager.register(_SessionHooks(config), "mcptest-session")
 
 
@@ -67,6 +72,8 @@ def pytest_collect_file(file_path, parent):
     name = file_path.name
     patterns = DEFAULT_PATTERNS + tuple(parent.config.getini("mcptest_files"))
     if any(fnmatch.fnmatch(name, p) for p in patterns):
+        from .collect import SuiteFile
+
         return SuiteFile.from_parent(parent, path=file_path)
     return None
 
@@ -74,7 +81,7 @@ def pytest_collect_file(file_path, parent):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     report = yield
-    if isinstance(item, BlockItem):
+    if _is_block_item(item):
         if item.config.getoption("mcptest_report"):
             # Plain data on the report: pytest-xdist carries it to the controller.
             report.mcptest = item_entry(item.nodeid, item.block, item.verdict)
@@ -108,7 +115,7 @@ class _SessionHooks:
         thousands of items that walk costs more than replaying them. Unfrozen at the
         very end of the session, after pytest's last collections.
         """
-        if any(isinstance(item, BlockItem) for item in session.items):
+        if any(_is_block_item(item) for item in session.items):
             gc.freeze()
             self.frozen = True
 
@@ -146,6 +153,8 @@ class _SessionHooks:
 
 def pytest_assertrepr_compare(config, op, left, right):
     """Compare two engine results (or an envelope and a result) path by path."""
+    if not any(type(side).__module__.startswith("pytest_mcptest.") for side in (left, right)):
+        return None
     from .render import compare_results
 
     return compare_results(op, left, right)
