@@ -12,14 +12,12 @@ from __future__ import annotations
 import json
 import os
 from collections import OrderedDict
-from typing import Any, Optional
 
 import attrs
 
 from .engine.trace import Run, ToolCall
 from .engine.values import is_number, type_name
 from .errors import InputError, json_pointer
-from .files import atomic_write
 
 CASSETTE_VERSION = 1
 
@@ -177,32 +175,3 @@ def load_cassette(path: str) -> Cassette:
     if len(_CACHE) > CACHE_SIZE:
         _CACHE.popitem(last=False)
     return cassette
-
-
-def cassette_to_dict(runs, meta: Optional[dict] = None, catalog: Optional[dict] = None) -> dict:
-    """The v1 JSON form of runs (used by recorders and importers)."""
-    out: dict[str, Any] = {"mcptest_cassette": CASSETTE_VERSION}
-    if meta:
-        out["meta"] = meta
-    if catalog:
-        out["catalog"] = catalog
-    out["runs"] = []
-    for run in runs:
-        entry: dict[str, Any] = {"tool_calls": [c.to_dict() for c in run.tool_calls]}
-        conversation: dict[str, Any] = {"turns": list(run.turns)}
-        if run.tokens is not None:
-            conversation["tokens"] = run.tokens
-        entry["conversation"] = conversation
-        if run.cost_micros is not None:
-            entry["cost_micros"] = run.cost_micros
-        if run.judgments:
-            entry["judgments"] = list(run.judgments)
-        out["runs"].append(entry)
-    return out
-
-
-def write_cassette(path: str, data: dict, overwrite: bool = False) -> None:
-    """Write a cassette through a temporary file and a rename; never clobber unless told."""
-    if os.path.exists(path) and not overwrite:
-        raise FileExistsError(f"{path} exists; refusing to overwrite it")
-    atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")

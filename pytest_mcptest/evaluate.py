@@ -24,7 +24,8 @@ from .suite.model import Block, ScenarioBlock
 
 @attrs.frozen
 class Failure:
-    """Why a block failed: the gate that said so, one line, and the run (1-based) if any."""
+    """Why a block failed: the gate that said so, one line of text, the run (1-based) and
+    the suite line of the ``expect:`` entry that failed, when there is one."""
 
     gate: str
     message: str
@@ -35,6 +36,8 @@ class Failure:
         out: dict = {"gate": self.gate, "message": self.message}
         if self.run is not None:
             out["run"] = self.run
+        if self.line is not None:
+            out["line"] = self.line
         return out
 
 
