@@ -5,6 +5,9 @@ loaders that turn files into the objects they take. The pytest plugin lives in
 :mod:`pytest_mcptest.plugin` and the ``mcptest`` command in :mod:`pytest_mcptest.cli`.
 Names are imported on first use, so that loading the plugin into a session without
 suites costs next to nothing.
+
+PYTEST_DONT_REWRITE: the ``mcptest`` command imports this package before it starts
+pytest, and the plugin relies on no assert statement.
 """
 
 from importlib import import_module
