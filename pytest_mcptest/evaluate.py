@@ -137,10 +137,11 @@ def evaluate(block: Block, ctx: Context = Context()) -> Verdict:
     try:
         cassette: Cassette = load_cassette(path)
     except FileNotFoundError:
-        how = (f"record it (mcptest import openai-chat|anthropic|otel LOG -o {shown}), "
-               f"or point `cassette:` or --cassette-dir at an existing one")
-        return Verdict(block, shown, problems=(Failure(
-            "cassette", f"cassette not found: {shown} (record mode {ctx.record_mode!r} only replays); {how}"),))
+        mode = ("replay only, record mode 'none'" if ctx.record_mode == "none" else
+                f"record mode {ctx.record_mode!r}, but {block.kind} blocks only replay: nothing here runs a live agent")
+        how = ("save a recorded run of your agent there (cassette v1 JSON, see docs/formats.md), "
+               "or point `cassette:` or --cassette-dir at an existing one")
+        return Verdict(block, shown, problems=(Failure("cassette", f"cassette not found: {shown} ({mode}); {how}"),))
     except InputError as exc:
         return Verdict(block, shown, problems=(Failure("cassette", exc.render()),))
     except OSError as exc:

@@ -97,7 +97,11 @@ def test_missing_cassette_says_where_it_looked_and_how_to_record(shop):
     (shop.path / "ping-once.json").unlink()
     result = shop.runpytest("-k", "ping")
     result.assert_outcomes(failed=1, deselected=1)
-    result.stdout.fnmatch_lines(["*cassette not found: *ping-once.json*record it*"])
+    result.stdout.fnmatch_lines(["*cassette not found: ping-once.json (replay only, record mode 'none'); "
+                                 "save a recorded run of your agent there*"])
+    result = shop.runpytest("-k", "ping", "--mcptest-record-mode", "once")
+    result.stdout.fnmatch_lines(["*record mode 'once', but scenario blocks only replay*"])
+    assert not (shop.path / "ping-once.json").exists()  # a replay never writes
 
 
 def test_cassette_dir_option_and_ini(pytester):

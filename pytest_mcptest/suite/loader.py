@@ -38,6 +38,7 @@ class LineList(list):
     __slots__ = ("line", "item_lines")
 
 
+_NODE_CLASSES = {"scalar": yaml.ScalarNode, "sequence": yaml.SequenceNode, "mapping": yaml.MappingNode}
 _TAGS: dict = {}
 _TAGS_MAX = 100_000
 _STR = "tag:yaml.org,2002:str"
@@ -57,7 +58,11 @@ class _Loader(_BaseLoader):
 
     def resolve(self, kind, value, implicit):
         # libyaml calls back into Python to resolve every plain scalar's tag (a chain of
-        # regexes); suites repeat the same few words, so remember the answers.
+        # regexes); suites repeat the same few words, so remember the answers. Kinds are
+        # told apart by their `id`, not their class: libyaml's extension keeps the node
+        # classes of the first `yaml` import even if `yaml` is imported again (pytester
+        # does that between in-process runs), while the resolver compares with the new.
+        kind = _NODE_CLASSES[kind.id]
         if kind is yaml.ScalarNode:
             key = (value, implicit)
             tag = _TAGS.get(key)
@@ -76,8 +81,8 @@ class _Loader(_BaseLoader):
         return self._build(node)
 
     def _build(self, node):
-        cls = node.__class__
-        if cls is yaml.ScalarNode:
+        kind = node.id
+        if kind == "scalar":
             if node.tag == _STR:
                 return node.value
             return self.yaml_constructors.get(node.tag, _BaseLoader.construct_undefined)(self, node)
@@ -85,9 +90,9 @@ class _Loader(_BaseLoader):
             done = self._memo.get(id(node))
             if done is not None:
                 return done
-        if cls is yaml.MappingNode and node.tag == _MAP:
+        if kind == "mapping" and node.tag == _MAP:
             data = self._build_map(node)
-        elif cls is yaml.SequenceNode and node.tag == _SEQ:
+        elif kind == "sequence" and node.tag == _SEQ:
             data = LineList()
             data.line = node.start_mark.line + 1
             if self._may_alias:
@@ -107,39 +112,41 @@ class _Loader(_BaseLoader):
         lines = data.key_lines = {}
         if self._may_alias:
             self._memo[id(node)] = data
-        pairs = node.value
-        if any(k.tag == _MERGE for k, _ in pairs):
-            self._refuse_duplicates([p for p in pairs if p[0].tag != _MERGE])
-            self.flatten_mapping(node)  # merged pairs first: explicit keys override them
-            for key_node, value_node in node.value:
-                key = self._key(key_node)
-                data[key] = self._build(value_node)
-                lines[key] = key_node.start_mark.line + 1
-            return data
-        for key_node, value_node in pairs:
+        explicit = []
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE:
+                self._merge_into(data, value_node)
+            else:
+                explicit.append((key_node, value_node))
+        merged = set(data)
+        for key_node, value_node in explicit:
             key = self._key(key_node)
-            if key in data:
+            if key in data and key not in merged:
                 raise InputError(self._path, f"duplicate key {key!r} (first defined at line {lines[key]})",
                                  line=key_node.start_mark.line + 1, source=self._source)
+            merged.discard(key)  # an explicit key overrides a merged one, once
             data[key] = self._build(value_node)
             lines[key] = key_node.start_mark.line + 1
         return data
 
+    def _merge_into(self, data: LineDict, value_node) -> None:
+        """``<<: *base`` or ``<<: [*a, *b]``: copy keys not set yet (earlier sources win)."""
+        sources = value_node.value if value_node.id == "sequence" else [value_node]
+        for source in sources:
+            if source.id != "mapping":
+                raise InputError(self._path, "a merge key (<<) takes a mapping or a list of mappings",
+                                 line=source.start_mark.line + 1, source=self._source)
+            built = self._build(source)
+            for key, value in built.items():
+                if key not in data:
+                    data[key] = value
+                    data.key_lines[key] = built.key_lines.get(key, data.line)
+
     def _key(self, key_node):
-        if key_node.__class__ is yaml.ScalarNode:
+        if key_node.id == "scalar":
             return key_node.value if key_node.tag == _STR else self._build(key_node)
         raise InputError(self._path, "a mapping key must be a scalar, found a collection",
                          line=key_node.start_mark.line + 1, source=self._source)
-
-    def _refuse_duplicates(self, pairs) -> None:
-        seen: dict = {}
-        for key_node, _ in pairs:
-            key = self._key(key_node)
-            line = key_node.start_mark.line + 1
-            if key in seen:
-                raise InputError(self._path, f"duplicate key {key!r} (first defined at line {seen[key]})",
-                                 line=line, source=self._source)
-            seen[key] = line
 
 
 def _construct_timestamp(loader: _Loader, node: yaml.ScalarNode) -> str:
@@ -185,9 +192,9 @@ def _check_expansion(root, path: str) -> None:
 
 
 def _children(node) -> list:
-    if isinstance(node, yaml.MappingNode):
+    if node.id == "mapping":
         return [n for pair in node.value for n in pair]
-    if isinstance(node, yaml.SequenceNode):
+    if node.id == "sequence":
         return list(node.value)
     return []
 
