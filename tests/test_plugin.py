@@ -264,3 +264,30 @@ def test_cassette_folders_are_not_walked(pytester):
     pytester.runpytest().assert_outcomes(passed=1)
     pytester.makeini("[pytest]\nmcptest_skip_dirs =\n")
     pytester.runpytest().assert_outcomes(passed=1, errors=1)
+
+
+def test_suites_load_after_yaml_is_imported_again(tmp_path):
+    """pytester's in-process runs drop and re-import `yaml`; libyaml keeps its first classes."""
+    import subprocess
+    import sys
+
+    suite = tmp_path / "s.mcptest.yml"
+    suite.write_text("x-base: &b {count: 0, on: true, ratio: 0.5, when: 2026-01-01, none: null}\n"
+                     "scenarios:\n  - name: merged\n    seed:\n      <<: *b\n      count: 1\n")
+    code = (
+        "import sys, yaml\n"
+        "for m in [m for m in sys.modules if m == 'yaml' or m.startswith('yaml.')]: del sys.modules[m]\n"
+        "from pytest_mcptest.suite.build import load_suite\n"
+        f"print(load_suite({str(suite)!r}).blocks[0].world.seed)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "{'count': 1, 'on': True, 'ratio': 0.5, 'when': '2026-01-01', 'none': None}"
+
+
+def test_yes_no_on_off_are_words_as_in_yaml_1_2(tmp_path):
+    from pytest_mcptest.suite.build import load_suite
+
+    suite = tmp_path / "s.mcptest.yml"
+    suite.write_text("scenarios:\n  - name: n\n    seed: {on: yes, off: No, flag: True, other: false}\n")
+    assert load_suite(str(suite)).blocks[0].world.seed == {"on": "yes", "off": "No", "flag": True, "other": False}

@@ -42,6 +42,7 @@ _NODE_CLASSES = {"scalar": yaml.ScalarNode, "sequence": yaml.SequenceNode, "mapp
 _TAGS: dict = {}
 _TAGS_MAX = 100_000
 _STR = "tag:yaml.org,2002:str"
+_BOOL = "tag:yaml.org,2002:bool"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 _MERGE = "tag:yaml.org,2002:merge"
@@ -68,10 +69,19 @@ class _Loader(_BaseLoader):
             tag = _TAGS.get(key)
             if tag is None:
                 tag = super().resolve(kind, value, implicit)
+                if tag == _BOOL and value.lower() not in ("true", "false"):
+                    tag = _STR  # YAML 1.2: `on`, `off`, `yes`, `no` are words, not booleans
                 if len(_TAGS) < _TAGS_MAX:
                     _TAGS[key] = tag
             return tag
         return super().resolve(kind, value, implicit)
+
+    def construct_scalar(self, node):
+        # PyYAML's own check is `isinstance(node, ScalarNode)`: see `resolve` for why not.
+        if node.id != "scalar":
+            raise yaml.constructor.ConstructorError(None, None, f"expected a scalar node, but found {node.id}",
+                                                    node.start_mark)
+        return node.value
 
     def construct_document(self, node):
         self._starts.append(node.start_mark.line + 1)
