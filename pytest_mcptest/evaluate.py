@@ -107,8 +107,8 @@ def _scenario_run(block: ScenarioBlock, run: Run, number: int) -> tuple[dict, li
     for issue in result.forbidden:
         failures.append(Failure("forbidden_transition", f"call {issue.index} {issue.tool} {show(issue.args)}: {issue.reason}", number))
     for diff in result.state_diff:
-        got = show(diff.actual) if diff.present else "absent"
-        failures.append(Failure("expect_state", f"{diff.path}: expected {show(diff.expected)}, got {got}", number))
+        for path, expected, actual in diff.leaves():
+            failures.append(Failure("expect_state", f"{path}: expected {show(expected)}, got {show(actual)}", number))
     return result.to_dict(), failures, result
 
 

@@ -34,8 +34,8 @@ def _world_sections(result: WorldResult) -> list[str]:
     lines: list[str] = []
     if result.state_diff:
         lines += ["", f"{INDENT}final state: {len(result.state_diff)} of {result.state_checked} expected paths differ"]
-        lines += _table([(d.path, f"expected {show(d.expected)}", f"got {show(d.actual) if d.present else 'absent'}")
-                         for d in result.state_diff])
+        lines += _table([(path, f"expected {show(e)}", f"got {show(a)}")
+                         for d in result.state_diff for path, e, a in d.leaves()])
     for title, issues in (("invalid actions", result.invalid), ("forbidden transitions", result.forbidden)):
         if issues:
             lines += ["", f"{INDENT}{title}: {len(issues)}"]

@@ -41,6 +41,37 @@ def copy_json(value: Any) -> Any:
     return value
 
 
+def json_diff(expected: Any, actual: Any, path: tuple = (), limit: int = 8) -> list[tuple[tuple, Any, Any]]:
+    """Where two JSON values differ: ``(path, expected, actual)`` at the deepest level
+    that still tells (a key only one side has, a list length, a scalar), at most ``limit``.
+    A side that lacks a key shows :data:`ABSENT`."""
+    out: list = []
+    _diff(expected, actual, path, out, limit)
+    return out
+
+
+class _Absent:
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT = _Absent()
+
+
+def _diff(expected, actual, path, out, limit) -> None:
+    if len(out) >= limit or json_equal(expected, actual):
+        return
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        for key in list(expected) + [k for k in actual if k not in expected]:
+            _diff(expected.get(key, ABSENT), actual.get(key, ABSENT), path + (key,), out, limit)
+        return
+    if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
+        for i, (e, a) in enumerate(zip(expected, actual)):
+            _diff(e, a, path + (i,), out, limit)
+        return
+    out.append((path, expected, actual))
+
+
 def type_name(value: Any) -> str:
     """The JSON type of a value, as messages name it."""
     if value is None:
@@ -59,7 +90,9 @@ def type_name(value: Any) -> str:
 
 
 def show(value: Any, limit: int = 80) -> str:
-    """A compact, stable JSON rendering of a value for failure messages."""
+    """A compact, stable JSON rendering of a value for failure messages (``absent`` for ABSENT)."""
+    if value is ABSENT:
+        return "absent"
     try:
         text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
     except (TypeError, ValueError):

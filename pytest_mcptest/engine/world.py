@@ -23,9 +23,9 @@ from typing import Any, Optional, Sequence
 import attrs
 
 from .golden import GoldenOracle, GoldenOutcome, judge_golden
-from .paths import Missing, PathError, Segment, assign, format_path, resolve, rollback
+from .paths import Missing, PathError, Segment, assign, format_path, parse_path, resolve, rollback
 from .trace import Run, ToolCall
-from .values import copy_json, is_number, json_equal, show
+from .values import ABSENT, copy_json, is_number, json_diff, json_equal, show
 
 GUARD_OPS = ("eq", "min", "max")
 EFFECT_OPS = ("set", "inc", "dec", "from_arg")
@@ -162,6 +162,14 @@ class StateDiff:
     expected: Any
     actual: Any
     present: bool
+
+    def leaves(self) -> list[tuple[str, Any, Any]]:
+        """Each differing leaf as ``(path, expected, actual)``, ``ABSENT`` for a missing side:
+        ``booked.payment[1].amount`` rather than two long lists."""
+        if not self.present:
+            return [(self.path, self.expected, ABSENT)]
+        base = parse_path(self.path)
+        return [(format_path(base + sub), e, a) for sub, e, a in json_diff(self.expected, self.actual)]
 
     def to_dict(self) -> dict:
         out = {"path": self.path, "expected": self.expected, "present": self.present}
