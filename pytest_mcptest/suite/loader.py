@@ -9,7 +9,9 @@ behaviour lives in our own Loader class; PyYAML's global loaders are untouched.
 from __future__ import annotations
 
 import gc
-from typing import Any, Iterator
+import math
+import re
+from typing import Any
 
 import yaml
 
@@ -38,50 +40,88 @@ class LineList(list):
     __slots__ = ("line", "item_lines")
 
 
-_NODE_CLASSES = {"scalar": yaml.ScalarNode, "sequence": yaml.SequenceNode, "mapping": yaml.MappingNode}
-_TAGS: dict = {}
-_TAGS_MAX = 100_000
 _STR = "tag:yaml.org,2002:str"
+_NULL = "tag:yaml.org,2002:null"
 _BOOL = "tag:yaml.org,2002:bool"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 _MERGE = "tag:yaml.org,2002:merge"
+
+# The YAML 1.2 core schema, which is what JSON users expect: `yes`, `on`, `010`
+# and `1:30` are not the booleans, octal and sexagesimal numbers of YAML 1.1.
+_CORE = (
+    (_NULL, re.compile(r"(?:~|null|Null|NULL|)\Z")),
+    (_BOOL, re.compile(r"(?:true|True|TRUE|false|False|FALSE)\Z")),
+    (_INT, re.compile(r"(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)\Z")),
+    (_FLOAT, re.compile(r"(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+                        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))\Z")),
+)
+_TAGS: dict = {}
+_TAGS_MAX = 100_000
+
+
+def _core_tag(value: str) -> str:
+    if value == "<<":
+        return _MERGE  # the merge key: not YAML 1.2, but what every suite with anchors uses
+    for tag, pattern in _CORE:
+        if pattern.match(value):
+            return tag
+    return _STR
+
+
+def _scalar(loader: "_Loader", node) -> Any:
+    """A scalar as a JSON value; anything JSON cannot hold is refused at its line."""
+    tag, value = node.tag, node.value
+    if tag == _STR or tag == _TIMESTAMP:  # dates stay the strings the user wrote
+        return value
+    if tag == _NULL:
+        return None
+    if tag == _BOOL:
+        return value.lower() == "true"
+    try:
+        if tag == _INT:
+            if value.startswith(("0o", "0x")):
+                return int(value[2:], 8 if value[1] == "o" else 16)
+            return int(value)
+        if tag == _FLOAT:
+            number = float(value) if value.lstrip("+-")[:1] != "." or value[-1:].isdigit() else math.inf
+            if math.isfinite(number):
+                return number
+            raise ValueError("JSON has no infinity or NaN")
+    except ValueError as exc:
+        raise InputError(loader._path, f"cannot read {value[:40]!r} as a number: {exc}",
+                         line=node.start_mark.line + 1, source=loader._source) from None
+    raise InputError(loader._path, f"the tag {tag!r} does not make a JSON value (suites hold JSON values)",
+                     line=node.start_mark.line + 1, source=loader._source)
 
 
 class _Loader(_BaseLoader):
     """libyaml's parser with a lean constructor of our own.
 
     PyYAML's generic constructor goes through generators and bookkeeping for every
-    node; suites are plain trees of maps, lists and scalars, so ``construct_document``
-    builds them in one direct pass, remembering lines and refusing duplicate keys.
-    Other tags (``!!set``, custom ones) go through PyYAML's own machinery.
+    node; suites are plain trees of maps, lists and JSON scalars, so
+    ``construct_document`` builds them in one direct pass, remembering lines and
+    refusing duplicate keys, non-string keys and tags JSON cannot hold.
+
+    Nodes are told apart by their ``id``, never their class: libyaml's extension keeps
+    the node classes of the first ``yaml`` import even when ``yaml`` is imported again
+    (pytester does that between in-process runs).
     """
 
     def resolve(self, kind, value, implicit):
-        # libyaml calls back into Python to resolve every plain scalar's tag (a chain of
-        # regexes); suites repeat the same few words, so remember the answers. Kinds are
-        # told apart by their `id`, not their class: libyaml's extension keeps the node
-        # classes of the first `yaml` import even if `yaml` is imported again (pytester
-        # does that between in-process runs), while the resolver compares with the new.
-        kind = _NODE_CLASSES[kind.id]
-        if kind is yaml.ScalarNode:
-            key = (value, implicit)
-            tag = _TAGS.get(key)
-            if tag is None:
-                tag = super().resolve(kind, value, implicit)
-                if tag == _BOOL and value.lower() not in ("true", "false"):
-                    tag = _STR  # YAML 1.2: `on`, `off`, `yes`, `no` are words, not booleans
-                if len(_TAGS) < _TAGS_MAX:
-                    _TAGS[key] = tag
-            return tag
-        return super().resolve(kind, value, implicit)
-
-    def construct_scalar(self, node):
-        # PyYAML's own check is `isinstance(node, ScalarNode)`: see `resolve` for why not.
-        if node.id != "scalar":
-            raise yaml.constructor.ConstructorError(None, None, f"expected a scalar node, but found {node.id}",
-                                                    node.start_mark)
-        return node.value
+        if kind.id != "scalar":
+            return _SEQ if kind.id == "sequence" else _MAP
+        if not implicit[0]:
+            return _STR  # quoted
+        tag = _TAGS.get(value)
+        if tag is None:
+            tag = _core_tag(value)
+            if len(_TAGS) < _TAGS_MAX:
+                _TAGS[value] = tag
+        return tag
 
     def construct_document(self, node):
         self._starts.append(node.start_mark.line + 1)
@@ -93,16 +133,14 @@ class _Loader(_BaseLoader):
     def _build(self, node):
         kind = node.id
         if kind == "scalar":
-            if node.tag == _STR:
-                return node.value
-            return self.yaml_constructors.get(node.tag, _BaseLoader.construct_undefined)(self, node)
+            return node.value if node.tag == _STR else _scalar(self, node)
         if self._may_alias:
             done = self._memo.get(id(node))
             if done is not None:
                 return done
         if kind == "mapping" and node.tag == _MAP:
-            data = self._build_map(node)
-        elif kind == "sequence" and node.tag == _SEQ:
+            return self._build_map(node)
+        if kind == "sequence" and node.tag == _SEQ:
             data = LineList()
             data.line = node.start_mark.line + 1
             if self._may_alias:
@@ -110,11 +148,8 @@ class _Loader(_BaseLoader):
             data.item_lines = [child.start_mark.line + 1 for child in node.value]
             data.extend([self._build(child) for child in node.value])
             return data
-        else:
-            data = self.construct_object(node, deep=True)
-        if self._may_alias:
-            self._memo[id(node)] = data
-        return data
+        raise InputError(self._path, f"the tag {node.tag!r} does not make a JSON value (suites hold JSON values)",
+                         line=node.start_mark.line + 1, source=self._source)
 
     def _build_map(self, node) -> LineDict:
         data = LineDict()
@@ -152,19 +187,15 @@ class _Loader(_BaseLoader):
                     data[key] = value
                     data.key_lines[key] = built.key_lines.get(key, data.line)
 
-    def _key(self, key_node):
-        if key_node.id == "scalar":
-            return key_node.value if key_node.tag == _STR else self._build(key_node)
-        raise InputError(self._path, "a mapping key must be a scalar, found a collection",
+    def _key(self, key_node) -> str:
+        if key_node.id == "scalar" and key_node.tag == _STR:
+            return key_node.value
+        if key_node.id != "scalar":
+            found = "a collection"
+        else:
+            found = f"{self._build(key_node)!r} (quote it: '{key_node.value}')"
+        raise InputError(self._path, f"a key must be a string (JSON objects have string keys), found {found}",
                          line=key_node.start_mark.line + 1, source=self._source)
-
-
-def _construct_timestamp(loader: _Loader, node: yaml.ScalarNode) -> str:
-    # Dates stay the strings the user wrote: suites and states are JSON values.
-    return loader.construct_scalar(node)
-
-
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
 
 def _check_expansion(root, path: str) -> None:
