@@ -9,6 +9,7 @@ cache of recent parses); replay never writes.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 from collections import OrderedDict
@@ -88,10 +89,15 @@ class _Reader:
 
     def run(self, raw, parts) -> Run:
         self.expect_type(raw, ["object"], parts, "a run")
+        if "tool_calls" not in raw:
+            close = difflib.get_close_matches("tool_calls", [str(k) for k in raw], n=1, cutoff=0.75)
+            if close:  # a run with no calls is valid; a misspelled key would replay as one
+                raise self.fail(parts + [close[0]], f"unknown key {close[0]!r} in a run; did you mean 'tool_calls'?")
         calls_raw = raw.get("tool_calls", [])
         self.expect_type(calls_raw, ["array"], parts + ["tool_calls"], "'tool_calls'")
         calls = tuple(self.call(c, parts + ["tool_calls", i]) for i, c in enumerate(calls_raw))
-        conversation = raw.get("conversation") or {}
+        conversation = raw.get("conversation")
+        conversation = {} if conversation is None else conversation
         self.expect_type(conversation, ["object"], parts + ["conversation"], "'conversation'")
         turns = conversation.get("turns", [])
         self.expect_type(turns, ["array"], parts + ["conversation", "turns"], "'conversation.turns'")
@@ -142,10 +148,25 @@ class _Reader:
 def parse_cassette(path: str, text: str) -> Cassette:
     """Parse cassette JSON text; raise :class:`InputError` naming the line or JSON pointer."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno, source=text) from None
+    except ValueError as exc:  # a number JSON cannot hold, or an integer of thousands of digits
+        raise InputError(path, f"invalid JSON: {exc}") from None
+    except RecursionError:
+        raise InputError(path, "invalid JSON: nested too deeply to read") from None
     return _Reader(path).cassette(data)
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if number in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is too large for a JSON number")
+    return number
 
 
 # The most recently used cassettes, by real path. Items that share a cassette sit

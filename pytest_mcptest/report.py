@@ -14,8 +14,6 @@ from .files import atomic_write
 
 REPORT_VERSION = 1
 
-OUTCOMES = ("passed", "failed", "skipped", "xfailed", "xpassed", "error")
-
 
 def item_entry(nodeid: str, block, verdict) -> dict:
     """The report entry of one item, before its outcome is known."""
@@ -58,7 +56,7 @@ class ReportBuilder:
         entry = self.items.get(report.nodeid)
         if entry is None:
             entry = self.items[report.nodeid] = dict(data, outcome="passed")
-        elif data.get("envelope"):
+        elif report.when == "call":  # the phase that evaluated the block
             entry.update(envelope=data["envelope"], failures=data["failures"])
         outcome = phase_outcome(report)
         if outcome is not None and (entry["outcome"] == "passed" or outcome == "error"):
@@ -80,7 +78,7 @@ def build_report(items, errors: dict[str, str]) -> dict:
 
 
 def dumps(report: dict) -> str:
-    return json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def write_report(path: str, report: dict) -> None:

@@ -51,9 +51,26 @@ def test_other_code_rebuilds(writable, suite_file, monkeypatch):
     cache.load_suite_cached(suite_file)
     monkeypatch.setattr(cache, "code_stamp", lambda: "some other version")
     calls = []
-    monkeypatch.setattr(cache, "load_suite", lambda path: calls.append(path) or load_suite(path))
+    monkeypatch.setattr(cache, "load_suite", lambda path, text: calls.append(path) or load_suite(path, text))
     cache.load_suite_cached(suite_file)
     assert calls == [suite_file]
+
+
+def test_an_edit_that_keeps_size_and_time_rebuilds(writable, suite_file):
+    stat = os.stat(suite_file)
+    assert "exact: 0" in open(suite_file).read()
+    cache.load_suite_cached(suite_file)
+    with open(suite_file) as fh:
+        text = fh.read().replace("exact: 0", "exact: 7")
+    with open(suite_file, "w") as fh:
+        fh.write(text)
+    os.utime(suite_file, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # as `cp -p` or an archive would
+    assert cache.load_suite_cached(suite_file).blocks[0].expect[0].value == 7
+
+
+def test_an_unreadable_suite_is_an_input_error(tmp_path):
+    with pytest.raises(InputError, match="cannot read the file"):
+        cache.load_suite_cached(str(tmp_path))  # a directory
 
 
 def test_a_corrupt_cache_is_ignored(writable, suite_file):

@@ -222,14 +222,23 @@ def build_document(path: str, source: str, root: Any) -> list[Block]:
     return blocks
 
 
+def read_text(path: str, data: bytes | None = None) -> str:
+    """A suite's text; an unreadable or non-UTF-8 file is an :class:`InputError`."""
+    try:
+        if data is None:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
+
+
 def load_suite(path: str, text: str | None = None) -> Suite:
     """Read, validate and build one suite file. Raises :class:`InputError` at the first problem."""
     if text is None:
-        try:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-        except UnicodeDecodeError as exc:
-            raise InputError(path, f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+        text = read_text(path)
     blocks: list[Block] = []
     servers: dict = {}
     seen: dict[str, int] = {}

@@ -2,9 +2,9 @@
 
 Parsing YAML costs more per item than pytest's own bookkeeping; a suite that has not
 changed need not be parsed, validated and built again. The cache entry is keyed by
-the suite's path, modification time and size, and by a stamp of the code that built
-it (this package's sources and schema, and the Python version), so an edit to either
-rebuilds it. Like bytecode, nothing is written when ``PYTHONDONTWRITEBYTECODE`` is set
+the suite's real path and a hash of its bytes (times can lie: ``cp -p``, archives),
+and by a stamp of the code that built it (this package's sources and schema, PyYAML
+and Python), so an edit to either rebuilds it. Like bytecode, nothing is written when ``PYTHONDONTWRITEBYTECODE`` is set
 (or ``sys.dont_write_bytecode``), and a cache that cannot be read or written is
 simply not used. A cache file is a pickle: trust it as you trust ``__pycache__``.
 """
@@ -18,7 +18,10 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
-from .build import load_suite
+import yaml
+
+from ..errors import InputError
+from .build import load_suite, read_text
 from .model import Suite
 
 CACHE_FORMAT = 1
@@ -28,7 +31,7 @@ CACHE_FORMAT = 1
 def code_stamp() -> str:
     """What built a cached suite: this package's files (names, sizes, times) and Python."""
     package = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha1(f"{CACHE_FORMAT}:{sys.version}".encode())
+    digest = hashlib.sha1(f"{CACHE_FORMAT}:{sys.version}:{yaml.__version__}:{yaml.__with_libyaml__}".encode())
     for path in sorted(package.rglob("*.py")) + sorted((package / "schema").glob("*.json")):
         st = path.stat()
         digest.update(f"{path.relative_to(package)}:{st.st_size}:{st.st_mtime_ns};".encode())
@@ -41,9 +44,13 @@ def cache_path(path: str) -> str:
 
 
 def load_suite_cached(path: str) -> Suite:
-    """:func:`load_suite`, from the cache when the file and the code are unchanged."""
-    st = os.stat(path)
-    key = (path, st.st_mtime_ns, st.st_size, code_stamp())
+    """:func:`load_suite`, from the cache when the file's bytes and the code are unchanged."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
+    key = (os.path.realpath(path), hashlib.sha1(data).hexdigest(), code_stamp())
     where = cache_path(path)
     try:
         with open(where, "rb") as fh:
@@ -51,7 +58,7 @@ def load_suite_cached(path: str) -> Suite:
                 return pickle.load(fh)
     except Exception:  # absent, stale, truncated or from other code: rebuild
         pass
-    suite = load_suite(path)
+    suite = load_suite(path, read_text(path, data))
     if not sys.dont_write_bytecode:
         _store(where, key, suite)
     return suite
