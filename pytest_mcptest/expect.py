@@ -9,6 +9,7 @@ live in per-process caches, so an expectation itself is plain, picklable data.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from typing import Any, Optional
@@ -81,7 +82,45 @@ def _compile_schema(schema: Any):
     except jsonschema.SchemaError as exc:
         where = format_path(list(exc.path)) or "the schema"
         raise ExpectSyntaxError(f"malformed JSON Schema at {where}: {exc.message}") from None
-    return cls(schema)
+    for where, ref in _refs(schema, ()):
+        target = _local_ref(schema, ref)
+        if target is None:
+            raise ExpectSyntaxError(f"JSON Schema $ref {ref!r} at {format_path(list(where)) or 'the schema'} "
+                                    "does not point inside this schema (only local '#/...' refs: nothing is fetched)")
+    from referencing import Registry
+
+    return cls(schema, registry=Registry())  # an empty registry: a $ref never reaches the network
+
+
+def _refs(node: Any, where: tuple):
+    """Every ``$ref`` in a schema, with where it stands."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str):
+                yield where, value
+            else:
+                yield from _refs(value, where + (key,))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _refs(value, where + (i,))
+
+
+def _local_ref(schema: Any, ref: str) -> Any:
+    """The part of ``schema`` a ``#/a/b`` ref names, or None."""
+    if ref == "#":
+        return schema
+    if not ref.startswith("#/"):
+        return None
+    node = schema
+    for raw in ref[2:].split("/"):
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
 
 
 def compile_expectation(entry: Any, line: Optional[int] = None) -> Expectation:
@@ -110,8 +149,6 @@ def compile_expectation(entry: Any, line: Optional[int] = None) -> Expectation:
         raise ExpectSyntaxError(f"a matcher is one '<kind>: <value>' pair with kind one of {', '.join(KINDS)}")
     (kind, value), = matcher.items()
     if kind not in KINDS:
-        import difflib
-
         close = difflib.get_close_matches(str(kind), KINDS, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ExpectSyntaxError(f"unknown matcher {kind!r}{hint}; expected one of {', '.join(KINDS)}")
@@ -168,45 +205,61 @@ def contains(actual: Any, expected: Any) -> bool:
     return subset(actual, expected)
 
 
-def _match(exp: Expectation, actual: Any) -> tuple[bool, str]:
+_COMPARE = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b, "<": lambda a, b: a < b}
+
+
+def _mismatch(exp: Expectation, actual: Any) -> Optional[str]:
+    """None when ``actual`` satisfies the matcher, else why not (built only then)."""
     kind, value = exp.kind, exp.value
-    got = show(actual)
     if kind == "exact":
-        return json_equal(actual, value), f"expected exactly {show(value)}, got {got}"
+        return None if json_equal(actual, value) else f"expected exactly {show(value)}, got {show(actual)}"
     if kind == "contains":
-        return contains(actual, value), f"expected to contain {show(value)}, got {got}"
+        return None if contains(actual, value) else f"expected to contain {show(value)}, got {show(actual)}"
     if kind == "contains-all":
         missing = [v for v in value if not contains(actual, v)]
-        return not missing, f"expected to contain all of {show(value)}, missing {show(missing)}; got {got}"
+        if not missing:
+            return None
+        return f"expected to contain all of {show(value)}, missing {show(missing)}; got {show(actual)}"
     if kind == "regex":
         if not isinstance(actual, str):
-            return False, f"expected a string matching /{value}/, got {type_name(actual)} {got}"
-        return re.search(value, actual) is not None, f"expected to match /{value}/, got {got}"
+            return f"expected a string matching /{value}/, got {type_name(actual)} {show(actual)}"
+        return None if re.search(value, actual) else f"expected to match /{value}/, got {show(actual)}"
     if kind == "schema":
-        errors = sorted(_schema_validator(value).iter_errors(actual), key=lambda e: list(e.absolute_path))
+        from referencing.exceptions import Unresolvable
+
+        try:
+            errors = sorted(_schema_validator(value).iter_errors(actual), key=lambda e: list(e.absolute_path))
+        except Unresolvable as exc:
+            return f"the schema could not be applied: {exc}"
         if not errors:
-            return True, f"valid against the schema: {got}"
-        first = errors[0]
-        where = format_path(list(first.absolute_path))
-        return False, f"does not match the schema: {first.message}" + (f" at {where}" if where else "") + f"; got {got}"
+            return None
+        where = format_path(list(errors[0].absolute_path))
+        return (f"does not match the schema: {errors[0].message}" + (f" at {where}" if where else "")
+                + f"; got {show(actual)}")
     if kind == "==":
-        return json_equal(actual, value), f"expected == {show(value)}, got {got}"
+        return None if json_equal(actual, value) else f"expected == {show(value)}, got {show(actual)}"
     if kind == "!=":
-        return not json_equal(actual, value), f"expected != {show(value)}, got {got}"
+        return None if not json_equal(actual, value) else f"expected != {show(value)}, got {show(actual)}"
     if not is_number(actual):
-        return False, f"expected a number {kind} {show(value)}, got {type_name(actual)} {got}"
-    ok = {">=": actual >= value, ">": actual > value, "<=": actual <= value, "<": actual < value}[kind]
-    return ok, f"expected {kind} {show(value)}, got {got}"
+        return f"expected a number {kind} {show(value)}, got {type_name(actual)} {show(actual)}"
+    return None if _COMPARE[kind](actual, value) else f"expected {kind} {show(value)}, got {show(actual)}"
+
+
+def _nearest(missing: Missing, path: tuple) -> str:
+    """The keys where the path broke off, the most alike to the missing one first."""
+    if not missing.keys:
+        return "none"
+    wanted = path[len(missing.found)] if len(path) > len(missing.found) else ""
+    alike = difflib.get_close_matches(str(wanted), missing.keys, n=3, cutoff=0.5)
+    keys = alike + [k for k in missing.keys if k not in alike]
+    return ", ".join(keys[:12]) + (", ..." if len(keys) > 12 else "")
 
 
 def check(exp: Expectation, envelope: Any) -> ExpectResult:
     """Resolve ``exp.path`` in ``envelope`` and apply the matcher. Never raises for data."""
     actual = resolve(envelope, exp.path)
     if isinstance(actual, Missing):
-        near = ", ".join(actual.keys[:12]) if actual.keys else "none"
-        if len(actual.keys) > 12:
-            near += ", ..."
-        message = f"{exp.target} resolves to nothing: {actual.reason}; nearest keys: {near}"
+        message = f"{exp.target} resolves to nothing: {actual.reason}; nearest keys: {_nearest(actual, exp.path)}"
         return ExpectResult(exp, False, None, False, message)
-    passed, message = _match(exp, actual)
-    return ExpectResult(exp, passed, actual, True, message)
+    message = _mismatch(exp, actual)
+    return ExpectResult(exp, message is None, actual, True, message or "passed")
