@@ -176,8 +176,11 @@ _CACHE: OrderedDict[str, tuple[tuple[int, int], Cassette]] = OrderedDict()
 CACHE_SIZE = 256
 
 
-def load_cassette(path: str) -> Cassette:
-    """Read and parse a cassette, reusing a recent parse unless the file changed."""
+def load_cassette(path: str, name: str | None = None) -> Cassette:
+    """Read and parse a cassette, reusing a recent parse unless the file changed.
+
+    ``name`` is how errors show the file (relative to the project's root, say).
+    """
     key = os.path.abspath(path)
     with open(key, "rb") as fh:
         st = os.fstat(fh.fileno())
@@ -190,8 +193,8 @@ def load_cassette(path: str) -> Cassette:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(path, f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
-    cassette = parse_cassette(path, text)
+        raise InputError(name or path, f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+    cassette = parse_cassette(name or path, text)
     _CACHE[key] = (stamp, cassette)
     if len(_CACHE) > CACHE_SIZE:
         _CACHE.popitem(last=False)

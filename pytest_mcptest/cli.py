@@ -1,21 +1,23 @@
 """The ``mcptest`` command: the same model, engine and expect as the pytest items.
 
-Exit status: 0 all passed, 1 a gate failed, 2 bad input or usage (reason on stderr).
+Both ``run`` and ``scenario run`` drive pytest with this plugin, so a block's outcome
+(marks such as ``skip``, ``skipif`` and ``xfail`` included) is pytest's own and cannot
+drift from what ``pytest`` says. Exit status: 0 all passed, 1 a gate failed, 2 bad
+input or usage (the reason on stderr).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import sys
 import tempfile
 from typing import Optional, Sequence
 
 from .errors import InputError
-from .evaluate import Context, Verdict, evaluate
-from .render import render_verdict, summary_line
-from .report import build_report, dumps, item_entry
+from .report import dumps
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -26,96 +28,65 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def _display(path: str) -> str:
-    rel = os.path.relpath(path)
-    return (path if rel.startswith("..") else rel).replace(os.sep, "/")
-
-
-def _outcome(verdict: Verdict) -> str:
-    """The outcome pytest would give this block, marks included."""
-    marks = {m.name: m for m in verdict.block.marks}
-    if "skip" in marks:
-        return "skipped"
-    if "xfail" in marks:
-        if not verdict.passed:
-            return "xfailed"
-        return "failed" if marks["xfail"].kwargs.get("strict") else "xpassed"
-    return "passed" if verdict.passed else "failed"
-
-
-def _scenario_run(args) -> int:
-    from .suite.cache import load_suite_cached
-
-    try:
-        suite = load_suite_cached(args.suite)
-    except InputError as exc:
-        print(exc.render(), file=sys.stderr)
-        return EXIT_USAGE
-    except OSError as exc:
-        print(f"{args.suite}: cannot read: {exc.strerror}", file=sys.stderr)
-        return EXIT_USAGE
-    scenarios = [b for b in suite.blocks if b.kind == "scenario"]
-    if args.name:
-        known = {b.name for b in scenarios}
-        unknown = [n for n in args.name if n not in known]
-        if unknown:
-            print(f"{args.suite}: no scenario named {unknown[0]!r}; scenarios: "
-                  f"{', '.join(repr(b.name) for b in scenarios) or 'none'}", file=sys.stderr)
-            return EXIT_USAGE
-        scenarios = [b for b in scenarios if b.name in args.name]
-    if not scenarios:
-        print(f"{args.suite}: no scenarios to run", file=sys.stderr)
-        return EXIT_USAGE
-    cassette_dir = os.path.abspath(args.cassette_dir) if args.cassette_dir else None
-    ctx = Context(cassette_dir=cassette_dir)
-    shown = _display(args.suite)
-    entries, counts = [], {}
-    for block in scenarios:
-        verdict = evaluate(block, ctx)
-        outcome = _outcome(verdict)
-        counts[outcome] = counts.get(outcome, 0) + 1
-        entries.append(dict(item_entry(f"{shown}::{block.name}", block, verdict), outcome=outcome))
-        if not args.json:
-            print(f"{outcome.upper():8} {block.name}" + (f"  ({summary_line(verdict)})" if not verdict.passed else ""))
-            if outcome == "failed" and not verdict.passed:
-                print(render_verdict(verdict, file=shown))
-                print()
-    if args.json:
-        sys.stdout.write(dumps(build_report(entries, {})))
-    else:
-        order = ("passed", "failed", "skipped", "xfailed", "xpassed")
-        print(", ".join(f"{counts.get(k, 0)} {k}" for k in order if k in ("passed", "failed") or counts.get(k)))
-    return EXIT_FAILED if counts.get("failed") else EXIT_OK
-
-
-def _run(args) -> int:
-    """Every block of the suites, through pytest with this plugin."""
-    import json
-
+def _pytest(targets: list[str], cassette_dir: Optional[str], as_json: bool) -> int:
+    """Run pytest on ``targets``; print its output (or, with ``as_json``, the report)."""
     import pytest
 
-    missing = [s for s in args.suites if not os.path.exists(s)]
-    if missing:
-        print(f"{missing[0]}: no such file or directory", file=sys.stderr)
-        return EXIT_USAGE
     with tempfile.TemporaryDirectory() as tmp:
         report_path = os.path.join(tmp, "report.json")
-        argv = list(args.suites) + ["-p", "no:cacheprovider", f"--mcptest-report={report_path}",
-                                    "-o", "python_files=", "-q"]
-        if args.cassette_dir:
-            argv.append(f"--cassette-dir={os.path.abspath(args.cassette_dir)}")
-        out = sys.stderr if args.json else sys.stdout
-        with contextlib.redirect_stdout(out):
+        argv = targets + ["-p", "no:cacheprovider", f"--mcptest-report={report_path}", "-o", "python_files=", "-q"]
+        if cassette_dir:
+            argv.append(f"--cassette-dir={os.path.abspath(cassette_dir)}")
+        with contextlib.redirect_stdout(sys.stderr if as_json else sys.stdout):
             code = int(pytest.main(argv))
         report = None
         if os.path.exists(report_path):
             with open(report_path, encoding="utf-8") as fh:
                 report = json.load(fh)
-    if args.json and report is not None:
+    if as_json and report is not None:
         sys.stdout.write(dumps(report))
-    if report is None or report.get("errors") or code not in (0, 1):
+    if report is None or code not in (0, 1):
+        print(f"mcptest: pytest stopped with exit status {code} (see its output above)", file=sys.stderr)
+        return EXIT_USAGE
+    if report.get("errors"):
+        for error in report["errors"]:
+            print(f"mcptest: bad suite {error['file']}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK if code == 0 else EXIT_FAILED
+
+
+def _run(args) -> int:
+    """Every block of the suites, as pytest would run them."""
+    missing = [s for s in args.suites if not os.path.exists(s)]
+    if missing:
+        print(f"{missing[0]}: no such file or directory", file=sys.stderr)
+        return EXIT_USAGE
+    return _pytest(list(args.suites), args.cassette_dir, args.json)
+
+
+def _scenario_run(args) -> int:
+    """The scenarios of one suite (or those named), through pytest."""
+    from .suite.cache import load_suite_cached
+
+    if not os.path.isfile(args.suite):
+        print(f"{args.suite}: no such file", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        suite = load_suite_cached(args.suite)
+    except InputError as exc:
+        print(exc.render(), file=sys.stderr)
+        return EXIT_USAGE
+    scenarios = [b.name for b in suite.blocks if b.kind == "scenario"]
+    names = args.name or scenarios
+    unknown = [n for n in names if n not in scenarios]
+    if unknown:
+        print(f"{args.suite}: no scenario named {unknown[0]!r}; scenarios: "
+              f"{', '.join(repr(n) for n in scenarios) or 'none'}", file=sys.stderr)
+        return EXIT_USAGE
+    if not names:
+        print(f"{args.suite}: no scenarios to run", file=sys.stderr)
+        return EXIT_USAGE
+    return _pytest([f"{args.suite}::{name}" for name in names], args.cassette_dir, args.json)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -75,13 +75,13 @@ class Verdict:
 
     @property
     def envelope(self) -> dict:
-        """What ``expect:`` read: the run's envelope, or every run's for several runs."""
+        """What ``expect:`` read: the run's envelope; with several runs ``{"runs": [...]}``,
+        where ``runs[i]`` is exactly what ``expect:`` read for run ``i + 1``."""
         if len(self.runs) == 1:
             return self.runs[0].envelope
         if not self.runs:
             return {}
-        return {"runs": [r.envelope for r in self.runs], "runs_total": len(self.runs),
-                "runs_passed": sum(1 for r in self.runs if r.passed)}
+        return {"runs": [r.envelope for r in self.runs]}
 
 
 @attrs.frozen
@@ -90,6 +90,7 @@ class Context:
 
     cassette_dir: Optional[str] = None
     record_mode: str = "none"
+    root: Optional[str] = None  # paths in messages are shown relative to it (pytest's rootdir)
 
 
 def cassette_path(block: Block, ctx: Context) -> str:
@@ -102,13 +103,13 @@ def cassette_path(block: Block, ctx: Context) -> str:
 def _scenario_run(block: ScenarioBlock, run: Run, number: int) -> tuple[dict, list[Failure], Any]:
     result = replay_world(block.world, run)
     failures = []
-    for issue in result.invalid:
-        failures.append(Failure("invalid_action", f"call {issue.index} {issue.tool} {show(issue.args)}: {issue.reason}", number))
-    for issue in result.forbidden:
-        failures.append(Failure("forbidden_transition", f"call {issue.index} {issue.tool} {show(issue.args)}: {issue.reason}", number))
+    for gate, issues in (("invalid_action", result.invalid), ("forbidden_transition", result.forbidden)):
+        for issue in issues:
+            args = show(issue.args if issue.args is not None else {})
+            failures.append(Failure(gate, f"call {issue.index} {issue.tool} {args}: {issue.reason}", number))
     for diff in result.state_diff:
-        for path, expected, actual in diff.leaves():
-            failures.append(Failure("expect_state", f"{path}: expected {show(expected)}, got {show(actual)}", number))
+        leaves = "; ".join(f"{path}: expected {show(e)}, got {show(a)}" for path, e, a in diff.leaves())
+        failures.append(Failure("expect_state", leaves, number))
     return result.to_dict(), failures, result
 
 
@@ -118,12 +119,10 @@ EVALUATORS: dict[str, Callable] = {
 }
 
 
-def _display(path: str) -> str:
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if rel.startswith(".." + os.sep + "..") else rel
+def _display(path: str, root: Optional[str]) -> str:
+    """``path`` relative to ``root`` (or the working directory) when it lies inside it."""
+    rel = os.path.relpath(path, root or os.getcwd())
+    return path if rel == ".." or rel.startswith(".." + os.sep) else rel.replace(os.sep, "/")
 
 
 def evaluate(block: Block, ctx: Context = Context()) -> Verdict:
@@ -133,9 +132,9 @@ def evaluate(block: Block, ctx: Context = Context()) -> Verdict:
         return Verdict(block, None, problems=(Failure(
             "unsupported", f"{block.kind} blocks are not evaluated by this version of mcptest yet"),))
     path = cassette_path(block, ctx)
-    shown = _display(path)
+    shown = _display(path, ctx.root)
     try:
-        cassette: Cassette = load_cassette(path)
+        cassette: Cassette = load_cassette(path, shown)
     except FileNotFoundError:
         mode = ("replay only, record mode 'none'" if ctx.record_mode == "none" else
                 f"record mode {ctx.record_mode!r}, but {block.kind} blocks only replay: nothing here runs a live agent")

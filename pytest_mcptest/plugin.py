@@ -57,7 +57,12 @@ def pytest_configure(config: pytest.Config) -> None:
     mode = config.getoption("mcptest_record_mode") or config.getini("mcptest_record_mode") or "none"
     if mode not in RECORD_MODES:
         raise pytest.UsageError(f"mcptest_record_mode must be one of {', '.join(RECORD_MODES)}, found {mode!r}")
-    config.stash[SETTINGS_KEY] = {"cassette_dir": _cassette_dir(config), "record_mode": mode}
+    report = config.getoption("mcptest_report")
+    if report is not None and (not report.strip() or os.path.isdir(report)):
+        raise pytest.UsageError(f"--mcptest-report needs a file path, found {report!r}"
+                                + (" (a directory)" if report.strip() else ""))
+    config.stash[SETTINGS_KEY] = {"cassette_dir": _cassette_dir(config), "record_mode": mode,
+                                  "root": str(config.rootpath)}
     config.pluginmanager.register(_SessionHooks(config), "mcptest-session")
 
 

@@ -103,14 +103,6 @@ def render_verdict(verdict: Verdict, file: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def summary_line(verdict: Verdict) -> str:
-    """One line per failed block, for the terminal summary and the CLI."""
-    first = verdict.failures[0] if verdict.failures else None
-    reason = f"{first.gate}: {first.message.splitlines()[0]}" if first else "passed"
-    more = len(verdict.failures) - 1
-    return reason + (f" (+{more} more)" if more > 0 else "")
-
-
 def _flatten(value, prefix: str = "") -> dict:
     if isinstance(value, dict) and value:
         out = {}

@@ -35,3 +35,18 @@ def test_state_diff_leaves_name_full_paths():
     assert leaves == [("booked.pay[0].amount", 5, 55), ("missing", 1, ABSENT)]
     assert show(ABSENT) == "absent"
     assert replay_world(spec, Run(tool_calls=(ToolCall("x"),))).invalid  # unknown tool still invalid
+
+
+def test_anthropic_tool_use_turns_are_not_final_responses():
+    from pytest_mcptest.engine.trace import final_responses
+
+    turns = (
+        {"role": "user", "content": "where is my order?"},
+        {"role": "assistant", "content": [{"type": "text", "text": "I cannot see it yet, let me look"},
+                                          {"type": "tool_use", "id": "t1", "name": "find", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "shipped"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "It shipped."}]},
+        {"role": "user", "content": [{"type": "text", "text": "thanks"}]},
+        {"role": "assistant", "content": "Glad to help."},
+    )
+    assert final_responses(turns) == ("It shipped.", "Glad to help.")

@@ -507,3 +507,21 @@ def test_trace_nesting_is_checked_before_root():
 def test_trace_that_is_not_an_object_falls_back_to_root():
     cassette = parse_cassette("both.json", json.dumps({"trace": "x", "tool_calls": [{"name": "root_call"}]}))
     assert cassette.shape == "envelope" and cassette.runs[0].tool_names == ["root_call"]
+
+
+@pytest.mark.parametrize("text, line, words", [
+    ('scenarios:\n  - name: " padded"\n', 2, ["control characters", "start or end with a space"]),
+    ('scenarios:\n  - name: "tab\\there"\n', 2, ["control characters"]),
+    ("scenarios:\n  - name: a\n    tags: [skip]\n", 3, ["tag 'skip' is one of pytest's own marks"]),
+    ('scenarios:\n  - name: a\n    tags: ["two words"]\n', 3, ["tag 'two words' could not be selected"]),
+    ("scenarios:\n  - name: a\n    tags: [ok-tag, and]\n", 3, ["tag 'and' could not be selected"]),
+    ("scenarios:\n  - name: a\n    marks: [{usefixtures: db}]\n", 3, ["'usefixtures' means nothing on a suite block"]),
+])
+def test_names_tags_and_marks_that_would_misbehave(tmp_path, text, line, words):
+    path = tmp_path / "s.mcptest.yml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        load_suite(str(path))
+    assert exc.value.line == line
+    for word in words:
+        assert word in exc.value.message

@@ -213,7 +213,8 @@ def test_multi_run_cassette_fails_when_any_run_fails(pytester):
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*run 2 of 2: 1 failure*", "*count*expected 1*got 2*", "*1 of 2 runs passed*"])
     env = json.loads((pytester.path / "r.json").read_text())["items"][0]["envelope"]
-    assert env["runs_total"] == 2 and env["runs_passed"] == 1 and len(env["runs"]) == 2
+    assert list(env) == ["runs"] and len(env["runs"]) == 2
+    assert [r["state"]["count"] for r in env["runs"]] == [1, 2]
 
 
 def test_pending_block_kinds_fail_plainly(pytester):
@@ -291,3 +292,10 @@ def test_yes_no_on_off_are_words_as_in_yaml_1_2(tmp_path):
     suite = tmp_path / "s.mcptest.yml"
     suite.write_text("scenarios:\n  - name: n\n    seed: {on: yes, off: No, flag: True, other: false}\n")
     assert load_suite(str(suite)).blocks[0].world.seed == {"on": "yes", "off": "No", "flag": True, "other": False}
+
+
+def test_report_path_must_be_a_file(shop):
+    shop.mkdir("reports")
+    result = shop.runpytest("--mcptest-report", "reports")
+    assert result.ret == 4 and "--mcptest-report needs a file path" in result.stderr.str()
+    assert shop.runpytest("--mcptest-report", "").ret == 4

@@ -22,11 +22,6 @@ class ToolCall:
     result: Any = None
     turn: Optional[int] = None
 
-    @property
-    def qualified_name(self) -> str:
-        """``server.name`` when the server is known, else the bare name."""
-        return f"{self.server}.{self.name}" if self.server else self.name
-
     def to_dict(self) -> dict:
         out: dict = {"name": self.name}
         if self.server is not None:
@@ -55,20 +50,35 @@ def message_text(content: Any) -> str:
     return ""
 
 
+def _blocks(msg: dict) -> list:
+    content = msg.get("content")
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def _asks_for_tools(msg: dict) -> bool:
+    """An assistant message that calls tools: OpenAI ``tool_calls`` or Anthropic ``tool_use`` blocks."""
+    return bool(msg.get("tool_calls")) or any(b.get("type") == "tool_use" for b in _blocks(msg))
+
+
+def _is_user_turn(msg: Any) -> bool:
+    """A message the user wrote; an Anthropic user message made only of ``tool_result`` blocks is not."""
+    if not isinstance(msg, dict) or msg.get("role") != "user":
+        return False
+    blocks = _blocks(msg)
+    return not blocks or not all(b.get("type") == "tool_result" for b in blocks)
+
+
 def final_responses(turns: tuple) -> tuple[str, ...]:
     """The assistant messages that end a turn, in order.
 
-    An assistant message ends a turn when the next message is the user's, or when
-    it is the last message; one that asks for tool calls never does.
+    An assistant message ends a turn when the next message is the user's, or when it
+    is the last message; one that asks for tool calls never does.
     """
     out = []
     for i, msg in enumerate(turns):
-        if not isinstance(msg, dict) or msg.get("role") != "assistant":
+        if not isinstance(msg, dict) or msg.get("role") != "assistant" or _asks_for_tools(msg):
             continue
-        if msg.get("tool_calls"):
-            continue
-        nxt = turns[i + 1] if i + 1 < len(turns) else None
-        if nxt is None or (isinstance(nxt, dict) and nxt.get("role") == "user"):
+        if i + 1 == len(turns) or _is_user_turn(turns[i + 1]):
             out.append(message_text(msg.get("content")))
     return tuple(out)
 

@@ -28,6 +28,7 @@ from .trace import Run, ToolCall
 from .values import ABSENT, copy_json, is_number, json_diff, json_equal, show
 
 GUARD_OPS = ("eq", "min", "max")
+LEAF_LIMIT = 8  # differing leaves shown per expect_state path
 EFFECT_OPS = ("set", "inc", "dec", "from_arg")
 
 
@@ -169,7 +170,11 @@ class StateDiff:
         if not self.present:
             return [(self.path, self.expected, ABSENT)]
         base = parse_path(self.path)
-        return [(format_path(base + sub), e, a) for sub, e, a in json_diff(self.expected, self.actual)]
+        leaves = json_diff(self.expected, self.actual, limit=LEAF_LIMIT + 1)
+        shown = [(format_path(base + sub), e, a) for sub, e, a in leaves[:LEAF_LIMIT]]
+        if len(leaves) > LEAF_LIMIT:
+            shown.append((f"{self.path} ...", "(more differences)", "(not shown)"))
+        return shown
 
     def to_dict(self) -> dict:
         out = {"path": self.path, "expected": self.expected, "present": self.present}

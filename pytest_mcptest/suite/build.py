@@ -8,6 +8,7 @@ names that repeat within a file.
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Any, Callable
 
 from ..engine.golden import GoldenOracle, GoldenPath
@@ -131,11 +132,29 @@ def _marks(doc: _Doc, parts, raw: dict) -> tuple[tuple[Mark, ...], tuple[str, ..
             marks.append(Mark(name))
         else:
             marks.append(Mark(name, (value,), {}))
-    for mark in marks:
+    for i, mark in enumerate(marks):
         if not mark.name.isidentifier():
             raise doc.error(parts + ["marks"], f"mark name {mark.name!r} is not a valid identifier")
+        if mark.name in MEANINGLESS_MARKS:
+            raise doc.error(parts + ["marks"], f"the mark {mark.name!r} means nothing on a suite block "
+                            "(it has no fixtures and no parameters)")
     tags = tuple(raw.get("tags") or ())
+    for i, tag in enumerate(tags):
+        if not _SELECTABLE.fullmatch(tag) or tag in ("and", "or", "not"):
+            raise doc.error(parts + ["tags", i], f"tag {tag!r} could not be selected with `-m` or `-k` "
+                            "(use letters, digits and _ - . + / without spaces, and not and/or/not)")
+        if tag in BEHAVIOUR_MARKS:
+            raise doc.error(parts + ["tags", i], f"tag {tag!r} is one of pytest's own marks and would change how "
+                            f"the item runs; use `{tag}:` or `marks:` for that, or pick another tag")
     return tuple(marks), tags
+
+
+# What pytest's `-m` and `-k` expressions read as one name.
+_SELECTABLE = re.compile(r"[\w+\-./]+")  # no ':' either: it ends a marker's name in the ini
+# pytest marks that act on an item: a tag of that name would silently skip or xfail it.
+BEHAVIOUR_MARKS = frozenset({"skip", "skipif", "xfail", "usefixtures", "parametrize", "filterwarnings"})
+# pytest marks that only make sense on Python test functions.
+MEANINGLESS_MARKS = frozenset({"usefixtures", "parametrize"})
 
 
 def _common(doc: _Doc, parts, raw: dict, kind: str, name: str | None = None) -> dict:

@@ -14,9 +14,6 @@ import attrs
 from ..engine.world import WorldSpec
 from ..expect import Expectation
 
-KINDS = ("scenario", "agent", "distractors", "conversation", "tool_quality", "tool_bench")
-
-
 @attrs.frozen
 class Mark:
     """A pytest mark to put on the item: its name, positional and keyword arguments."""

@@ -107,7 +107,8 @@ def _explain(error, parts):
         wanted = " or ".join(wanted) if isinstance(wanted, list) else wanted
         return f"{where} must be {wanted}, found {type_name(instance)} {show(instance, 40)}", parts
     if kind == "pattern" and parts and parts[-1] == "name":
-        return f"{where}: a name may not contain '::' (pytest's node-id separator), found {show(instance)}", parts
+        return (f"{where}: a name may not contain '::' (pytest's node-id separator) or control characters, "
+                f"nor start or end with a space; found {show(instance)}", parts)
     if kind in ("enum", "const"):
         allowed = error.validator_value if kind == "enum" else [error.validator_value]
         return f"{where} must be one of {', '.join(show(a) for a in allowed)}, found {show(instance)}", parts
