@@ -67,10 +67,30 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_ignore_collect(collection_path, config):
-    """Cassette folders hold recordings, never tests: pytest need not walk them file by file."""
+    """Cassette folders hold recordings, not tests: pytest need not walk them file by file.
+
+    Only a folder with no Python file and no suite anywhere below it is passed over,
+    so tests that happen to live in a folder named ``cassettes`` are still collected.
+    """
     if collection_path.name in config.getini("mcptest_skip_dirs") and collection_path.is_dir():
-        return True
+        patterns = DEFAULT_PATTERNS + tuple(config.getini("mcptest_files"))
+        return None if _holds_tests(str(collection_path), patterns) else True
     return None
+
+
+def _holds_tests(folder: str, patterns: tuple) -> bool:
+    """Whether any file below ``folder`` could be collected (a ``.py`` file or a suite)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return False
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            if _holds_tests(entry.path, patterns):
+                return True
+        elif entry.name.endswith(".py") or any(fnmatch.fnmatch(entry.name, p) for p in patterns):
+            return True
+    return False
 
 
 def pytest_collect_file(file_path, parent):

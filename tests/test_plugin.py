@@ -261,10 +261,21 @@ def test_cassette_folders_are_not_walked(pytester):
     pytester.makefile(".mcptest.yml", s="scenarios:\n" + simple_scenario("in folder", "cassettes/p.json"))
     pytester.mkdir("cassettes")
     (pytester.path / "cassettes" / "p.json").write_text(PING_RUN)
-    (pytester.path / "cassettes" / "stray.mcptest.yml").write_text("not: [valid")
+    (pytester.path / "cassettes" / "sub").mkdir()
+    for i in range(3):
+        (pytester.path / "cassettes" / "sub" / f"r{i}.json").write_text(PING_RUN)
+    pytester.makeconftest("def pytest_collect_file(file_path, parent):\n"
+                          "    open('walked.txt', 'a').write(file_path.name + '\\n')\n")
     pytester.runpytest().assert_outcomes(passed=1)
-    pytester.makeini("[pytest]\nmcptest_skip_dirs =\n")
-    pytester.runpytest().assert_outcomes(passed=1, errors=1)
+    walked = (pytester.path / "walked.txt").read_text().split()
+    assert "p.json" not in walked and "r0.json" not in walked and "s.mcptest.yml" in walked
+
+
+def test_tests_in_a_folder_named_cassettes_are_still_collected(pytester):
+    pytester.mkdir("cassettes")
+    (pytester.path / "cassettes" / "deep").mkdir()
+    (pytester.path / "cassettes" / "deep" / "test_real.py").write_text("def test_x():\n    assert True\n")
+    pytester.runpytest().assert_outcomes(passed=1)
 
 
 def test_suites_load_after_yaml_is_imported_again(tmp_path):
