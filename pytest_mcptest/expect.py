@@ -60,14 +60,23 @@ class ExpectResult:
 
 
 _VALIDATORS: dict[str, Any] = {}
+_BY_OBJECT: dict[int, tuple[Any, Any]] = {}
 
 
 def _schema_validator(schema: Any):
-    """A checked, compiled validator for ``schema``; one per distinct schema per process."""
+    """A checked, compiled validator for ``schema``; one per distinct schema per process.
+
+    Looked up first by the schema object itself (an expectation checks the same object
+    run after run), then by its canonical JSON.
+    """
+    hit = _BY_OBJECT.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
     key = json.dumps(schema, sort_keys=True)
     validator = _VALIDATORS.get(key)
     if validator is None:
         validator = _VALIDATORS[key] = _compile_schema(schema)
+    _BY_OBJECT[id(schema)] = (schema, validator)
     return validator
 
 
