@@ -10,12 +10,12 @@ live in per-process caches, so an expectation itself is plain, picklable data.
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from typing import Any, Optional
 
 import attrs
 
+from .engine.matching import MalformedSchema, contains, schema_validator
 from .engine.paths import Missing, PathError, Segment, format_path, parse_path, resolve
 from .engine.values import is_number, json_equal, show, type_name
 
@@ -59,79 +59,6 @@ class ExpectResult:
         return out
 
 
-_VALIDATORS: dict[str, Any] = {}
-_BY_OBJECT: dict[int, tuple[Any, Any]] = {}
-
-
-def _schema_validator(schema: Any):
-    """A checked, compiled validator for ``schema``; one per distinct schema per process.
-
-    Looked up first by the schema object itself (an expectation checks the same object
-    run after run), then by its canonical JSON.
-    """
-    hit = _BY_OBJECT.get(id(schema))
-    if hit is not None and hit[0] is schema:
-        return hit[1]
-    key = json.dumps(schema, sort_keys=True)
-    validator = _VALIDATORS.get(key)
-    if validator is None:
-        validator = _VALIDATORS[key] = _compile_schema(schema)
-    _BY_OBJECT[id(schema)] = (schema, validator)
-    return validator
-
-
-def _compile_schema(schema: Any):
-    import jsonschema
-
-    if not isinstance(schema, (dict, bool)):
-        raise ExpectSyntaxError(f"the schema matcher takes a JSON Schema object, found {type_name(schema)}")
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    try:
-        cls.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        where = format_path(list(exc.path)) or "the schema"
-        raise ExpectSyntaxError(f"malformed JSON Schema at {where}: {exc.message}") from None
-    for where, ref in _refs(schema, ()):
-        target = _local_ref(schema, ref)
-        if target is None:
-            raise ExpectSyntaxError(f"JSON Schema $ref {ref!r} at {format_path(list(where)) or 'the schema'} "
-                                    "does not point inside this schema (only local '#/...' refs: nothing is fetched)")
-    from referencing import Registry
-
-    return cls(schema, registry=Registry())  # an empty registry: a $ref never reaches the network
-
-
-def _refs(node: Any, where: tuple):
-    """Every ``$ref`` in a schema, with where it stands."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key == "$ref" and isinstance(value, str):
-                yield where, value
-            else:
-                yield from _refs(value, where + (key,))
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            yield from _refs(value, where + (i,))
-
-
-def _local_ref(schema: Any, ref: str) -> Any:
-    """The part of ``schema`` a ``#/a/b`` ref names, or None."""
-    if ref == "#":
-        return schema
-    if not ref.startswith("#/"):
-        return None
-    node = schema
-    for raw in ref[2:].split("/"):
-        part = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return None
-    return node
-
-
 def compile_expectation(entry: Any, line: Optional[int] = None) -> Expectation:
     """Turn one YAML entry into an :class:`Expectation`, or raise :class:`ExpectSyntaxError`."""
     if not isinstance(entry, dict):
@@ -169,49 +96,15 @@ def compile_expectation(entry: Any, line: Optional[int] = None) -> Expectation:
         except re.error as exc:
             raise ExpectSyntaxError(f"invalid regular expression {value!r}: {exc}") from None
     elif kind == "schema":
-        _schema_validator(value)
+        try:
+            schema_validator(value)
+        except MalformedSchema as exc:
+            raise ExpectSyntaxError(str(exc)) from None
     elif kind == "contains-all" and not isinstance(value, list):
         raise ExpectSyntaxError(f"contains-all takes a list, found {type_name(value)}")
     elif kind in COMPARISONS[:4] and not is_number(value):
         raise ExpectSyntaxError(f"{kind!r} compares numbers, found {type_name(value)} {show(value)}")
     return Expectation(target=target, path=path, kind=kind, value=value, line=line)
-
-
-def subset(actual: Any, expected: Any) -> bool:
-    """Object subset with multiset arrays: every expected key/item is in ``actual``."""
-    if isinstance(expected, dict):
-        return isinstance(actual, dict) and all(k in actual and subset(actual[k], v) for k, v in expected.items())
-    if isinstance(expected, list):
-        return isinstance(actual, list) and _multiset_match(actual, expected)
-    return json_equal(actual, expected)
-
-
-def _multiset_match(actual: list, expected: list) -> bool:
-    """Each expected item pairs with a distinct actual item (a maximum bipartite matching)."""
-    if len(expected) > len(actual):
-        return False
-    owner: dict[int, int] = {}
-
-    def place(e: int, seen: set) -> bool:
-        for a in range(len(actual)):
-            if a in seen or not subset(actual[a], expected[e]):
-                continue
-            seen.add(a)
-            if a not in owner or place(owner[a], seen):
-                owner[a] = e
-                return True
-        return False
-
-    return all(place(e, set()) for e in range(len(expected)))
-
-
-def contains(actual: Any, expected: Any) -> bool:
-    """Substring for strings, membership for a list and a non-list, subset otherwise."""
-    if isinstance(actual, str) and isinstance(expected, str):
-        return expected in actual
-    if isinstance(actual, list) and not isinstance(expected, list):
-        return any(subset(item, expected) for item in actual)
-    return subset(actual, expected)
 
 
 _COMPARE = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b, "<": lambda a, b: a < b}
@@ -237,7 +130,7 @@ def _mismatch(exp: Expectation, actual: Any) -> Optional[str]:
         from referencing.exceptions import Unresolvable
 
         try:
-            errors = sorted(_schema_validator(value).iter_errors(actual), key=lambda e: list(e.absolute_path))
+            errors = sorted(schema_validator(value).iter_errors(actual), key=lambda e: list(e.absolute_path))
         except Unresolvable as exc:
             return f"the schema could not be applied: {exc}"
         if not errors:

@@ -1,0 +1,127 @@
+"""Matching JSON values: object subsets, multisets, membership, and JSON Schema.
+
+Shared by the ``expect:`` matchers and the trajectory validator, so ``contains`` and
+an expected call's ``subset`` arguments mean the same thing everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .paths import format_path
+from .values import json_equal, type_name
+
+
+class MalformedSchema(ValueError):
+    """A JSON Schema that cannot be used: malformed, or with a ``$ref`` that leads outside it."""
+
+
+def subset(actual: Any, expected: Any) -> bool:
+    """Object subset with multiset arrays: every expected key/item is in ``actual``."""
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(k in actual and subset(actual[k], v) for k, v in expected.items())
+    if isinstance(expected, list):
+        return isinstance(actual, list) and _multiset_match(actual, expected)
+    return json_equal(actual, expected)
+
+
+def _multiset_match(actual: list, expected: list) -> bool:
+    """Each expected item pairs with a distinct actual item (a maximum bipartite matching)."""
+    if len(expected) > len(actual):
+        return False
+    owner: dict[int, int] = {}
+
+    def place(e: int, seen: set) -> bool:
+        for a in range(len(actual)):
+            if a in seen or not subset(actual[a], expected[e]):
+                continue
+            seen.add(a)
+            if a not in owner or place(owner[a], seen):
+                owner[a] = e
+                return True
+        return False
+
+    return all(place(e, set()) for e in range(len(expected)))
+
+
+def contains(actual: Any, expected: Any) -> bool:
+    """Substring for strings, membership for a list and a non-list, subset otherwise."""
+    if isinstance(actual, str) and isinstance(expected, str):
+        return expected in actual
+    if isinstance(actual, list) and not isinstance(expected, list):
+        return any(subset(item, expected) for item in actual)
+    return subset(actual, expected)
+
+
+_VALIDATORS: dict[str, Any] = {}
+_BY_OBJECT: dict[int, tuple[Any, Any]] = {}
+
+
+def schema_validator(schema: Any):
+    """A checked, compiled validator for ``schema``; one per distinct schema per process.
+
+    Looked up first by the schema object itself (an expectation checks the same object
+    run after run), then by its canonical JSON.
+    """
+    hit = _BY_OBJECT.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    key = json.dumps(schema, sort_keys=True)
+    validator = _VALIDATORS.get(key)
+    if validator is None:
+        validator = _VALIDATORS[key] = _compile_schema(schema)
+    _BY_OBJECT[id(schema)] = (schema, validator)
+    return validator
+
+
+def _compile_schema(schema: Any):
+    import jsonschema
+
+    if not isinstance(schema, (dict, bool)):
+        raise MalformedSchema(f"the schema matcher takes a JSON Schema object, found {type_name(schema)}")
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        where = format_path(list(exc.path)) or "the schema"
+        raise MalformedSchema(f"malformed JSON Schema at {where}: {exc.message}") from None
+    for where, ref in _refs(schema, ()):
+        target = _local_ref(schema, ref)
+        if target is None:
+            raise MalformedSchema(f"JSON Schema $ref {ref!r} at {format_path(list(where)) or 'the schema'} "
+                                    "does not point inside this schema (only local '#/...' refs: nothing is fetched)")
+    from referencing import Registry
+
+    return cls(schema, registry=Registry())  # an empty registry: a $ref never reaches the network
+
+
+def _refs(node: Any, where: tuple):
+    """Every ``$ref`` in a schema, with where it stands."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str):
+                yield where, value
+            else:
+                yield from _refs(value, where + (key,))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _refs(value, where + (i,))
+
+
+def _local_ref(schema: Any, ref: str) -> Any:
+    """The part of ``schema`` a ``#/a/b`` ref names, or None."""
+    if ref == "#":
+        return schema
+    if not ref.startswith("#/"):
+        return None
+    node = schema
+    for raw in ref[2:].split("/"):
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
