@@ -14,12 +14,14 @@ from typing import Any, Callable, Optional
 import attrs
 
 from .cassette import Cassette, load_cassette
+from .engine.golden import GoldenOutcome, judge_golden
 from .engine.trace import Run
+from .engine.trace_match import TraceValidation, validate_trace
 from .engine.world import replay_world
 from .engine.values import show
 from .errors import InputError
 from .expect import ExpectResult, check
-from .suite.model import Block, ScenarioBlock
+from .suite.model import AgentBlock, Block, ScenarioBlock
 
 
 @attrs.frozen
@@ -113,9 +115,53 @@ def _scenario_run(block: ScenarioBlock, run: Run, number: int) -> tuple[dict, li
     return result.to_dict(), failures, result
 
 
+@attrs.frozen
+class AgentRunResult:
+    """What the agent-test gates found in one run (for the failure text)."""
+
+    trace: Optional[TraceValidation]
+    golden: Optional[GoldenOutcome]
+
+
+def _agent_run(block: AgentBlock, run: Run, number: int) -> tuple[dict, list[Failure], Any]:
+    finals = run.final_responses
+    conversation: dict = {"turns": list(run.turns)}
+    envelope: dict = {
+        "tool_calls": [c.to_dict() for c in run.tool_calls],
+        "tool_names": run.tool_names,
+        "actions": len(run.tool_calls),
+        "turns": len(finals),
+        "conversation": conversation,
+    }
+    if finals:
+        envelope["final_response"] = finals[-1]
+    if run.tokens is not None:
+        conversation["tokens"] = dict(run.tokens)
+    if run.cost_micros is not None:
+        envelope["cost_micros"] = run.cost_micros
+    failures = []
+    trace = golden = None
+    if block.trace is not None:
+        trace = validate_trace(run.tool_calls, block.trace)
+        envelope["trace"] = trace.to_dict()
+        failures += [Failure("expected_trace", m.reason, number) for m in trace.mismatches]
+    if block.golden is not None:
+        golden = judge_golden(run.tool_names, block.golden)
+        envelope["golden"] = golden.to_dict()
+        if not golden.score.passed:
+            sc = golden.score
+            failures.append(Failure("golden", f"penalty {sc.penalty:.3g}: {sc.extra_steps} extra steps, "
+                                    f"{sc.backtracks} backtracks, {sc.repeated_tools} repeated tools", number))
+    if number == 1:
+        failures += [Failure("unsupported", f"{gate}: not evaluated by this version of mcptest yet")
+                     for gate in block.unsupported]
+    return envelope, failures, AgentRunResult(trace, golden)
+
+
 # kind -> function(block, run, run number) -> (envelope, gate failures, engine result)
 EVALUATORS: dict[str, Callable] = {
     "scenario": _scenario_run,
+    "agent": _agent_run,
 }
 
 

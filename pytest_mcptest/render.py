@@ -10,7 +10,8 @@ import os
 
 from .engine.values import show
 from .engine.world import WorldResult
-from .evaluate import RunVerdict, Verdict
+from .engine.trace_match import TraceValidation
+from .evaluate import AgentRunResult, RunVerdict, Verdict
 
 INDENT = "  "
 
@@ -26,8 +27,8 @@ def _table(rows: list[tuple[str, ...]], indent: str = INDENT * 2) -> list[str]:
     return out
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
+def _plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word if n == 1 else many or word + 's'}"
 
 
 def _world_sections(result: WorldResult) -> list[str]:
@@ -42,6 +43,24 @@ def _world_sections(result: WorldResult) -> list[str]:
             lines += _table([(f"call {i.index}", i.tool, show(i.args if i.args is not None else {}, 60), i.reason)
                              for i in issues])
     return lines
+
+
+def _trace_section(trace: TraceValidation, calls: list) -> list[str]:
+    """Expected and recorded calls side by side, with each mismatch's reason and pointers."""
+    if trace.passed:
+        return []
+    lines = ["", f"{INDENT}expected_trace ({trace.mode}): {_plural(len(trace.mismatches), 'mismatch', 'mismatches')}"]
+    rows = []
+    for m in trace.mismatches:
+        expected = f"expected {m.expected_index}" if m.expected_index is not None else "(no expected call)"
+        if m.recorded_index is not None and m.recorded_index < len(calls):
+            call = calls[m.recorded_index]
+            recorded = f"recorded {m.recorded_index} {call.get('name')} {show(call.get('args') or {}, 50)}"
+        else:
+            recorded = "(no recorded call)"
+        rows.append((expected, recorded, m.reason))
+        rows += [("", "", f"  {d.message}") for d in m.diffs]
+    return lines + _table(rows)
 
 
 def _expect_section(run: RunVerdict, suite_file: str) -> list[str]:
@@ -89,11 +108,15 @@ def render_verdict(verdict: Verdict, file: str | None = None) -> str:
     lines = [head]
     for run in failing:
         if len(runs) > 1:
-            lines += ["", f"{INDENT}run {run.index} of {len(runs)}: {_plural(len(run.failures), 'failure')}"]
+            lines += ["", f"{INDENT}{block.name} #{run.index} (run {run.index} of {len(runs)}): "
+                      f"{_plural(len(run.failures), 'failure')}"]
         if isinstance(run.detail, WorldResult):
             lines += _world_sections(run.detail)
         else:
-            gate_failures = [f for f in run.failures if f.gate != "expect"]
+            if isinstance(run.detail, AgentRunResult) and run.detail.trace is not None:
+                lines += _trace_section(run.detail.trace, run.envelope.get("tool_calls", []))
+            shown = ("expect", "expected_trace") if isinstance(run.detail, AgentRunResult) else ("expect",)
+            gate_failures = [f for f in run.failures if f.gate not in shown]
             if gate_failures:
                 lines.append("")
                 lines += [f"{INDENT}{f.gate}: {f.message}" for f in gate_failures]

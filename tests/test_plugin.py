@@ -211,17 +211,18 @@ def test_multi_run_cassette_fails_when_any_run_fails(pytester):
     (pytester.path / "two.json").write_text(json.dumps({"mcptest_cassette": 1, "runs": runs}))
     result = pytester.runpytest("--mcptest-report", "r.json")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*run 2 of 2: 1 failure*", "*count*expected 1*got 2*", "*1 of 2 runs passed*"])
+    result.stdout.fnmatch_lines(["*twice #2 (run 2 of 2): 1 failure*", "*count*expected 1*got 2*",
+                                 "*1 of 2 runs passed*"])
     env = json.loads((pytester.path / "r.json").read_text())["items"][0]["envelope"]
     assert list(env) == ["runs"] and len(env["runs"]) == 2
     assert [r["state"]["count"] for r in env["runs"]] == [1, 2]
 
 
 def test_pending_block_kinds_fail_plainly(pytester):
-    pytester.makefile(".mcptest.yml", s="agents:\n  - name: weather\n    prompt: hi\n")
+    pytester.makefile(".mcptest.yml", s="tool_quality:\n  - name: descriptions\n    server: docs\n")
     result = pytester.runpytest()
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*agent blocks are not evaluated by this version of mcptest yet*"])
+    result.stdout.fnmatch_lines(["*tool_quality blocks are not evaluated by this version of mcptest yet*"])
 
 
 def test_assertrepr_compare_on_engine_results(pytester):

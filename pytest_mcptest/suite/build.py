@@ -12,13 +12,15 @@ import re
 from typing import Any, Callable
 
 from ..engine.golden import GoldenOracle, GoldenPath
+from ..engine.matching import MalformedSchema, schema_validator
+from ..engine.trace_match import ExpectedCall, ExpectedTrace
 from ..engine.paths import PathError, parse_path
 from ..engine.values import is_number, show, type_name
 from ..engine.world import EFFECT_OPS, GUARD_OPS, Effect, ForbiddenRule, Guard, Transition, WorldSpec
 from ..errors import InputError
 from ..expect import ExpectSyntaxError, compile_expectation
 from .loader import LineDict, load_documents, line_of
-from .model import Block, Mark, PendingBlock, ScenarioBlock, Suite
+from .model import AgentBlock, Block, Mark, PendingBlock, ScenarioBlock, Suite
 from .validate import validate_document
 
 
@@ -164,6 +166,71 @@ def _common(doc: _Doc, parts, raw: dict, kind: str, name: str | None = None) -> 
                 expect=_expectations(doc, parts + ["expect"], raw.get("expect")))
 
 
+def _golden(raw: Any) -> GoldenOracle | None:
+    if raw is None:
+        return None
+    return GoldenOracle(
+        path=GoldenPath(calls=tuple(raw["calls"]), allow_extra_steps=raw.get("allow_extra_steps", False),
+                        penalize_backtracking=raw.get("penalize_backtracking", True),
+                        penalize_repeated_tools=raw.get("penalize_repeated_tools", True)),
+        alternates=tuple(tuple(a) for a in raw.get("alternates") or ()),
+    )
+
+
+def _expected_trace(doc: _Doc, parts, raw: Any) -> ExpectedTrace | None:
+    if raw is None:
+        return None
+    calls = []
+    for i, entry in enumerate(raw["calls"]):
+        here = parts + ["calls", i]
+        if isinstance(entry, str):
+            calls.append(ExpectedCall(entry))
+            continue
+        args = entry.get("args", "any")
+        if isinstance(args, str) and args in ("any", "ignore"):
+            calls.append(ExpectedCall(entry["name"], args))
+            continue
+        if not (isinstance(args, dict) and len(args) == 1 and next(iter(args)) in ("exact", "subset", "schema")):
+            raise doc.error(here + ["args"], "args must be any, ignore, {exact: ...}, {subset: ...} or "
+                            f"{{schema: ...}}, found {show(args)}")
+        (kind, value), = args.items()
+        if kind == "schema":
+            try:
+                schema_validator(value)
+            except MalformedSchema as exc:
+                raise doc.error(here + ["args", "schema"], str(exc)) from None
+        calls.append(ExpectedCall(entry["name"], kind, _plain(value)))
+    return ExpectedTrace(raw.get("mode", "strict"), calls)
+
+
+# Agent-test gates that a later version evaluates; declared now, they fail the item plainly.
+LATER_GATES = ("tool_selection", "equal_function_sets", "distractors", "discovery", "orchestration",
+               "token_efficiency")
+
+
+# What a `tests:` entry takes from the `agents:` entry it names: the agent, not its gates.
+AGENT_DEFINITION = ("model", "prompt", "system_prompt", "servers", "runs")
+
+
+def _agent(doc: _Doc, parts, raw: dict) -> AgentBlock:
+    base: dict = {}
+    if raw.get("type") == "agent":  # `tests:` spelling: inherit from the named `agents:` entry
+        agents = {a.get("name"): a for a in (doc.root.get("agents") or []) if isinstance(a, dict)}
+        base = agents.get(raw["agent"])
+        if base is None:
+            close = difflib.get_close_matches(str(raw["agent"]), [str(n) for n in agents], n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise doc.error(parts + ["agent"], f"no agent named {raw['agent']!r} under agents: in this "
+                            f"document{hint}")
+    merged = {**{k: v for k, v in base.items() if k in AGENT_DEFINITION}, **raw}
+    return AgentBlock(
+        model=merged.get("model"), prompt=merged.get("prompt"), servers=tuple(merged.get("servers") or ()),
+        trace=_expected_trace(doc, parts + ["expected_trace"], merged.get("expected_trace")),
+        golden=_golden(merged.get("golden")),
+        unsupported=tuple(g for g in LATER_GATES if merged.get(g) is not None),
+        **_common(doc, parts, raw, "agent"))
+
+
 def _scenario(doc: _Doc, parts, raw: dict) -> ScenarioBlock:
     transitions = tuple(
         Transition(tool=t["tool"], effects=_effects(doc, parts + ["transitions", i, "effect"], t.get("effect")),
@@ -174,15 +241,7 @@ def _scenario(doc: _Doc, parts, raw: dict) -> ScenarioBlock:
         ForbiddenRule(tool=f["tool"], reason=f["reason"], when=_guards(doc, parts + ["forbidden", i, "when"], f.get("when")))
         for i, f in enumerate(raw.get("forbidden") or ())
     )
-    golden = None
-    if raw.get("golden") is not None:
-        g = raw["golden"]
-        golden = GoldenOracle(
-            path=GoldenPath(calls=tuple(g["calls"]), allow_extra_steps=g.get("allow_extra_steps", False),
-                            penalize_backtracking=g.get("penalize_backtracking", True),
-                            penalize_repeated_tools=g.get("penalize_repeated_tools", True)),
-            alternates=tuple(tuple(a) for a in g.get("alternates") or ()),
-        )
+    golden = _golden(raw.get("golden"))
     expect_state = tuple((_path(doc, parts + ["expect_state", k], k), v) for k, v in (raw.get("expect_state") or {}).items())
     escalation = raw.get("escalation") or {}
     world = WorldSpec(
@@ -218,8 +277,8 @@ def _pending(kind: str) -> Callable:
 # gates add their builders here.
 SECTIONS: dict[str, tuple[str, Callable]] = {
     "scenarios": ("scenario", _scenario),
-    "agents": ("agent", _pending("agent")),
-    "tests": ("agent", _pending("agent")),
+    "agents": ("agent", _agent),
+    "tests": ("agent", _agent),
     "conversations": ("conversation", _pending("conversation")),
     "tool_quality": ("tool_quality", _pending("tool_quality")),
     "tool_bench": ("tool_bench", _pending("tool_bench")),

@@ -11,6 +11,8 @@ from typing import Optional
 
 import attrs
 
+from ..engine.golden import GoldenOracle
+from ..engine.trace_match import ExpectedTrace
 from ..engine.world import WorldSpec
 from ..expect import Expectation
 
@@ -47,6 +49,18 @@ class ScenarioBlock(Block):
     """A scenario world (spec 000)."""
 
     world: WorldSpec = attrs.field(factory=WorldSpec)
+
+
+@attrs.frozen
+class AgentBlock(Block):
+    """An agent test (spec 001/004): a recorded agent run gated on its calls and path."""
+
+    model: Optional[str] = None
+    prompt: Optional[str] = None
+    servers: tuple[str, ...] = ()
+    trace: Optional[ExpectedTrace] = None
+    golden: Optional[GoldenOracle] = None
+    unsupported: tuple[str, ...] = ()  # gates declared here that a later version evaluates
 
 
 @attrs.frozen

@@ -1,0 +1,254 @@
+"""Offline trajectory validation (spec 004): do the recorded calls fit an expected plan?
+
+An expected trace is a match mode and a list of expected calls, each a tool name and an
+argument shape (``any``, ``ignore``, ``exact``, ``subset``, ``schema``). Side by side,
+"expected" is the reference the user wrote and "recorded" is what the cassette holds.
+
+Modes:
+- ``strict`` (alias ``exact_sequence``): one for one, same length, same order.
+- ``subsequence``: every expected call, in order, among the recorded calls.
+- ``unordered`` / ``superset``: every expected call matched to a distinct recorded call,
+  any order, extras allowed.
+- ``subset``: every recorded call matched to a distinct expected call (no call beyond
+  the reference); calling fewer is fine.
+
+An empty reference passes under every mode except ``subset``, where it means "no call
+at all". One-to-one pairings are maximum bipartite matchings, never greedy first-fit, so
+a trace with a valid pairing always passes. A malformed schema raises
+:class:`~.matching.MalformedSchema`; a mismatch is a normal result with ``passed`` false.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import attrs
+
+from .matching import schema_validator, subset
+from .values import json_diff, json_equal, show
+
+ARG_KINDS = ("any", "ignore", "exact", "subset", "schema")
+MODES = ("strict", "exact_sequence", "subsequence", "unordered", "superset", "subset")
+
+
+def _pointer(parts) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+@attrs.frozen
+class ArgDiff:
+    """One difference in a call: the JSON pointer into the call, and what was expected and found."""
+
+    pointer: str
+    expected: Any
+    recorded: Any
+    message: str
+
+    def to_dict(self) -> dict:
+        return {"pointer": self.pointer, "message": self.message}
+
+
+@attrs.frozen
+class ExpectedCall:
+    """A tool name and an argument shape: ``args_kind`` is one of :data:`ARG_KINDS`."""
+
+    name: str
+    args_kind: str = "any"
+    args: Any = None
+
+    @classmethod
+    def by_name(cls, name: str) -> "ExpectedCall":
+        return cls(name)
+
+    def describe(self) -> str:
+        if self.args_kind in ("any", "ignore"):
+            return self.name
+        return f"{self.name} {self.args_kind} {show(self.args, 50)}"
+
+    def diffs(self, call: Any) -> list[ArgDiff]:
+        """What keeps ``call`` (a recorded call: name and args) from matching; empty when it matches."""
+        name, args = _name(call), _args(call)
+        if name != self.name:
+            return [ArgDiff("/name", self.name, name, f"name: expected {self.name!r}, recorded {name!r}")]
+        if self.args_kind in ("any", "ignore"):
+            return []
+        if self.args_kind == "exact":
+            return [ArgDiff(_pointer(("args",) + path), e, a, f"args{_pointer(path) or ''}: expected {show(e)}, "
+                            f"recorded {show(a)}") for path, e, a in json_diff(self.args, args)]
+        if self.args_kind == "subset":
+            if subset(args, self.args):
+                return []
+            return [ArgDiff(_pointer(("args",) + path), e, a, f"args{_pointer(path)}: expected {show(e)}, "
+                            f"recorded {show(a)}") for path, e, a in _subset_misses(self.args, args, ())]
+        errors = sorted(schema_validator(self.args).iter_errors(args), key=lambda e: list(e.absolute_path))
+        return [ArgDiff(_pointer(("args",) + tuple(err.absolute_path)), None, err.instance,
+                        f"args{_pointer(err.absolute_path)}: {err.message}") for err in errors]
+
+    def matches(self, call: Any) -> bool:
+        return not self.diffs(call)
+
+
+def _subset_misses(expected: Any, recorded: Any, path: tuple) -> list:
+    """The places an object subset fails: missing keys, differing values (arrays as a whole)."""
+    from .values import ABSENT
+
+    if isinstance(expected, dict) and isinstance(recorded, dict):
+        out = []
+        for key, value in expected.items():
+            if key not in recorded:
+                out.append((path + (key,), value, ABSENT))
+            elif not subset(recorded[key], value):
+                out.extend(_subset_misses(value, recorded[key], path + (key,)))
+        return out
+    return [(path, expected, recorded)]
+
+
+@attrs.frozen
+class ExpectedTrace:
+    """A match mode and the expected calls, in order."""
+
+    mode: str
+    calls: tuple[ExpectedCall, ...] = attrs.field(converter=tuple)
+
+    def __attrs_post_init__(self):
+        if self.mode not in MODES:
+            raise ValueError(f"unknown trace mode {self.mode!r}; expected one of {', '.join(MODES)}")
+
+    @classmethod
+    def strict(cls, calls) -> "ExpectedTrace":
+        return cls("strict", calls)
+
+    @classmethod
+    def subsequence(cls, calls) -> "ExpectedTrace":
+        return cls("subsequence", calls)
+
+
+@attrs.frozen
+class TraceMismatch:
+    """Why one expected call (or one recorded call, under ``subset``) found no partner."""
+
+    expected_index: Optional[int]
+    recorded_index: Optional[int]
+    diffs: tuple[ArgDiff, ...]
+    reason: str
+
+    def to_dict(self) -> dict:
+        return {"expected_index": self.expected_index, "recorded_index": self.recorded_index,
+                "diffs": [d.to_dict() for d in self.diffs], "reason": self.reason}
+
+
+@attrs.frozen
+class TraceValidation:
+    passed: bool
+    mode: str
+    mismatches: tuple[TraceMismatch, ...] = ()
+    pairs: tuple[tuple[int, int], ...] = ()  # (expected index, recorded index) that matched
+
+    def to_dict(self) -> dict:
+        return {"passed": self.passed, "mode": self.mode, "mismatches": [m.to_dict() for m in self.mismatches],
+                "pairs": [list(p) for p in self.pairs]}
+
+
+def _name(call: Any) -> str:
+    return call.get("name", "") if isinstance(call, dict) else getattr(call, "name", "")
+
+
+def _args(call: Any) -> Any:
+    return call.get("args") if isinstance(call, dict) else getattr(call, "args", None)
+
+
+def tool_calls_from_envelope(envelope: Any) -> list:
+    """The recorded calls of an envelope: ``trace.tool_calls`` first, then the root's; else none."""
+    if isinstance(envelope, dict):
+        trace = envelope.get("trace")
+        if isinstance(trace, dict) and isinstance(trace.get("tool_calls"), list):
+            return trace["tool_calls"]
+        if isinstance(envelope.get("tool_calls"), list):
+            return envelope["tool_calls"]
+    return []
+
+
+def _best_partner(expected: ExpectedCall, calls: Sequence[Any]) -> tuple[Optional[int], tuple[ArgDiff, ...]]:
+    """The recorded call closest to ``expected`` (same name first), to explain a miss."""
+    same = [i for i, c in enumerate(calls) if _name(c) == expected.name]
+    if same:
+        i = min(same, key=lambda k: len(expected.diffs(calls[k])))
+        return i, tuple(expected.diffs(calls[i]))
+    return None, ()
+
+
+def _matching(left: int, right: int, fits) -> dict[int, int]:
+    """A maximum bipartite matching (augmenting paths): left index -> right index."""
+    owner: dict[int, int] = {}
+
+    def place(a: int, seen: set) -> bool:
+        for b in range(right):
+            if b in seen or not fits(a, b):
+                continue
+            seen.add(b)
+            if b not in owner or place(owner[b], seen):
+                owner[b] = a
+                return True
+        return False
+
+    for a in range(left):
+        place(a, set())
+    return {a: b for b, a in owner.items()}
+
+
+def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValidation:
+    """Match recorded ``calls`` (ToolCalls or ``{name, args}`` dicts) against ``expected``."""
+    ref = expected.calls
+    mode = "strict" if expected.mode == "exact_sequence" else expected.mode
+    if not ref:
+        if mode == "subset" and calls:
+            miss = tuple(TraceMismatch(None, i, (), f"recorded call {i} {_name(c)}: the reference allows no call")
+                         for i, c in enumerate(calls))
+            return TraceValidation(False, expected.mode, miss)
+        return TraceValidation(True, expected.mode)
+    fits = [[e.matches(c) for c in calls] for e in ref]
+    mismatches: list[TraceMismatch] = []
+    pairs: list[tuple[int, int]] = []
+    if mode == "strict":
+        for i in range(max(len(ref), len(calls))):
+            if i >= len(ref):
+                mismatches.append(TraceMismatch(None, i, (), f"recorded call {i} {_name(calls[i])}: "
+                                                f"beyond the {len(ref)} expected calls"))
+            elif i >= len(calls):
+                mismatches.append(TraceMismatch(i, None, (), f"expected call {i} {ref[i].describe()}: "
+                                                f"the trace ran out after {len(calls)} calls"))
+            elif fits[i][i]:
+                pairs.append((i, i))
+            else:
+                mismatches.append(TraceMismatch(i, i, tuple(ref[i].diffs(calls[i])),
+                                                f"position {i}: {ref[i].describe()} does not match"))
+    elif mode == "subsequence":
+        at = 0
+        for i, exp in enumerate(ref):
+            j = next((k for k in range(at, len(calls)) if fits[i][k]), None)
+            if j is None:
+                partner, diffs = _best_partner(exp, calls)
+                mismatches.append(TraceMismatch(i, partner, diffs, f"expected call {i} {exp.describe()}: "
+                                                f"not found after recorded call {at - 1}" if at else
+                                                f"expected call {i} {exp.describe()}: not found"))
+            else:
+                pairs.append((i, j))
+                at = j + 1
+    elif mode in ("unordered", "superset"):
+        match = _matching(len(ref), len(calls), lambda a, b: fits[a][b])
+        for i, exp in enumerate(ref):
+            if i in match:
+                pairs.append((i, match[i]))
+            else:
+                partner, diffs = _best_partner(exp, calls)
+                mismatches.append(TraceMismatch(i, partner, diffs, f"expected call {i} {exp.describe()}: "
+                                                "no distinct recorded call matches it"))
+    else:  # subset: every recorded call needs a distinct reference call
+        match = _matching(len(calls), len(ref), lambda a, b: fits[b][a])
+        for j, call in enumerate(calls):
+            if j in match:
+                pairs.append((match[j], j))
+            else:
+                mismatches.append(TraceMismatch(None, j, (), f"recorded call {j} {_name(call)} "
+                                                f"{show(_args(call), 50)}: not allowed by the reference"))
+    return TraceValidation(not mismatches, expected.mode, tuple(mismatches), tuple(sorted(pairs)))
