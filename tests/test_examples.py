@@ -26,4 +26,4 @@ def test_examples_pass_under_pytest(pytester):
 
 @pytest.mark.parametrize("suite", SUITES, ids=lambda p: p.name)
 def test_examples_pass_under_the_cli(suite, capsys):
-    assert main(["scenario", "run", str(suite)]) == 0, capsys.readouterr().out
+    assert main(["run", str(suite)]) == 0, capsys.readouterr().out
