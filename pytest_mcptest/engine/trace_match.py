@@ -28,7 +28,7 @@ from .matching import schema_validator, subset
 from .values import json_diff, json_equal, show
 
 ARG_KINDS = ("any", "ignore", "exact", "subset", "schema")
-MODES = ("strict", "exact_sequence", "subsequence", "unordered", "superset", "subset")
+MODES = ("strict", "exact_sequence", "exact-sequence", "subsequence", "unordered", "superset", "subset")
 
 
 def _pointer(parts) -> str:
@@ -55,6 +55,10 @@ class ExpectedCall:
     name: str
     args_kind: str = "any"
     args: Any = None
+
+    def __attrs_post_init__(self):
+        if self.args_kind not in ARG_KINDS:
+            raise ValueError(f"unknown argument shape {self.args_kind!r}; expected one of {', '.join(ARG_KINDS)}")
 
     @classmethod
     def by_name(cls, name: str) -> "ExpectedCall":
@@ -153,6 +157,12 @@ def _name(call: Any) -> str:
     return call.get("name", "") if isinstance(call, dict) else getattr(call, "name", "")
 
 
+def _shown_name(call: Any) -> str:
+    """A recorded name fit for a one-line reason (quoted when it holds odd characters)."""
+    name = _name(call)
+    return name if isinstance(name, str) and name.isprintable() else show(name)
+
+
 def _args(call: Any) -> Any:
     return call.get("args") if isinstance(call, dict) else getattr(call, "args", None)
 
@@ -199,10 +209,13 @@ def _matching(left: int, right: int, fits) -> dict[int, int]:
 def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValidation:
     """Match recorded ``calls`` (ToolCalls or ``{name, args}`` dicts) against ``expected``."""
     ref = expected.calls
-    mode = "strict" if expected.mode == "exact_sequence" else expected.mode
+    mode = "strict" if expected.mode in ("exact_sequence", "exact-sequence") else expected.mode
+    for exp in ref:  # a malformed schema is an error whatever the trace holds
+        if exp.args_kind == "schema":
+            schema_validator(exp.args)
     if not ref:
         if mode == "subset" and calls:
-            miss = tuple(TraceMismatch(None, i, (), f"recorded call {i} {_name(c)}: the reference allows no call")
+            miss = tuple(TraceMismatch(None, i, (), f"recorded call {i} {_shown_name(c)}: the reference allows no call")
                          for i, c in enumerate(calls))
             return TraceValidation(False, expected.mode, miss)
         return TraceValidation(True, expected.mode)
@@ -212,7 +225,7 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
     if mode == "strict":
         for i in range(max(len(ref), len(calls))):
             if i >= len(ref):
-                mismatches.append(TraceMismatch(None, i, (), f"recorded call {i} {_name(calls[i])}: "
+                mismatches.append(TraceMismatch(None, i, (), f"recorded call {i} {_shown_name(calls[i])}: "
                                                 f"beyond the {len(ref)} expected calls"))
             elif i >= len(calls):
                 mismatches.append(TraceMismatch(i, None, (), f"expected call {i} {ref[i].describe()}: "
@@ -227,10 +240,11 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
         for i, exp in enumerate(ref):
             j = next((k for k in range(at, len(calls)) if fits[i][k]), None)
             if j is None:
-                partner, diffs = _best_partner(exp, calls)
+                partner, diffs = _best_partner(exp, calls[at:])  # only what is left to look at
+                partner = None if partner is None else partner + at
+                where = f"after recorded call {at - 1}" if at else "in the trace"
                 mismatches.append(TraceMismatch(i, partner, diffs, f"expected call {i} {exp.describe()}: "
-                                                f"not found after recorded call {at - 1}" if at else
-                                                f"expected call {i} {exp.describe()}: not found"))
+                                                f"not found {where}"))
             else:
                 pairs.append((i, j))
                 at = j + 1
@@ -249,6 +263,6 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
             if j in match:
                 pairs.append((match[j], j))
             else:
-                mismatches.append(TraceMismatch(None, j, (), f"recorded call {j} {_name(call)} "
+                mismatches.append(TraceMismatch(None, j, (), f"recorded call {j} {_shown_name(call)} "
                                                 f"{show(_args(call), 50)}: not allowed by the reference"))
     return TraceValidation(not mismatches, expected.mode, tuple(mismatches), tuple(sorted(pairs)))
