@@ -89,6 +89,55 @@ def _scenario_run(args) -> int:
     return _pytest([f"{args.suite}::{name}" for name in names], args.cassette_dir, args.json)
 
 
+def _import(args) -> int:
+    """Turn an existing log into a cassette, checked by reading it back before it is written."""
+    from .cassette import parse_cassette
+    from .importers import import_text
+    from .importers.common import dumps_cassette, summary, write_cassette
+
+    try:
+        with open(args.file, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        print(f"{args.file}: cannot read: {exc.strerror}", file=sys.stderr)
+        return EXIT_USAGE
+    if os.path.isdir(args.output):
+        print(f"{args.output}: is a directory; name the cassette file to write", file=sys.stderr)
+        return EXIT_USAGE
+    if os.path.exists(args.output):
+        if os.path.exists(args.file) and os.path.samefile(args.file, args.output):
+            print(f"{args.output}: is the file being imported; write the cassette elsewhere", file=sys.stderr)
+            return EXIT_USAGE
+        if not args.force:
+            print(f"{args.output}: already exists; pass --force to overwrite it", file=sys.stderr)
+            return EXIT_USAGE
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        print(f"{args.file}: not UTF-8 text: {exc.reason} at byte {exc.start}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        cassette = import_text(args.kind, args.file, text)
+        parse_cassette(args.output, dumps_cassette(cassette))  # what replay will read, read once now
+        write_cassette(args.output, cassette, overwrite=args.force)
+    except InputError as exc:
+        print(exc.render(), file=sys.stderr)
+        return EXIT_USAGE
+    except FileExistsError:
+        print(f"{args.output}: already exists; pass --force to overwrite it", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f"{args.output}: cannot write: {exc.strerror}", file=sys.stderr)
+        return EXIT_USAGE
+    counts = summary(cassette)
+    print(f"{args.output}: {counts['runs']} runs, {counts['calls']} tool calls "
+          f"({counts['errors']} errors, {counts['without_result']} without a result, "
+          f"{counts['invalid_json_args']} with arguments that are not valid JSON, kept as text and flagged"
+          + (f", {counts['unmatched_results']} results matching no call" if counts["unmatched_results"] else "")
+          + f") from {args.file}")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="mcptest", description="Replay recorded MCP agent runs and gate them offline.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -107,6 +156,13 @@ def build_parser() -> argparse.ArgumentParser:
     srun.add_argument("--name", action="append", metavar="NAME", help="run only this scenario (repeatable)")
     srun.add_argument("--json", action="store_true", help="print the structured report instead of the summary")
     srun.set_defaults(func=_scenario_run)
+
+    imp = sub.add_parser("import", help="turn existing logs into a cassette")
+    imp.add_argument("kind", choices=["openai-chat", "anthropic", "otel"], help="the log's format")
+    imp.add_argument("file", metavar="FILE", help="the log to read (JSON or JSONL)")
+    imp.add_argument("-o", "--output", required=True, metavar="CASSETTE", help="the cassette to write")
+    imp.add_argument("--force", action="store_true", help="overwrite CASSETTE if it exists")
+    imp.set_defaults(func=_import)
     return parser
 
 

@@ -1,0 +1,29 @@
+"""Turn logs people already have into cassettes: ``mcptest import KIND FILE -o CASSETTE``.
+
+Each importer is a function ``(path, text) -> dict`` returning a cassette v1 object and
+raising :class:`~pytest_mcptest.errors.InputError` (with the line, or the JSON pointer, of
+the bad part) for input it cannot read. Modules are imported only when asked for.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Callable
+
+# kind on the command line -> (module, function)
+IMPORTERS: dict[str, tuple[str, str]] = {
+    "openai-chat": ("openai_chat", "import_openai_chat"),
+    "anthropic": ("anthropic", "import_anthropic"),
+    "otel": ("otel", "import_otel"),
+}
+
+
+def get_importer(kind: str) -> Callable[[str, str], dict]:
+    """The importer for ``kind`` (one of :data:`IMPORTERS`)."""
+    module, function = IMPORTERS[kind]
+    return getattr(importlib.import_module(f"{__name__}.{module}"), function)
+
+
+def import_text(kind: str, path: str, text: str) -> dict:
+    """Import ``text`` (read from ``path``) as a ``kind`` log; return the cassette dict."""
+    return get_importer(kind)(path, text)

@@ -1,0 +1,259 @@
+"""OpenTelemetry GenAI spans -> cassette v1.
+
+Input: a JSON array of spans, an OTLP JSON export (``resourceSpans[].scopeSpans[].spans[]``,
+or an array of exports), or JSONL with one span or one export per line. Spans may be in
+OTLP JSON form (``traceId``, ``startTimeUnixNano``, attributes as ``[{key, value:
+{stringValue|intValue|...}}]``, ``status.code``) or in the SDK's ``to_json`` form
+(``context.trace_id``, ``start_time`` as ISO text, attributes as an object).
+
+Each trace is one run; runs are ordered by the start of their first span. A tool call is
+a span whose ``gen_ai.operation.name`` is ``execute_tool`` (or, lacking the attribute, whose
+name starts with ``execute_tool ``), ordered by start time: ``gen_ai.tool.name`` (or the
+span name's rest), ``gen_ai.tool.call.arguments`` (JSON text; text that does not parse is
+kept as ``{"_raw": text}`` and flagged), ``gen_ai.tool.call.result``, ``gen_ai.tool.call.id``;
+an error status or an ``error.type`` attribute makes it an error. A call's ``turn`` is the
+0-based index of the last chat span that started before it (absent when none did).
+Tokens: ``gen_ai.usage.input_tokens`` / ``output_tokens`` summed over the chat spans
+(``chat``, ``text_completion``, ``generate_content``); when no chat span reports usage,
+over the outermost spans that do.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import re
+from typing import Any, Optional
+
+from ..engine.values import is_number
+from .common import Loc, Source, Tokens, make_cassette, make_run, parse_arguments, text_result
+
+KIND = "otel"
+CHAT_OPS = ("chat", "text_completion", "generate_content")
+_USAGE = (("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
+          ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"), ())
+_ERROR_CODES = (2, "2", "STATUS_CODE_ERROR", "ERROR", "error", "StatusCode.ERROR")
+
+
+def import_otel(path: str, text: str) -> dict:
+    """Read OpenTelemetry GenAI spans (JSON, OTLP JSON or JSONL) and return a cassette v1 dict."""
+    src = Source(path, text)
+    shape, records = src.records()
+    spans: list[_Span] = []
+    for value, loc in records:
+        if shape == "json" and isinstance(value, list):
+            for i, item in enumerate(value):
+                _collect(src, item, loc / i, spans)
+        elif shape == "json" and isinstance(value, dict) and "resourceSpans" not in value and not _spanlike(value):
+            raise src.fail(loc, "expected an array of spans, an OTLP JSON export ('resourceSpans') "
+                           "or JSONL with one span per line")
+        else:
+            _collect(src, value, loc, spans)
+    if not spans:
+        raise src.fail(Loc(), "no spans found")
+    traces: dict[Any, list[_Span]] = {}
+    for span in spans:
+        traces.setdefault(span.trace, []).append(span)
+    ordered = sorted(traces.values(), key=lambda group: min(s.key for s in group))
+    return make_cassette(KIND, path, [_run(src, group) for group in ordered])
+
+
+def _spanlike(value: dict) -> bool:
+    return any(k in value for k in ("attributes", "name", "traceId", "trace_id", "context", "spanId"))
+
+
+def _collect(src: Source, value, loc: Loc, out: list) -> None:
+    """A span, or an OTLP export holding many, appended to ``out``."""
+    src.need_dict(value, loc, "a span")
+    if "resourceSpans" in value:
+        for i, rs in enumerate(src.need_list(value["resourceSpans"], loc / "resourceSpans", "'resourceSpans'")):
+            rloc = loc / "resourceSpans" / i
+            src.need_dict(rs, rloc, "a resourceSpans entry")
+            key = "scopeSpans" if "scopeSpans" in rs else "instrumentationLibrarySpans"
+            for j, ss in enumerate(src.need_list(rs.get(key, []), rloc / key, f"'{key}'")):
+                sloc = rloc / key / j
+                src.need_dict(ss, sloc, f"a {key} entry")
+                for k, raw in enumerate(src.need_list(ss.get("spans", []), sloc / "spans", "'spans'")):
+                    out.append(_Span(src, raw, sloc / "spans" / k, len(out)))
+        return
+    out.append(_Span(src, value, loc, len(out)))
+
+
+class _Span:
+    def __init__(self, src: Source, raw, loc: Loc, index: int):
+        src.need_dict(raw, loc, "a span")
+        self.loc = loc
+        context = raw.get("context") if isinstance(raw.get("context"), dict) else {}
+        self.trace = _hex_id(_first(raw, ("traceId", "trace_id")) or context.get("trace_id"))
+        self.span_id = _hex_id(_first(raw, ("spanId", "span_id")) or context.get("span_id"))
+        self.parent = _hex_id(_first(raw, ("parentSpanId", "parent_span_id", "parent_id")))
+        self.name = raw.get("name") if isinstance(raw.get("name"), str) else ""
+        self.attrs = _attributes(src, raw.get("attributes"), loc / "attributes")
+        start_key = next((k for k in ("startTimeUnixNano", "start_time_unix_nano", "start_time", "startTime")
+                          if raw.get(k) is not None), None)
+        start = _time(src, raw[start_key], loc / start_key) if start_key else None
+        # spans without a start time keep their order in the file, after the timed ones
+        self.key = (start is None, start if start is not None else 0, index)
+        self.error = _status_error(raw.get("status")) or self.attrs.get("error.type") is not None
+        op = self.attrs.get("gen_ai.operation.name")
+        self.op = op if isinstance(op, str) else None
+        self.is_tool = self.op == "execute_tool" or (self.op is None and self.name.startswith("execute_tool "))
+
+    def usage(self, src: Source, tokens: Tokens) -> bool:
+        present = {k: v for k, v in self.attrs.items() if k in _USAGE[0] + _USAGE[1]}
+        if present:
+            tokens.add(src, present, self.loc / "attributes", *_USAGE)
+        return bool(present)
+
+
+def _first(raw: dict, keys: tuple):
+    for key in keys:
+        if raw.get(key) is not None:
+            return raw[key]
+    return None
+
+
+def _hex_id(value) -> Optional[str]:
+    if value is None or value == "":
+        return None
+    text = str(value).lower()
+    return text[2:] if text.startswith("0x") else text
+
+
+def _any_value(src: Source, value, loc: Loc):
+    """An OTLP ``AnyValue`` (``{"stringValue": ...}``, ``{"intValue": "7"}``, ...) as plain JSON."""
+    if not isinstance(value, dict):
+        return value  # already plain
+    if not value:
+        return None
+    (kind, inner), = list(value.items())[:1]
+    if kind == "stringValue" or kind == "boolValue":
+        return inner
+    if kind == "intValue":
+        try:
+            return int(inner)
+        except (TypeError, ValueError):
+            raise src.fail(loc / kind, f"'intValue' must be an integer, found {inner!r}") from None
+    if kind == "doubleValue":
+        try:
+            return float(inner)
+        except (TypeError, ValueError):
+            raise src.fail(loc / kind, f"'doubleValue' must be a number, found {inner!r}") from None
+    if kind == "arrayValue":
+        items = src.need_dict(inner, loc / kind, "'arrayValue'").get("values", [])
+        src.need_list(items, loc / kind / "values", "'arrayValue.values'")
+        return [_any_value(src, v, loc / kind / "values" / i) for i, v in enumerate(items)]
+    if kind == "kvlistValue":
+        items = src.need_dict(inner, loc / kind, "'kvlistValue'").get("values", [])
+        return _attributes(src, items, loc / kind / "values")
+    if kind == "bytesValue":
+        try:
+            return base64.b64decode(inner).decode("utf-8")
+        except (TypeError, ValueError):
+            return inner
+    return value  # an object that is no AnyValue: keep it
+
+
+def _attributes(src: Source, raw, loc: Loc) -> dict:
+    """Attributes as an object, or OTLP's ``[{key, value}]`` list, as a plain dict."""
+    if raw is None:
+        return {}
+    if isinstance(raw, dict):
+        return raw
+    src.need_list(raw, loc, "'attributes'")
+    out = {}
+    for i, kv in enumerate(raw):
+        src.need_dict(kv, loc / i, "an attribute ({key, value})")
+        key = src.need_name(kv.get("key"), loc / i / "key", "an attribute's 'key'")
+        out[key] = _any_value(src, kv.get("value"), loc / i / "value")
+    return out
+
+
+_ISO = re.compile(r"^(\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:?\d\d)?$")
+
+
+def _time(src: Source, value, loc: Loc) -> int:
+    """A start time as a number: nanoseconds (OTLP), any integer, or ISO 8601 text."""
+    if is_number(value):
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        if text.isdigit():
+            return int(text)
+        match = _ISO.match(text)
+        if match:
+            base, frac, zone = match.groups()
+            try:
+                when = dt.datetime.fromisoformat(base.replace(" ", "T"))
+            except ValueError:
+                match = None
+            else:
+                if zone and zone != "Z":
+                    sign = 1 if zone[0] == "+" else -1
+                    digits = zone[1:].replace(":", "")
+                    when -= sign * dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+                when = when.replace(tzinfo=dt.timezone.utc)
+                nanos = int((frac or "0")[:9].ljust(9, "0"))
+                return int(when.timestamp()) * 1_000_000_000 + nanos
+    raise src.fail(loc, f"a start time must be nanoseconds or ISO 8601 text, found {value!r}")
+
+
+def _status_error(status) -> bool:
+    if isinstance(status, dict):
+        code = status.get("code", status.get("status_code"))
+        return code in _ERROR_CODES
+    return status in _ERROR_CODES
+
+
+def _run(src: Source, spans: list) -> dict:
+    spans = sorted(spans, key=lambda s: s.key)
+    calls = []
+    chats_started = 0
+    for span in spans:
+        if span.op in CHAT_OPS:
+            chats_started += 1
+        if not span.is_tool:
+            continue
+        attrs = span.attrs
+        name = attrs.get("gen_ai.tool.name")
+        if name is None and span.name.startswith("execute_tool "):
+            name = span.name[len("execute_tool "):]
+        call: dict = {"name": src.need_name(name, span.loc / "attributes",
+                                            "an execute_tool span's 'gen_ai.tool.name'")}
+        call_id = attrs.get("gen_ai.tool.call.id")
+        if call_id is not None:
+            call["id"] = call_id if isinstance(call_id, str) else str(call_id)
+        if "gen_ai.tool.call.arguments" in attrs:
+            args, invalid = parse_arguments(attrs["gen_ai.tool.call.arguments"])
+            call["args"] = args
+            if invalid:
+                call["args_invalid_json"] = True
+        call["error"] = span.error
+        if "gen_ai.tool.call.result" in attrs:
+            call["result"] = text_result(attrs["gen_ai.tool.call.result"], span.error)
+        if chats_started:
+            call["turn"] = chats_started - 1
+        calls.append(call)
+    tokens = Tokens()
+    reported = [s.usage(src, tokens) for s in spans if s.op in CHAT_OPS]
+    if not any(reported):
+        tokens = Tokens()
+        with_usage = {s.span_id for s in spans if s.span_id and s.usage(src, Tokens())}
+        by_id = {s.span_id: s for s in spans if s.span_id}
+        for span in spans:
+            if span.usage(src, Tokens()) and not _has_ancestor(span, by_id, with_usage):
+                span.usage(src, tokens)
+    extra = {"source": {"trace_id": spans[0].trace}} if spans[0].trace else None
+    return make_run(calls, [], tokens.to_dict(), extra)
+
+
+def _has_ancestor(span: _Span, by_id: dict, wanted: set) -> bool:
+    seen = set()
+    parent = span.parent
+    while parent and parent not in seen:
+        if parent in wanted:
+            return True
+        seen.add(parent)
+        nxt = by_id.get(parent)
+        parent = nxt.parent if nxt else None
+    return False
