@@ -16,8 +16,11 @@ REPORT_VERSION = 1
 
 
 def item_entry(nodeid: str, block, verdict) -> dict:
-    """The report entry of one item, before its outcome is known."""
-    return {
+    """The report entry of one item, before its outcome is known.
+
+    With several recorded runs, ``runs`` lists each as ``name #N`` and whether it passed.
+    """
+    entry = {
         "id": nodeid,
         "name": block.name,
         "kind": block.kind,
@@ -26,6 +29,9 @@ def item_entry(nodeid: str, block, verdict) -> dict:
         "envelope": verdict.envelope if verdict is not None else {},
         "failures": [f.to_dict() for f in verdict.failures] if verdict is not None else [],
     }
+    if verdict is not None and len(verdict.runs) > 1:
+        entry["runs"] = [{"name": f"{block.name} #{r.index}", "passed": r.passed} for r in verdict.runs]
+    return entry
 
 
 def phase_outcome(report) -> Optional[str]:
@@ -57,7 +63,7 @@ class ReportBuilder:
         if entry is None:
             entry = self.items[report.nodeid] = dict(data, outcome="passed")
         elif report.when == "call":  # the phase that evaluated the block
-            entry.update(envelope=data["envelope"], failures=data["failures"])
+            entry.update(data)
         outcome = phase_outcome(report)
         if outcome is not None and (entry["outcome"] == "passed" or outcome == "error"):
             entry["outcome"] = outcome

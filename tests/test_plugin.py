@@ -214,6 +214,8 @@ def test_multi_run_cassette_fails_when_any_run_fails(pytester):
     result.stdout.fnmatch_lines(["*twice #2 (run 2 of 2): 1 failure*", "*count*expected 1*got 2*",
                                  "*1 of 2 runs passed*"])
     env = json.loads((pytester.path / "r.json").read_text())["items"][0]["envelope"]
+    item = json.loads((pytester.path / "r.json").read_text())["items"][0]
+    assert item["runs"] == [{"name": "twice #1", "passed": True}, {"name": "twice #2", "passed": False}]
     assert list(env) == ["runs"] and len(env["runs"]) == 2
     assert [r["state"]["count"] for r in env["runs"]] == [1, 2]
 
