@@ -114,6 +114,13 @@ class _Reader:
             self.expect_type(cost, ["number"], parts + ["cost_micros"], "'cost_micros'")
         judgments = raw.get("judgments", [])
         self.expect_type(judgments, ["array"], parts + ["judgments"], "'judgments'")
+        for i, entry in enumerate(judgments):
+            here = parts + ["judgments", i]
+            self.expect_type(entry, ["object"], here, "a judgment")
+            self.expect_type(entry.get("criterion"), ["string"], here + ["criterion"], "a judgment's 'criterion'")
+            if entry.get("verdict") not in ("pass", "fail"):
+                raise self.fail(here + ["verdict"], f"a judgment's 'verdict' must be \"pass\" or \"fail\", "
+                                f"found {entry.get('verdict')!r}")
         return Run(tool_calls=calls, turns=tuple(turns), tokens=tokens, cost_micros=cost, judgments=tuple(judgments))
 
     def cassette(self, data) -> Cassette:

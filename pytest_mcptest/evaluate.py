@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional
 import attrs
 
 from .cassette import Cassette, load_cassette
+from .engine.conversation import evaluate_conversation
 from .engine.golden import GoldenOutcome, judge_golden
 from .engine.trace import Run
 from .engine.trace_match import TraceValidation, validate_trace
@@ -21,7 +22,7 @@ from .engine.world import replay_world
 from .engine.values import show
 from .errors import InputError
 from .expect import ExpectResult, check
-from .suite.model import AgentBlock, Block, ScenarioBlock
+from .suite.model import AgentBlock, Block, ConversationBlock, ScenarioBlock
 
 
 @attrs.frozen
@@ -76,6 +77,15 @@ class Verdict:
         return not self.failures
 
     @property
+    def deferred(self) -> tuple[str, ...]:
+        """Criteria no recorded verdict decides, over all runs (labelled by run when several)."""
+        out = []
+        for run in self.runs:
+            for criterion in run.envelope.get("deferred", ()):
+                out.append(criterion if len(self.runs) == 1 else f"{self.block.name} #{run.index}: {criterion}")
+        return tuple(out)
+
+    @property
     def envelope(self) -> dict:
         """What ``expect:`` read: the run's envelope; with several runs ``{"runs": [...]}``,
         where ``runs[i]`` is exactly what ``expect:`` read for run ``i + 1``."""
@@ -88,11 +98,12 @@ class Verdict:
 
 @attrs.frozen
 class Context:
-    """Where cassettes are looked up, and the record mode in force."""
+    """The session's settings: where cassettes are, the record mode, how strict judgments are."""
 
     cassette_dir: Optional[str] = None
     record_mode: str = "none"
     root: Optional[str] = None  # paths in messages are shown relative to it (pytest's rootdir)
+    require_judgments: bool = False  # a criterion with no recorded verdict fails instead of deferring
 
 
 def cassette_path(block: Block, ctx: Context) -> str:
@@ -102,7 +113,7 @@ def cassette_path(block: Block, ctx: Context) -> str:
     return name if os.path.isabs(name) else os.path.normpath(os.path.join(base, name))
 
 
-def _scenario_run(block: ScenarioBlock, run: Run, number: int) -> tuple[dict, list[Failure], Any]:
+def _scenario_run(block: ScenarioBlock, run: Run, number: int, ctx: "Context") -> tuple[dict, list[Failure], Any]:
     result = replay_world(block.world, run)
     failures = []
     for gate, issues in (("invalid_action", result.invalid), ("forbidden_transition", result.forbidden)):
@@ -123,7 +134,7 @@ class AgentRunResult:
     golden: Optional[GoldenOutcome]
 
 
-def _agent_run(block: AgentBlock, run: Run, number: int) -> tuple[dict, list[Failure], Any]:
+def _agent_run(block: AgentBlock, run: Run, number: int, ctx: "Context") -> tuple[dict, list[Failure], Any]:
     finals = run.final_responses
     conversation: dict = {"turns": list(run.turns)}
     envelope: dict = {
@@ -158,10 +169,18 @@ def _agent_run(block: AgentBlock, run: Run, number: int) -> tuple[dict, list[Fai
     return envelope, failures, AgentRunResult(trace, golden)
 
 
-# kind -> function(block, run, run number) -> (envelope, gate failures, engine result)
+def _conversation_run(block: ConversationBlock, run: Run, number: int, ctx: "Context") -> tuple[dict, list[Failure], Any]:
+    result = evaluate_conversation(block.spec, run, ctx.require_judgments)
+    envelope = result.to_dict()
+    envelope["config"] = block.config
+    return envelope, [Failure(gate, message, number) for gate, message in result.problems], result
+
+
+# kind -> function(block, run, run number, context) -> (envelope, gate failures, engine result)
 EVALUATORS: dict[str, Callable] = {
     "scenario": _scenario_run,
     "agent": _agent_run,
+    "conversation": _conversation_run,
 }
 
 
@@ -195,7 +214,7 @@ def evaluate(block: Block, ctx: Context = Context()) -> Verdict:
         return Verdict(block, shown, problems=(Failure("cassette", f"{shown} holds no runs"),))
     runs = []
     for number, run in enumerate(cassette.runs, start=1):
-        envelope, failures, detail = evaluator(block, run, number)
+        envelope, failures, detail = evaluator(block, run, number, ctx)
         results = tuple(check(exp, envelope) for exp in block.expect)
         failures = list(failures)
         for res in results:

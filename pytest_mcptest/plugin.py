@@ -34,6 +34,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="write the JSON report of every mcptest item to PATH")
     group.addoption("--mcptest-record-mode", dest="mcptest_record_mode", default=None,
                     choices=RECORD_MODES, help="cassette record mode, as vcrpy's (default: none, replay only)")
+    group.addoption("--mcptest-require-judgments", dest="mcptest_require_judgments", action="store_true",
+                    help="a conversation criterion with no recorded judge verdict fails instead of being deferred")
     parser.addini("mcptest_cassette_dir", "where cassettes are looked up, relative to the ini file", default=None)
     parser.addini("mcptest_record_mode", "cassette record mode (none, once, new_episodes, all, rewrite)", default="none")
     parser.addini("mcptest_files", "extra glob patterns of suite files to collect", type="linelist", default=[])
@@ -62,7 +64,8 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"--mcptest-report needs a file path, found {report!r}"
                                 + (" (a directory)" if report.strip() else ""))
     config.stash[SETTINGS_KEY] = {"cassette_dir": _cassette_dir(config), "record_mode": mode,
-                                  "root": str(config.rootpath)}
+                                  "root": str(config.rootpath),
+                                  "require_judgments": bool(config.getoption("mcptest_require_judgments"))}
     config.pluginmanager.register(_SessionHooks(config), "mcptest-session")
 
 
@@ -111,6 +114,9 @@ def pytest_runtest_makereport(item, call):
             # Plain data on the report: pytest-xdist carries it to the controller.
             report.mcptest = item_entry(item.nodeid, item.block, item.verdict)
         if call.when == "call":
+            deferred = item.verdict.deferred if item.verdict is not None else ()
+            if deferred:
+                report.mcptest_deferred = list(deferred)  # for the terminal summary, across xdist too
             item.verdict = None  # rendered and reported: let it go
     return report
 
@@ -124,6 +130,7 @@ class _SessionHooks:
         self.builder = ReportBuilder() if config.getoption("mcptest_report") and not hasattr(config, "workerinput") else None
         self.patterns = DEFAULT_PATTERNS + tuple(config.getini("mcptest_files"))
         self.frozen = False
+        self.deferred: dict[str, list] = {}
         # Registered now, before pytest's own plugins register theirs, so that it runs
         # after them: cleanups run last-in, first-out.
         config.add_cleanup(self.unfreeze)
@@ -152,6 +159,23 @@ class _SessionHooks:
     def pytest_runtest_logreport(self, report) -> None:
         if self.builder is not None:
             self.builder.add(report)
+        deferred = getattr(report, "mcptest_deferred", None)
+        if deferred:
+            self.deferred[report.nodeid] = deferred
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        """List the criteria that still need a judge: they neither passed nor failed."""
+        if not self.deferred or self.config.getoption("mcptest_require_judgments"):
+            return  # with judgments required, they already failed their items
+        count = sum(len(v) for v in self.deferred.values())
+        noun = "criterion" if count == 1 else "criteria"
+        terminalreporter.section(f"mcptest: {count} {noun} deferred (no recorded judge verdict)")
+        for nodeid in sorted(self.deferred):
+            terminalreporter.write_line(nodeid)
+            for criterion in self.deferred[nodeid]:
+                terminalreporter.write_line(f"    {criterion}")
+        terminalreporter.write_line("record verdicts in the cassette's `judgments`, or run with "
+                                    "--mcptest-require-judgments to fail on them")
 
     def pytest_collectreport(self, report) -> None:
         if report.failed and report.nodeid and self._is_suite(report.nodeid):

@@ -21,7 +21,7 @@ def test_examples_pass_under_pytest(pytester):
     result = pytester.runpytest_subprocess(str(EXAMPLES), "-p", "no:cacheprovider", "--mcptest-report", "r.json")
     assert result.ret == 0, result.stdout.str()
     outcomes = {i["outcome"] for i in json.loads((pytester.path / "r.json").read_text())["items"]}
-    assert outcomes <= {"passed", "xfailed"}
+    assert outcomes <= {"passed", "xfailed", "skipped"}
 
 
 @pytest.mark.parametrize("suite", SUITES, ids=lambda p: p.name)

@@ -53,7 +53,11 @@ def test_examples_are_valid_for_both(path):
     ({"scenarios": [{"name": "a", "expect": [{"turns": {"exact": 1}}]}]}, True),
     ({"scenarios": [{"name": "a", "expect": [{"turns": {"exakt": 1}}]}]}, False),
     ({"servers": {"s": {"command": ["x"], "catalog": "c.json"}}}, False),
-    ({"name": "n", "description": "d", "synthetic_user": {}, "evaluation": {}}, True),
+    ({"name": "n", "description": "d", "synthetic_user": {}, "evaluation": {}}, False),
+    ({"name": "n", "description": "d", "synthetic_user": {"persona": "p", "initial_query": "q"},
+      "evaluation": {"correctness_criteria": ["c"]}}, True),
+    ({"name": "n", "description": "  ", "synthetic_user": {"persona": "p", "initial_query": "q"},
+      "evaluation": {"correctness_criteria": ["c"]}}, False),
     ({"x-anchors": [1, 2]}, True),
 ])
 def test_hand_picked_documents(doc, valid):

@@ -60,7 +60,7 @@ def _asks_for_tools(msg: dict) -> bool:
     return bool(msg.get("tool_calls")) or any(b.get("type") == "tool_use" for b in _blocks(msg))
 
 
-def _is_user_turn(msg: Any) -> bool:
+def is_user_turn(msg: Any) -> bool:
     """A message the user wrote; an Anthropic user message made only of ``tool_result`` blocks is not."""
     if not isinstance(msg, dict) or msg.get("role") != "user":
         return False
@@ -78,7 +78,7 @@ def final_responses(turns: tuple) -> tuple[str, ...]:
     for i, msg in enumerate(turns):
         if not isinstance(msg, dict) or msg.get("role") != "assistant" or _asks_for_tools(msg):
             continue
-        if i + 1 == len(turns) or _is_user_turn(turns[i + 1]):
+        if i + 1 == len(turns) or is_user_turn(turns[i + 1]):
             out.append(message_text(msg.get("content")))
     return tuple(out)
 

@@ -11,6 +11,7 @@ import difflib
 import re
 from typing import Any, Callable
 
+from ..engine.conversation import ConversationSpec
 from ..engine.golden import GoldenOracle, GoldenPath
 from ..engine.matching import MalformedSchema, schema_validator
 from ..engine.trace_match import ExpectedCall, ExpectedTrace
@@ -20,7 +21,7 @@ from ..engine.world import EFFECT_OPS, GUARD_OPS, Effect, ForbiddenRule, Guard, 
 from ..errors import InputError
 from ..expect import ExpectSyntaxError, compile_expectation
 from .loader import LineDict, load_documents, line_of
-from .model import AgentBlock, Block, Mark, PendingBlock, ScenarioBlock, Suite
+from .model import AgentBlock, Block, ConversationBlock, Mark, PendingBlock, ScenarioBlock, Suite
 from .validate import validate_document
 
 
@@ -267,6 +268,40 @@ def _plain(value: Any) -> Any:
     return value
 
 
+TRAIT_DEFAULTS = {"patience": "medium", "verbosity": "concise", "expertise": "novice"}
+
+
+def _conversation(doc: _Doc, parts, raw: dict) -> ConversationBlock:
+    """Spec 002's scenario: strings trimmed, defaults applied (max_turns 10, medium/concise/novice)."""
+    user = _plain(raw["synthetic_user"])
+    behaviour = user.setdefault("clarification_behavior", {})
+    behaviour.setdefault("known_facts", [])
+    behaviour.setdefault("unknown_facts", [])
+    behaviour["traits"] = {**TRAIT_DEFAULTS, **behaviour.get("traits", {})}
+    user.setdefault("max_turns", 10)
+    for key in ("persona", "initial_query"):
+        user[key] = user[key].strip()
+    evaluation = raw["evaluation"]
+    usage = evaluation.get("tool_usage") or {}
+    efficiency = evaluation.get("efficiency") or {}
+    spec = ConversationSpec(
+        correctness=tuple(c.strip() for c in evaluation["correctness_criteria"]),
+        failure=tuple(c.strip() for c in evaluation.get("failure_criteria") or ()),
+        tool_call_criteria=tuple((c["tool"].strip(), tuple(c.get("assertions") or ()))
+                                 for c in usage.get("tool_call_criteria") or ()),
+        required_tools=tuple(usage.get("required_tools") or ()),
+        optional_tools=tuple(usage.get("optional_tools") or ()),
+        prohibited_tools=tuple(usage.get("prohibited_tools") or ()),
+        max_tool_calls=efficiency.get("max_tool_calls"),
+        max_llm_tokens=efficiency.get("max_llm_tokens"),
+        max_conversation_turns=efficiency.get("max_conversation_turns"),
+        max_turns=user["max_turns"],
+    )
+    return ConversationBlock(description=raw["description"].strip(), spec=spec, synthetic_user=user,
+                             config=_plain(raw.get("config") or {}),
+                             **_common(doc, parts, raw, "conversation", name=raw["name"].strip()))
+
+
 def _pending(kind: str) -> Callable:
     def build(doc: _Doc, parts, raw: dict) -> PendingBlock:
         return PendingBlock(**_common(doc, parts, raw, kind))
@@ -279,7 +314,7 @@ SECTIONS: dict[str, tuple[str, Callable]] = {
     "scenarios": ("scenario", _scenario),
     "agents": ("agent", _agent),
     "tests": ("agent", _agent),
-    "conversations": ("conversation", _pending("conversation")),
+    "conversations": ("conversation", _conversation),
     "tool_quality": ("tool_quality", _pending("tool_quality")),
     "tool_bench": ("tool_bench", _pending("tool_bench")),
 }
@@ -289,7 +324,7 @@ def build_document(path: str, source: str, root: Any) -> list[Block]:
     """The blocks of one validated document, in written order."""
     doc = _Doc(path, source, root)
     if isinstance(root, dict) and "synthetic_user" in root and "evaluation" in root:
-        return [_pending("conversation")(doc, [], root)]
+        return [_conversation(doc, [], root)]
     blocks: list[Block] = []
     for section, entries in root.items():
         if section not in SECTIONS:

@@ -11,6 +11,7 @@ from typing import Optional
 
 import attrs
 
+from ..engine.conversation import ConversationSpec
 from ..engine.golden import GoldenOracle
 from ..engine.trace_match import ExpectedTrace
 from ..engine.world import WorldSpec
@@ -61,6 +62,16 @@ class AgentBlock(Block):
     trace: Optional[ExpectedTrace] = None
     golden: Optional[GoldenOracle] = None
     unsupported: tuple[str, ...] = ()  # gates declared here that a later version evaluates
+
+
+@attrs.frozen
+class ConversationBlock(Block):
+    """An MCProbe-shaped conversation scenario (spec 002), with spec 002's defaults applied."""
+
+    description: str = ""
+    spec: ConversationSpec = attrs.field(factory=ConversationSpec)
+    synthetic_user: dict = attrs.field(factory=dict)
+    config: dict = attrs.field(factory=dict)
 
 
 @attrs.frozen

@@ -106,9 +106,12 @@ def _explain(error, parts):
         wanted = error.validator_value
         wanted = " or ".join(wanted) if isinstance(wanted, list) else wanted
         return f"{where} must be {wanted}, found {type_name(instance)} {show(instance, 40)}", parts
+    if kind == "pattern" and error.validator_value == "\\S":
+        return f"{where} must not be empty or only whitespace, found {show(instance)}", parts
     if kind == "pattern" and parts and parts[-1] == "name":
-        return (f"{where}: a name may not contain '::' (pytest's node-id separator) or control characters, "
-                f"nor start or end with a space; found {show(instance)}", parts)
+        edges = ", nor start or end with a space" if "(?!\\s)" in error.validator_value else ""
+        return (f"{where}: a name may not contain '::' (pytest's node-id separator) or control characters"
+                f"{edges}; found {show(instance)}", parts)
     if kind in ("enum", "const"):
         allowed = error.validator_value if kind == "enum" else [error.validator_value]
         return f"{where} must be one of {', '.join(show(a) for a in allowed)}, found {show(instance)}", parts
