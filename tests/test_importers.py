@@ -201,8 +201,11 @@ def test_jsonl_errors_name_the_bad_line_and_the_pointer_inside_it():
 def test_arguments_are_never_dropped(arguments):
     msgs = [{"role": "assistant", "tool_calls": [_tc("1", "t", arguments)]}]
     (call,) = import_openai_chat("log.json", json.dumps(msgs))["runs"][0]["tool_calls"]
+    def strict(name):  # NaN and Infinity are not JSON, whatever Python's json module accepts
+        raise ValueError(name)
+
     try:
-        parsed = json.loads(arguments)
+        parsed = json.loads(arguments, parse_constant=strict)
     except ValueError:
         assert call["args"] == {"_raw": arguments} and call["args_invalid_json"] is True
     else:
