@@ -22,7 +22,7 @@ from .engine.world import replay_world
 from .engine.values import show
 from .errors import InputError
 from .expect import ExpectResult, check
-from .suite.model import AgentBlock, Block, ConversationBlock, ScenarioBlock
+from .suite.model import AgentBlock, Block, ConversationBlock, ScenarioBlock, ToolBenchBlock, ToolQualityBlock
 
 
 @attrs.frozen
@@ -67,6 +67,7 @@ class Verdict:
     cassette: Optional[str]
     runs: tuple[RunVerdict, ...] = ()
     problems: tuple[Failure, ...] = ()
+    source_kind: str = "cassette"  # what ``cassette`` names: a cassette, or a catalog
 
     @property
     def failures(self) -> tuple[Failure, ...]:
@@ -184,6 +185,82 @@ EVALUATORS: dict[str, Callable] = {
 }
 
 
+def read_catalog(path: str, shown: str) -> Any:
+    """A saved ``tools/list`` answer (``{"tools": [...]}`` or a bare list) from a JSON file."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise InputError(shown, f"cannot read the catalog: {exc.strerror}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(shown, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno, source=text) from None
+    tools = data.get("tools") if isinstance(data, dict) else data
+    if not isinstance(tools, list):
+        raise InputError(shown, "a catalog is a tools/list answer: {\"tools\": [...]} or a list of tools",
+                         pointer="/tools" if isinstance(data, dict) else "")
+    return data
+
+
+def _tool_quality(block: ToolQualityBlock, ctx: "Context") -> tuple[str, dict, list[Failure], Any]:
+    from .engine.quality import score_catalog
+
+    if "catalog" in block.source:
+        shown = _display(block.source["catalog"], ctx.root)
+        catalog = read_catalog(block.source["catalog"], shown)
+    else:
+        from .mcp.client import ServerError, list_tools
+
+        shown = " ".join(block.source["command"])
+        try:
+            catalog = list_tools(list(block.source["command"]), env=block.source.get("env"),
+                                 cwd=block.source.get("cwd"), timeout=block.source.get("timeout", 30.0))
+        except ServerError as exc:
+            raise InputError(f"server {block.server!r}", str(exc)) from None
+    try:
+        quality = score_catalog(catalog)
+    except ValueError as exc:
+        raise InputError(shown, str(exc)) from None
+    return shown, quality.to_dict(), [], quality
+
+
+def _tool_bench(block: ToolBenchBlock, ctx: "Context") -> tuple[str, dict, list[Failure], Any]:
+    from .engine.toolbench import run_bench
+
+    if block.catalog_path is not None:
+        shown = _display(block.catalog_path, ctx.root)
+        catalog = read_catalog(block.catalog_path, shown)
+    else:
+        shown, catalog = "inline catalog", block.catalog
+    try:
+        bench = run_bench(catalog, block.intents, block.mutations, block.min_drop)
+    except ValueError as exc:
+        raise InputError(shown, str(exc)) from None
+    failures = []
+    if bench.passed is False:
+        failures.append(Failure("min_drop", f"the largest selection drop {bench.max_drop} is below min_drop "
+                                f"{block.min_drop}: the descriptions do not carry the selection signal"))
+    return shown, bench.to_dict(), failures, bench
+
+
+# Blocks judged from a catalog, not a cassette: kind -> function(block, context) ->
+# (what was read, envelope, gate failures, engine result)
+CATALOG_EVALUATORS: dict[str, Callable] = {"tool_quality": _tool_quality, "tool_bench": _tool_bench}
+
+
+def _evaluate_catalog(block: Block, ctx: "Context") -> "Verdict":
+    try:
+        shown, envelope, failures, detail = CATALOG_EVALUATORS[block.kind](block, ctx)
+    except InputError as exc:
+        return Verdict(block, None, problems=(Failure("catalog", exc.render()),), source_kind="catalog")
+    results = tuple(check(exp, envelope) for exp in block.expect)
+    failures += [Failure("expect", r.message, None, r.expectation.line) for r in results if not r.passed]
+    return Verdict(block, shown, (RunVerdict(1, envelope, tuple(failures), results, detail),), source_kind="catalog")
+
+
 def _display(path: str, root: Optional[str]) -> str:
     """``path`` relative to ``root`` (or the working directory) when it lies inside it."""
     rel = os.path.relpath(path, root or os.getcwd())
@@ -191,7 +268,9 @@ def _display(path: str, root: Optional[str]) -> str:
 
 
 def evaluate(block: Block, ctx: Context = Context()) -> Verdict:
-    """Evaluate ``block`` against its cassette. Never raises for a user's bad data."""
+    """Evaluate ``block`` against its cassette (or catalog). Never raises for a user's bad data."""
+    if block.kind in CATALOG_EVALUATORS:
+        return _evaluate_catalog(block, ctx)
     evaluator = EVALUATORS.get(block.kind)
     if evaluator is None:
         return Verdict(block, None, problems=(Failure(

@@ -103,8 +103,11 @@ def render_verdict(verdict: Verdict, file: str | None = None) -> str:
     runs = verdict.runs
     calls = sum(len(r.envelope.get("tool_calls", ())) for r in runs)
     failing = [r for r in runs if not r.passed]
-    head = (f"{where}: {block.kind} failed: {_counts(verdict)} (cassette {verdict.cassette}, "
-            f"{_plural(len(runs), 'run')}, {_plural(calls, 'call')})")
+    if verdict.source_kind == "catalog":
+        head = f"{where}: {block.kind} failed: {_counts(verdict)} (catalog {verdict.cassette})"
+    else:
+        head = (f"{where}: {block.kind} failed: {_counts(verdict)} (cassette {verdict.cassette}, "
+                f"{_plural(len(runs), 'run')}, {_plural(calls, 'call')})")
     lines = [head]
     for run in failing:
         if len(runs) > 1:

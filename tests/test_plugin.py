@@ -220,13 +220,6 @@ def test_multi_run_cassette_fails_when_any_run_fails(pytester):
     assert [r["state"]["count"] for r in env["runs"]] == [1, 2]
 
 
-def test_pending_block_kinds_fail_plainly(pytester):
-    pytester.makefile(".mcptest.yml", s="tool_quality:\n  - name: descriptions\n    server: docs\n")
-    result = pytester.runpytest()
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*tool_quality blocks are not evaluated by this version of mcptest yet*"])
-
-
 def test_assertrepr_compare_on_engine_results(pytester):
     pytester.makepyfile(test_cmp="""
         from pytest_mcptest import Run, ToolCall, WorldSpec, Transition, Effect, replay_world

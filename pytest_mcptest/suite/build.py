@@ -8,6 +8,7 @@ names that repeat within a file.
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from typing import Any, Callable
 
@@ -21,7 +22,8 @@ from ..engine.world import EFFECT_OPS, GUARD_OPS, Effect, ForbiddenRule, Guard, 
 from ..errors import InputError
 from ..expect import ExpectSyntaxError, compile_expectation
 from .loader import LineDict, load_documents, line_of
-from .model import AgentBlock, Block, ConversationBlock, Mark, PendingBlock, ScenarioBlock, Suite
+from .model import (AgentBlock, Block, ConversationBlock, Mark, ScenarioBlock, Suite,
+                    ToolBenchBlock, ToolQualityBlock)
 from .validate import validate_document
 
 
@@ -302,10 +304,49 @@ def _conversation(doc: _Doc, parts, raw: dict) -> ConversationBlock:
                              **_common(doc, parts, raw, "conversation", name=raw["name"].strip()))
 
 
-def _pending(kind: str) -> Callable:
-    def build(doc: _Doc, parts, raw: dict) -> PendingBlock:
-        return PendingBlock(**_common(doc, parts, raw, kind))
-    return build
+def _near(word: str, names) -> str:
+    close = difflib.get_close_matches(str(word), [str(n) for n in names], n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _suite_path(doc: _Doc, path: str) -> str:
+    """A path written in a suite, relative to the suite's folder."""
+    return path if os.path.isabs(path) else os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(doc.path)), path))
+
+
+def _tool_quality(doc: _Doc, parts, raw: dict) -> ToolQualityBlock:
+    servers = doc.root.get("servers") or {}
+    name = raw["server"]
+    if name not in servers:
+        raise doc.error(parts + ["server"], f"no server named {name!r} under servers: in this document"
+                        f"{_near(name, servers)}")
+    spec = _plain(servers[name])
+    if "catalog" in spec:
+        spec["catalog"] = _suite_path(doc, spec["catalog"])
+    common = _common(doc, parts, raw, "tool_quality")
+    if not common["expect"]:  # spec 001's defaults: min_score >= 0.50, mean_score >= 0.70, no critical
+        from ..engine.quality import DEFAULT_GATES
+
+        common["expect"] = tuple(compile_expectation(g, line=common["line"]) for g in DEFAULT_GATES)
+    return ToolQualityBlock(server=name, source=spec, **common)
+
+
+def _tool_bench(doc: _Doc, parts, raw: dict) -> ToolBenchBlock:
+    from ..engine.toolbench import Intent, Mutation
+
+    if ("catalog" in raw) == ("catalog_path" in raw):
+        raise doc.error(parts, "a tool_bench entry takes exactly one of catalog: (inline) or catalog_path:")
+    checked = {}
+    for key, cls in (("intents", Intent), ("mutations", Mutation)):
+        for i, entry in enumerate(raw.get(key) or ()):
+            try:
+                cls.from_dict(entry)
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                raise doc.error(parts + [key, i], f"{key}[{i}]: {exc}") from None
+        checked[key] = tuple(_plain(raw.get(key) or ()))
+    path = raw.get("catalog_path")
+    return ToolBenchBlock(catalog=_plain(raw.get("catalog")), catalog_path=_suite_path(doc, path) if path else None,
+                          min_drop=raw.get("min_drop"), **checked, **_common(doc, parts, raw, "tool_bench"))
 
 
 # Which top-level list holds which kind of block, and how each is built. Later
@@ -315,8 +356,8 @@ SECTIONS: dict[str, tuple[str, Callable]] = {
     "agents": ("agent", _agent),
     "tests": ("agent", _agent),
     "conversations": ("conversation", _conversation),
-    "tool_quality": ("tool_quality", _pending("tool_quality")),
-    "tool_bench": ("tool_bench", _pending("tool_bench")),
+    "tool_quality": ("tool_quality", _tool_quality),
+    "tool_bench": ("tool_bench", _tool_bench),
 }
 
 

@@ -75,8 +75,22 @@ class ConversationBlock(Block):
 
 
 @attrs.frozen
-class PendingBlock(Block):
-    """A block whose gate this version does not evaluate yet; its item says so and fails."""
+class ToolQualityBlock(Block):
+    """A ``tool_quality:`` entry: a server's catalog scored and linted (spec 001)."""
+
+    server: str = ""
+    source: dict = attrs.field(factory=dict)  # {"catalog": path} or {"command": [...], ...}
+
+
+@attrs.frozen
+class ToolBenchBlock(Block):
+    """A ``tool_bench:`` entry: does each description carry the selection signal (spec 001)."""
+
+    catalog: object = None  # inline tools/list, or None with catalog_path
+    catalog_path: Optional[str] = None
+    intents: tuple = ()
+    mutations: tuple = ()
+    min_drop: Optional[float] = None
 
 
 @attrs.frozen

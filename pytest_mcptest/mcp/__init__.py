@@ -1,0 +1,15 @@
+"""The MCP side: the live ``tools/list`` client and the mock server, on the official ``mcp`` SDK.
+
+Nothing here imports ``mcp`` at module import time: the SDK is loaded inside the
+functions that talk MCP, so importing the plugin stays cheap.
+
+- :func:`pytest_mcptest.mcp.client.list_tools` fetches a live server's catalog.
+- :mod:`pytest_mcptest.mcp.mock_server` is ``mcptest mock``: a real stdio MCP server
+  from a YAML manifest or a ``tools/list`` snapshot, with injectable faults.
+"""
+
+from __future__ import annotations
+
+from .client import ServerError, list_tools
+
+__all__ = ["ServerError", "list_tools"]

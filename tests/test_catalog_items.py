@@ -1,0 +1,111 @@
+"""tool_quality: and tool_bench: entries as items: catalogs from snapshots, default gates, min_drop."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_mcptest.errors import InputError
+from pytest_mcptest.evaluate import Context, evaluate
+from pytest_mcptest.suite.build import load_suite
+
+GOOD_TOOL = {
+    "name": "get_weather",
+    "description": "Get the current weather forecast for a city. Returns JSON with temperature and conditions.",
+    "inputSchema": {"type": "object", "additionalProperties": False, "required": ["city"],
+                    "properties": {"city": {"type": "string", "maxLength": 80, "description": "City name, e.g. Paris"}},
+                    "examples": [{"city": "Paris"}]},
+    "annotations": {"readOnlyHint": True},
+}
+BAD_TOOL = {"name": "x", "description": "x", "inputSchema": {"type": "object", "properties": {"q": {}}}}
+
+
+def _write(tmp_path, suite: str, tools) -> str:
+    (tmp_path / "catalog.json").write_text(json.dumps({"tools": tools}))
+    path = tmp_path / "s.mcptest.yml"
+    path.write_text(suite)
+    return str(path)
+
+
+QUALITY = """\
+servers:
+  docs: {catalog: catalog.json}
+tool_quality:
+  - name: descriptions meet the bar
+    server: docs
+"""
+
+
+def test_default_gates_pass_a_good_catalog(tmp_path):
+    [block] = load_suite(_write(tmp_path, QUALITY, [GOOD_TOOL])).blocks
+    assert [e.target for e in block.expect] == ["min_score", "mean_score", "critical_count"]
+    verdict = evaluate(block, Context(root=str(tmp_path)))
+    assert verdict.passed, verdict.failures
+    assert verdict.envelope["tool"]["get_weather"]["score"] >= 0.7 and verdict.cassette == "catalog.json"
+
+
+def test_default_gates_fail_a_bad_catalog_with_readable_text(tmp_path):
+    from pytest_mcptest.render import render_verdict
+
+    [block] = load_suite(_write(tmp_path, QUALITY, [GOOD_TOOL, BAD_TOOL])).blocks
+    verdict = evaluate(block, Context(root=str(tmp_path)))
+    assert not verdict.passed
+    assert verdict.envelope["critical_count"] >= 1
+    text = render_verdict(verdict, file="s.mcptest.yml")
+    assert text.startswith("s.mcptest.yml:4: tool_quality failed:") and "(catalog catalog.json)" in text
+    assert "critical_count" in text
+
+
+def test_expect_can_gate_one_tool(tmp_path):
+    suite = QUALITY + "    expect:\n      - tool[\"get_weather\"].score: {\">=\": 0.6}\n      - smell_total: {\"<=\": 6}\n"
+    [block] = load_suite(_write(tmp_path, suite, [GOOD_TOOL, BAD_TOOL])).blocks
+    assert evaluate(block, Context()).passed  # the explicit expect replaces the defaults
+
+
+def test_unknown_server_is_a_collection_error(tmp_path):
+    with pytest.raises(InputError) as exc:
+        load_suite(_write(tmp_path, QUALITY.replace("server: docs", "server: dcos"), [GOOD_TOOL]))
+    assert exc.value.line == 5 and "no server named 'dcos'" in exc.value.message and "did you mean 'docs'?" in exc.value.message
+
+
+def test_a_missing_or_bad_catalog_fails_the_item_plainly(tmp_path):
+    [block] = load_suite(_write(tmp_path, QUALITY, [GOOD_TOOL])).blocks
+    (tmp_path / "catalog.json").write_text("{\"tools\": 3}")
+    [problem] = evaluate(block, Context(root=str(tmp_path))).problems
+    assert "catalog.json (at /tools)" in problem.message and "a catalog is a tools/list answer" in problem.message
+
+
+BENCH = """\
+tool_bench:
+  - name: forecast description carries the signal
+    catalog:
+      tools:
+        - {name: lookup_a, description: Return the current weather forecast for a city as JSON.}
+        - {name: lookup_b, description: Convert an amount of money between two currencies.}
+    intents:
+      - {query: what is the weather forecast in Paris, gold: [lookup_a]}
+      - {query: convert 10 euros to dollars, gold: [lookup_b]}
+    mutations:
+      - {tool: lookup_a, kind: blank}
+    min_drop: 0.3
+"""
+
+
+def test_tool_bench_item_passes_when_a_mutation_drops_selection(tmp_path):
+    [block] = load_suite(_write(tmp_path, BENCH, [])).blocks
+    verdict = evaluate(block, Context())
+    assert verdict.passed, verdict.failures
+    assert verdict.envelope["accuracy"] == 1.0 and verdict.envelope["max_drop"] == 0.5
+
+
+def test_tool_bench_min_drop_gate_fails(tmp_path):
+    [block] = load_suite(_write(tmp_path, BENCH.replace("min_drop: 0.3", "min_drop: 0.9"), [])).blocks
+    failures = evaluate(block, Context()).failures
+    assert [f.gate for f in failures] == ["min_drop"] and "below min_drop 0.9" in failures[0].message
+
+
+def test_tool_bench_bad_mutation_is_a_collection_error(tmp_path):
+    with pytest.raises(InputError) as exc:
+        load_suite(_write(tmp_path, BENCH.replace("kind: blank", "kind: scramble"), []))
+    assert exc.value.line == 11 and "unknown mutation kind 'scramble'" in exc.value.message

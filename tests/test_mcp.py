@@ -1,0 +1,314 @@
+"""The MCP side: the mock server answering a real SDK client, and the live tools/list client."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+import time
+
+import anyio
+import pytest
+
+from pytest_mcptest.mcp import ServerError, list_tools
+from pytest_mcptest.mcp.mock_server import MockError, fill, main, parse_fault
+
+MANIFEST = """\
+mock_server:
+  name: shop
+  page_size: 2
+  tools:
+    - name: get_weather
+      description: Current weather for a city.
+      input_schema:
+        type: object
+        properties: {city: {type: string, description: City name.}}
+        required: [city]
+      annotations: {readOnlyHint: true}
+      response: "Sunny in ${args.city}"
+    - name: add
+      description: Add two numbers.
+      input_schema: {type: object, properties: {a: {type: number}, b: {type: number}}}
+      response: {sum: "${args.a}", note: "a=${args.a}, b=${args.b}, deep=${args.opt.x}"}
+    - name: ping
+      description: Answers with the default text.
+  resources:
+    - {uri: "file:///readme.txt", name: readme, mime_type: text/plain, text: hello}
+  prompts:
+    - name: summarize
+      arguments: [{name: topic, required: true}]
+      text: "Summarize ${args.topic}"
+"""
+
+SNAPSHOT = {"tools": [
+    {"name": "search", "title": "Search", "description": "Search the docs.",
+     "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
+     "annotations": {"readOnlyHint": True}, "x-vendor": {"kept": True}},
+    {"name": "fetch", "description": "Fetch a page.",
+     "inputSchema": {"type": "object", "properties": {"url": {"type": "string"}}}},
+]}
+
+
+@pytest.fixture
+def manifest(tmp_path):
+    path = tmp_path / "shop.yml"
+    path.write_text(MANIFEST)
+    return str(path)
+
+
+@pytest.fixture
+def snapshot(tmp_path):
+    path = tmp_path / "docs.json"
+    path.write_text(json.dumps(SNAPSHOT))
+    return str(path)
+
+
+def mock_command(path: str, fault: str | None = None) -> list[str]:
+    command = [sys.executable, "-m", "pytest_mcptest.mcp.mock_server", "--tools-from", path]
+    return command + (["--fault", fault] if fault else [])
+
+
+def with_session(command: list[str], body):
+    """Run ``await body(session)`` against ``command`` with a plain SDK ClientSession."""
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    async def run():
+        params = StdioServerParameters(command=command[0], args=command[1:])
+        with anyio.fail_after(15):
+            async with stdio_client(params) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    return await body(session)
+
+    return anyio.run(run)
+
+
+def wire(model) -> dict:
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+# --------------------------------------------------------------------------- list_tools
+
+
+def test_list_tools_follows_pagination_with_wire_names(manifest):
+    catalog = list_tools(mock_command(manifest), timeout=15)
+    assert [t["name"] for t in catalog["tools"]] == ["get_weather", "add", "ping"]  # 3 pages of 2
+    weather = catalog["tools"][0]
+    assert weather["inputSchema"]["required"] == ["city"]
+    assert weather["annotations"] == {"readOnlyHint": True}
+    assert weather["description"] == "Current weather for a city."
+    assert "description" not in catalog["tools"][2] or catalog["tools"][2]["description"]
+    json.dumps(catalog)  # plain JSON
+
+
+def test_list_tools_returns_a_snapshot_exactly_as_served(snapshot):
+    assert list_tools(mock_command(snapshot), timeout=15) == SNAPSHOT
+
+
+def test_command_not_found():
+    with pytest.raises(ServerError) as info:
+        list_tools(["mcptest-no-such-server-xyz", "--flag"], timeout=5)
+    text = str(info.value)
+    assert "mcptest-no-such-server-xyz --flag" in text
+    assert "command not found" in text
+
+
+def test_server_exits_at_once_shows_its_stderr():
+    command = [sys.executable, "-c",
+               "import sys; sys.stderr.write('fatal: no API key in SHOP_KEY\\n'); sys.exit(3)"]
+    with pytest.raises(ServerError) as info:
+        list_tools(command, timeout=5)
+    text = str(info.value)
+    assert text.startswith(f"MCP server `{sys.executable} -c ")
+    assert "closed the connection or exited" in text
+    assert "fatal: no API key in SHOP_KEY" in text
+
+
+def test_timeout_names_the_limit_and_shows_stderr():
+    # Reads its stdin and never answers; exits when stdin closes (so shutdown is quick).
+    command = [sys.executable, "-c",
+               "import sys; print('booting slowly', file=sys.stderr, flush=True)\n"
+               "for _ in sys.stdin: pass"]
+    started = time.monotonic()
+    with pytest.raises(ServerError) as info:
+        list_tools(command, timeout=1)
+    assert time.monotonic() - started < 6
+    text = str(info.value)
+    assert "within 1 s" in text
+    assert "booting slowly" in text
+
+
+def test_protocol_error_from_the_server():
+    script = textwrap.dedent("""\
+        import json, sys
+        print('refusing', file=sys.stderr, flush=True)
+        for line in sys.stdin:
+            msg = json.loads(line)
+            if 'id' in msg:
+                print(json.dumps({"jsonrpc": "2.0", "id": msg["id"],
+                                  "error": {"code": -32600, "message": "nope, not today"}}),
+                      flush=True)
+        """)
+    with pytest.raises(ServerError) as info:
+        list_tools([sys.executable, "-c", script], timeout=5)
+    text = str(info.value)
+    assert "protocol error -32600: nope, not today" in text
+    assert "refusing" in text
+
+
+def test_env_and_cwd_reach_the_server(tmp_path):
+    (tmp_path / "here.txt").write_text("x")
+    script = textwrap.dedent("""\
+        import os, sys
+        sys.stderr.write('KEY=%s CWD_HAS=%s\\n' % (os.environ.get('MCPTEST_KEY'),
+                                                   os.path.exists('here.txt')))
+        """)
+    with pytest.raises(ServerError) as info:
+        list_tools([sys.executable, "-c", script], env={"MCPTEST_KEY": "k1"}, cwd=str(tmp_path),
+                   timeout=5)
+    assert "KEY=k1 CWD_HAS=True" in str(info.value)
+
+
+def test_bad_command_argument():
+    with pytest.raises(ValueError):
+        list_tools([], timeout=1)
+
+
+def test_live_third_party_server_mcp_server_time():
+    pytest.importorskip("mcp_server_time")
+    catalog = list_tools([sys.executable, "-m", "mcp_server_time"], timeout=20)
+    tools = {t["name"]: t for t in catalog["tools"]}
+    assert {"get_current_time", "convert_time"} <= set(tools)
+    assert "timezone" in tools["get_current_time"]["inputSchema"]["properties"]
+    assert set(tools["convert_time"]["inputSchema"]["required"]) >= {
+        "source_timezone", "time", "target_timezone"}
+
+
+# --------------------------------------------------------------------------- the mock server
+
+
+def test_calls_fill_args_placeholders(manifest):
+    async def body(session):
+        weather = await session.call_tool("get_weather", {"city": "Sacramento"})
+        added = await session.call_tool("add", {"a": 2, "b": 3, "opt": {"x": "y"}})
+        bare = await session.call_tool("ping", {"n": 1})
+        return wire(weather), wire(added), wire(bare)
+
+    weather, added, bare = with_session(mock_command(manifest), body)
+    assert weather["content"] == [{"type": "text", "text": "Sunny in Sacramento"}]
+    assert weather.get("isError") is False
+    assert added["structuredContent"] == {"sum": 2, "note": "a=2, b=3, deep=y"}
+    assert json.loads(added["content"][0]["text"]) == added["structuredContent"]
+    assert bare["content"][0]["text"] == 'mock ping called with {"n": 1}'
+
+
+def test_snapshot_calls_name_the_tool_and_arguments(snapshot):
+    async def body(session):
+        return wire(await session.call_tool("search", {"q": "mcp"}))
+
+    result = with_session(mock_command(snapshot), body)
+    assert result["content"][0]["text"] == 'mock search called with {"q": "mcp"}'
+
+
+def test_resources_and_prompts(manifest):
+    async def body(session):
+        resources = wire(await session.list_resources())
+        read = wire(await session.read_resource("file:///readme.txt"))
+        prompt = wire(await session.get_prompt("summarize", {"topic": "tides"}))
+        return resources, read, prompt
+
+    resources, read, prompt = with_session(mock_command(manifest), body)
+    assert [r["uri"] for r in resources["resources"]] == ["file:///readme.txt"]
+    assert read["contents"][0]["text"] == "hello"
+    assert prompt["messages"][0]["content"]["text"] == "Summarize tides"
+
+
+def test_fault_hang_never_answers(manifest):
+    async def body(session):
+        listed = await session.list_tools()  # other requests still answer
+        with anyio.move_on_after(0.5) as scope:
+            await session.call_tool("get_weather", {"city": "Paris"})
+        return len(listed.tools), scope.cancelled_caught
+
+    started = time.monotonic()
+    count, timed_out = with_session(mock_command(manifest, "hang"), body)
+    assert count == 2 and timed_out
+    assert time.monotonic() - started < 8  # the hung server still shuts down
+
+
+def test_fault_slow_delays_each_call(manifest):
+    async def body(session):
+        times = []
+        for city in ("Oslo", "Rome"):
+            t0 = time.monotonic()
+            result = await session.call_tool("get_weather", {"city": city})
+            times.append(time.monotonic() - t0)
+            assert wire(result)["content"][0]["text"] == f"Sunny in {city}"
+        return times
+
+    times = with_session(mock_command(manifest, "slow:300"), body)
+    assert all(t >= 0.29 for t in times)
+
+
+def test_fault_recover_after_fails_the_first_calls(manifest):
+    async def body(session):
+        return [wire(await session.call_tool("get_weather", {"city": "Lima"})) for _ in range(4)]
+
+    results = with_session(mock_command(manifest, "recover-after:2"), body)
+    assert [r.get("isError") for r in results] == [True, True, False, False]
+    assert "recover-after:2" in results[0]["content"][0]["text"]
+    assert results[2]["content"][0]["text"] == "Sunny in Lima"
+
+
+# --------------------------------------------------------------------------- bad input, units
+
+
+def test_fault_specs():
+    assert parse_fault("none").kind == "none"
+    assert parse_fault("hang").kind == "hang"
+    assert (parse_fault("slow:250").kind, parse_fault("slow:250").value) == ("slow", 250)
+    assert parse_fault("recover-after:3").value == 3
+    for bad in ("slow", "slow:fast", "recover-after:-1", "explode", ""):
+        with pytest.raises(MockError):
+            parse_fault(bad)
+
+
+def test_fill_keeps_types_and_interpolates():
+    args = {"a": 2, "o": {"k": [1, 2]}, "s": "x"}
+    assert fill("${args.a}", args) == 2
+    assert fill("${args.o}", args) == {"k": [1, 2]}
+    assert fill("${args.o.k.1}", args) == 2
+    assert fill({"v": ["${args.s}-${args.a}", "${args.o}"]}, args) == {"v": ["x-2", {"k": [1, 2]}]}
+    assert fill("n=${args.missing}", args) == "n="
+    assert fill("${args.missing}", args) is None
+    assert fill("${args}", args) == args
+
+
+@pytest.mark.parametrize("content, expected", [
+    (None, "no such file"),
+    ("mock_server: [1, 2]", "`mock_server` must be a mapping"),
+    ("mock_server: {tools: [{description: x}]}", "needs a `name` string"),
+    ("mock_server: {tools: [{name: a}, {name: a}]}", "duplicate tool name"),
+    ("mock_server: {tools: [{name: a, input_schema: 3}]}", "input_schema must be a mapping"),
+    ("mock_server: {tools: [{name: a, bogus: 1}]}", "unknown key(s) bogus"),
+    ("just: text", "expected a manifest"),
+    ("mock_server: {tools: [\n", "not valid YAML or JSON"),
+    ('{"tools": [{"inputSchema": {}}]}', "needs a `name` string"),
+])
+def test_bad_manifest_exits_2_with_one_line(tmp_path, capsys, content, expected):
+    path = tmp_path / "m.yml"
+    if content is not None:
+        path.write_text(content)
+    assert main(["--tools-from", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert expected in err
+    assert "Traceback" not in err
+    assert err.startswith("mcptest mock: error: ")
+
+
+def test_bad_fault_and_usage_exit_2(manifest, capsys):
+    assert main(["--tools-from", manifest, "--fault", "slow:soon"]) == 2
+    assert "whole number of milliseconds" in capsys.readouterr().err
+    assert main([]) == 2
+    assert "--tools-from" in capsys.readouterr().err
