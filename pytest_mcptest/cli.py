@@ -138,6 +138,117 @@ def _import(args) -> int:
     return EXIT_OK
 
 
+def _one_item_report(item_id: str, kind: str, name: str, envelope: dict, failures: list, passed: bool) -> dict:
+    """The report object of a command that judges one thing (a catalog, a bench spec)."""
+    return {"mcptest_report": 1, "items": [{"id": item_id, "name": name, "kind": kind, "file": item_id,
+                                            "line": 1, "outcome": "passed" if passed else "failed",
+                                            "envelope": envelope, "failures": failures}]}
+
+
+def _catalog_from_args(args) -> tuple[str, object]:
+    """(what was read, the catalog) for ``--catalog FILE`` or ``--server NAME --config SUITE``."""
+    from .evaluate import read_catalog
+    from .suite.cache import load_suite_cached
+
+    if args.catalog:
+        return args.catalog, read_catalog(args.catalog, args.catalog)
+    if not (args.server and args.config):
+        raise InputError("mcptest doctor", "give --catalog FILE, or --server NAME with --config SUITE")
+    suite = load_suite_cached(args.config)
+    spec = suite.servers.get(args.server)
+    if spec is None:
+        raise InputError(args.config, f"no server named {args.server!r} under servers: "
+                         f"(servers: {', '.join(sorted(suite.servers)) or 'none'})")
+    if "catalog" in spec:
+        path = os.path.join(os.path.dirname(os.path.abspath(args.config)), spec["catalog"])
+        return spec["catalog"], read_catalog(path, spec["catalog"])
+    from .mcp.client import ServerError, list_tools
+
+    try:
+        return " ".join(spec["command"]), list_tools(list(spec["command"]), env=spec.get("env"),
+                                                     cwd=spec.get("cwd"), timeout=spec.get("timeout", 30.0))
+    except ServerError as exc:
+        raise InputError(f"server {args.server!r}", str(exc)) from None
+
+
+def _doctor(args) -> int:
+    """Every description finding, tool by tool. Exit 1 when a Critical finding is there."""
+    from .engine.quality import score_catalog
+
+    if not args.lint_descriptions:
+        print("mcptest doctor: nothing to do; pass --lint-descriptions", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        source, catalog = _catalog_from_args(args)
+        quality = score_catalog(catalog)
+    except InputError as exc:
+        print(exc.render(), file=sys.stderr)
+        return EXIT_USAGE
+    except ValueError as exc:
+        print(f"mcptest doctor: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    envelope = quality.to_dict()
+    critical = envelope["critical_count"] > 0
+    if args.json:
+        sys.stdout.write(dumps(_one_item_report(source, "tool_quality", f"lint {source}", envelope,
+                                                [], not critical)))
+        return EXIT_FAILED if critical else EXIT_OK
+    for tool in quality.tools:
+        print(f"{tool.name}  score {tool.score:.2f}")
+        for f in tool.findings + tool.schema_findings:
+            where = f" [{f.argument}]" if getattr(f, "argument", None) else ""
+            hint = f"  -> {f.suggestion}" if f.suggestion else ""
+            print(f"  {f.rule:8} {f.severity:8} {f.message}{where}{hint}")
+    print(f"{len(quality.tools)} tools: min score {envelope.get('min_score')}, mean {envelope.get('mean_score')}, "
+          f"{envelope['critical_count']} critical, {envelope['warning_count']} warnings, "
+          f"{envelope['schema_criticals']} schema critical, {envelope['schema_warnings']} schema warnings")
+    return EXIT_FAILED if critical else EXIT_OK
+
+
+def _tool_bench(args) -> int:
+    """Selection accuracy and how far each mutation drops it; exit 1 when below --min-drop."""
+    from .engine.toolbench import run_bench
+    from .evaluate import read_catalog
+    from .suite.build import read_text
+    from .suite.loader import load_documents
+
+    try:
+        docs = load_documents(args.spec, read_text(args.spec))
+        spec = docs[0][0] if docs else None
+        if not isinstance(spec, dict) or ("catalog" in spec) == ("catalog_path" in spec):
+            raise InputError(args.spec, "a tool-bench spec is an object with one of catalog: or catalog_path:, "
+                             "and intents:, mutations:")
+        catalog = spec.get("catalog")
+        if "catalog_path" in spec:
+            path = os.path.join(os.path.dirname(os.path.abspath(args.spec)), spec["catalog_path"])
+            catalog = read_catalog(path, spec["catalog_path"])
+        min_drop = args.min_drop if args.min_drop is not None else spec.get("min_drop")
+        bench = run_bench(catalog, spec.get("intents") or [], spec.get("mutations") or [], min_drop)
+    except InputError as exc:
+        print(exc.render(), file=sys.stderr)
+        return EXIT_USAGE
+    except (ValueError, TypeError, KeyError) as exc:
+        print(f"{args.spec}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    failed = bench.passed is False
+    envelope = bench.to_dict()
+    if args.json:
+        failures = [{"gate": "min_drop", "message": f"largest drop {bench.max_drop} < {min_drop}"}] if failed else []
+        sys.stdout.write(dumps(_one_item_report(args.spec, "tool_bench", f"tool-bench {args.spec}", envelope,
+                                                failures, not failed)))
+        return EXIT_FAILED if failed else EXIT_OK
+    ci = f" (95% Wilson {envelope['ci_low']:.2f}-{envelope['ci_high']:.2f})" if "ci_low" in envelope else ""
+    print(f"selection accuracy {bench.correct}/{bench.total}{ci}, TDQS mean {envelope.get('tdqs_mean')} "
+          f"min {envelope.get('tdqs_min')}, catalog {bench.catalog_tokens} whitespace tokens")
+    for m in envelope["mutations"]:
+        print(f"  {m['tool']} {m['kind']}: drop {m['drop']}, smells introduced {m['smells_introduced']}, "
+              f"tokens removed {m['tokens_removed']}")
+    if min_drop is not None:
+        verdict = "FAIL" if failed else "PASS"
+        print(f"{verdict}: largest drop {bench.max_drop} against min-drop {min_drop}")
+    return EXIT_FAILED if failed else EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="mcptest", description="Replay recorded MCP agent runs and gate them offline.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -156,6 +267,22 @@ def build_parser() -> argparse.ArgumentParser:
     srun.add_argument("--name", action="append", metavar="NAME", help="run only this scenario (repeatable)")
     srun.add_argument("--json", action="store_true", help="print the structured report instead of the summary")
     srun.set_defaults(func=_scenario_run)
+
+    doctor = sub.add_parser("doctor", help="look at a server's tool catalog")
+    doctor.add_argument("--lint-descriptions", action="store_true", help="every DESC/SCH finding, tool by tool")
+    doctor.add_argument("--catalog", metavar="FILE", help="a saved tools/list answer (JSON)")
+    doctor.add_argument("--server", metavar="NAME", help="a server of --config's servers:")
+    doctor.add_argument("--config", metavar="SUITE", help="the suite that declares --server")
+    doctor.add_argument("--json", action="store_true", help="print the report object")
+    doctor.set_defaults(func=_doctor)
+
+    bench = sub.add_parser("tool-bench", help="does each description carry the selection signal")
+    bench_sub = bench.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    brun = bench_sub.add_parser("run", help="run a tool-bench spec")
+    brun.add_argument("spec", metavar="SPEC", help="YAML or JSON: catalog|catalog_path, intents, mutations")
+    brun.add_argument("--min-drop", type=float, metavar="FRACTION", help="fail when the largest drop is below it")
+    brun.add_argument("--json", action="store_true", help="print the report object")
+    brun.set_defaults(func=_tool_bench)
 
     imp = sub.add_parser("import", help="turn existing logs into a cassette")
     imp.add_argument("kind", choices=["openai-chat", "anthropic", "otel"], help="the log's format")
