@@ -164,9 +164,10 @@ def _catalog_from_args(args) -> tuple[str, object]:
         return spec["catalog"], read_catalog(path, spec["catalog"])
     from .mcp.client import ServerError, list_tools
 
+    cwd = os.path.join(os.path.dirname(os.path.abspath(args.config)), spec.get("cwd", "."))
     try:
         return " ".join(spec["command"]), list_tools(list(spec["command"]), env=spec.get("env"),
-                                                     cwd=spec.get("cwd"), timeout=spec.get("timeout", 30.0))
+                                                     cwd=cwd, timeout=spec.get("timeout", 30.0))
     except ServerError as exc:
         raise InputError(f"server {args.server!r}", str(exc)) from None
 
@@ -284,6 +285,10 @@ def build_parser() -> argparse.ArgumentParser:
     brun.add_argument("--json", action="store_true", help="print the report object")
     brun.set_defaults(func=_tool_bench)
 
+    # Listed for `mcptest --help`; main() hands `mcptest mock ...` to the mock server's own parser.
+    sub.add_parser("mock", help="a real MCP server over stdio: --tools-from FILE [--fault none|hang|slow:<ms>|"
+                   "recover-after:<n>]")
+
     imp = sub.add_parser("import", help="turn existing logs into a cassette")
     imp.add_argument("kind", choices=["openai-chat", "anthropic", "otel"], help="the log's format")
     imp.add_argument("file", metavar="FILE", help="the log to read (JSON or JSONL)")
@@ -294,6 +299,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["mock"]:  # the mock server parses its own options (argparse would eat them)
+        from .mcp.mock_server import main as mock_main
+
+        return mock_main(argv[1:])
     args = build_parser().parse_args(argv)
     return args.func(args)
 

@@ -109,3 +109,34 @@ def test_tool_bench_bad_mutation_is_a_collection_error(tmp_path):
     with pytest.raises(InputError) as exc:
         load_suite(_write(tmp_path, BENCH.replace("kind: blank", "kind: scramble"), []))
     assert exc.value.line == 11 and "unknown mutation kind 'scramble'" in exc.value.message
+
+
+def test_tool_quality_against_a_live_mock_server(tmp_path):
+    import sys
+
+    (tmp_path / "servers").mkdir()
+    (tmp_path / "servers" / "shop.yml").write_text(
+        "mock_server:\n  name: shop\n  tools:\n"
+        "    - name: get_weather\n"
+        f"      description: {GOOD_TOOL['description']}\n"
+        "      input_schema: {type: object, additionalProperties: false, required: [city],\n"
+        "                     properties: {city: {type: string, maxLength: 80, description: 'City name, e.g. Paris'}},\n"
+        "                     examples: [{city: Paris}]}\n"
+        "      response: 'sunny in ${args.city}'\n")
+    suite = ("servers:\n  shop:\n    command: [" + json.dumps(sys.executable)
+             + ", -m, pytest_mcptest.mcp.mock_server, --tools-from, servers/shop.yml]\n    timeout: 30\n"
+             "tool_quality:\n  - name: live catalog\n    server: shop\n"
+             "    expect:\n      - tool_count: {exact: 1}\n      - tool[\"get_weather\"].score: {\">\": 0.5}\n")
+    path = tmp_path / "s.mcptest.yml"
+    path.write_text(suite)
+    [block] = load_suite(str(path)).blocks
+    verdict = evaluate(block, Context())
+    assert verdict.passed, verdict.failures
+
+
+def test_a_server_that_cannot_start_fails_the_item_with_the_reason(tmp_path):
+    (tmp_path / "s.mcptest.yml").write_text(
+        "servers:\n  gone: {command: [no-such-mcp-server-xyz]}\ntool_quality:\n  - name: q\n    server: gone\n")
+    [block] = load_suite(str(tmp_path / "s.mcptest.yml")).blocks
+    [problem] = evaluate(block, Context()).problems
+    assert "server 'gone'" in problem.message and "no-such-mcp-server-xyz" in problem.message

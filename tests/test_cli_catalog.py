@@ -52,3 +52,8 @@ def test_tool_bench_run_and_min_drop(tmp_path, capsys):
     (tmp_path / "bad.yml").write_text(BENCH.replace("kind: blank", "kind: scramble"))
     assert main(["tool-bench", "run", str(tmp_path / "bad.yml")]) == 2
     assert "unknown mutation kind" in capsys.readouterr().err
+
+
+def test_mcptest_mock_is_the_mock_server(tmp_path, capsys):
+    assert main(["mock", "--tools-from", str(tmp_path / "missing.yml")]) == 2
+    assert "mcptest mock: error:" in capsys.readouterr().err

@@ -176,7 +176,6 @@ def test_bad_command_argument():
 
 
 def test_live_third_party_server_mcp_server_time():
-    pytest.importorskip("mcp_server_time")
     catalog = list_tools([sys.executable, "-m", "mcp_server_time"], timeout=20)
     tools = {t["name"]: t for t in catalog["tools"]}
     assert {"get_current_time", "convert_time"} <= set(tools)
@@ -312,3 +311,18 @@ def test_bad_fault_and_usage_exit_2(manifest, capsys):
     assert "whole number of milliseconds" in capsys.readouterr().err
     assert main([]) == 2
     assert "--tools-from" in capsys.readouterr().err
+
+
+def test_stdout_noise_is_named_in_the_error():
+    command = [sys.executable, "-c",
+               "import sys\nprint('Server ready!', flush=True)\nfor _ in sys.stdin: pass"]
+    with pytest.raises(ServerError) as info:
+        list_tools(command, timeout=1)
+    assert "not JSON-RPC, the first: 'Server ready!'" in str(info.value)
+
+
+def test_list_tools_from_inside_a_running_event_loop(snapshot):
+    async def inside():
+        return list_tools(mock_command(snapshot), timeout=15)
+
+    assert anyio.run(inside) == SNAPSHOT

@@ -65,6 +65,7 @@ def list_tools(command: list[str], env: Optional[dict] = None, cwd: Optional[str
     if env is not None:
         env = {str(k): str(v) for k, v in env.items()}
 
+    _quiet_sdk_logging()
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
         try:
             return _run_sync(_list_tools_async, command, env, cwd, float(timeout), errlog)
@@ -122,7 +123,7 @@ async def _list_tools_async(command: list[str], env: Optional[dict], cwd: Option
 
     async def on_message(message: Any) -> None:
         if isinstance(message, Exception):
-            stdout_faults.append(f"{type(message).__name__}: {message}")
+            stdout_faults.append(_stdout_fault(message))
 
     try:
         with anyio.fail_after(timeout):
@@ -143,7 +144,8 @@ async def _list_tools_async(command: list[str], env: Optional[dict], cwd: Option
         leaf = _leaf(exc)
         if stdout_faults and isinstance(leaf, Exception) and not isinstance(leaf, ServerError):
             reason = _describe(leaf, timeout)
-            reason += f"; the server wrote lines to stdout that are not JSON-RPC ({stdout_faults[0]})"
+            reason += (f"; the server wrote {len(stdout_faults)} line(s) to stdout that are not "
+                       f"JSON-RPC, the first: {stdout_faults[0]}")
             raise ServerError(command, reason) from leaf
         raise
 
@@ -200,6 +202,29 @@ def _dump(tool: Any) -> dict:
     if isinstance(tool, dict):
         return tool
     return tool.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def _stdout_fault(exc: Exception) -> str:
+    """One line for a stdout line the SDK could not parse: the line itself when known."""
+    try:
+        errors = exc.errors()  # pydantic ValidationError
+        line = errors[0].get("input") if errors else None
+    except Exception:  # noqa: BLE001 - not a pydantic error
+        line = None
+    if isinstance(line, str):
+        return repr(line[:200])
+    return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+
+
+def _quiet_sdk_logging() -> None:
+    """The SDK logs parse failures with tracebacks; with no logging configured, Python's
+    last-resort handler would print them on our stderr. A NullHandler on the ``mcp``
+    logger stops that and leaves propagation to the application's handlers intact."""
+    import logging
+
+    logger = logging.getLogger("mcp")
+    if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+        logger.addHandler(logging.NullHandler())
 
 
 def _leaf(exc: BaseException) -> BaseException:

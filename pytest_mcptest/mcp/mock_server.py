@@ -400,22 +400,37 @@ def build_server(spec: MockSpec, fault: Fault):
     tool_names = {tool["name"] for tool in spec.tools}
     calls = {"n": 0}
 
-    async def on_list_tools(ctx, params) -> dict:
+    def page(cursor: Any) -> dict:
         if not spec.page_size:
             return {"tools": spec.tools}
-        cursor = getattr(params, "cursor", None) if params is not None else None
         start = 0
         if cursor:
-            if not re.fullmatch(r"\d+", cursor) or int(cursor) > len(spec.tools):
+            if not isinstance(cursor, str) or not re.fullmatch(r"\d+", cursor) \
+                    or int(cursor) > len(spec.tools):
                 from mcp.shared.exceptions import MCPError
 
                 raise MCPError(code=-32602, message=f"Invalid cursor: {cursor!r}")
             start = int(cursor)
         end = start + spec.page_size
-        page: dict[str, Any] = {"tools": spec.tools[start:end]}
+        result: dict[str, Any] = {"tools": spec.tools[start:end]}
         if end < len(spec.tools):
-            page["nextCursor"] = str(end)
-        return page
+            result["nextCursor"] = str(end)
+        return result
+
+    async def on_list_tools(ctx, params) -> dict:
+        return page(getattr(params, "cursor", None) if params is not None else None)
+
+    async def verbatim_tools(ctx, call_next):
+        """The SDK sieves results through its models, dropping fields it does not know
+        (vendor keys in a snapshot); put the tools back exactly as written."""
+        result = await call_next(ctx)
+        if getattr(ctx, "method", None) == "tools/list" and isinstance(result, dict) \
+                and isinstance(result.get("tools"), list):
+            params = getattr(ctx, "params", None) or {}
+            raw = page(params.get("cursor") if hasattr(params, "get") else None)["tools"]
+            if [t.get("name") for t in result["tools"]] == [t["name"] for t in raw]:
+                result = {**result, "tools": raw}
+        return result
 
     async def on_call_tool(ctx, params) -> dict:
         name = params.name
@@ -480,8 +495,12 @@ def build_server(spec: MockSpec, fault: Fault):
 
         handlers.update(on_list_prompts=on_list_prompts, on_get_prompt=on_get_prompt)
 
-    return Server(spec.name, version=spec.version or _own_version(),
-                  instructions=spec.instructions, **handlers)
+    server = Server(spec.name, version=spec.version or _own_version(),
+                    instructions=spec.instructions, **handlers)
+    middleware = getattr(server, "middleware", None)
+    if isinstance(middleware, list):
+        middleware.append(verbatim_tools)
+    return server
 
 
 def _own_version() -> str:

@@ -323,6 +323,8 @@ def _tool_quality(doc: _Doc, parts, raw: dict) -> ToolQualityBlock:
     spec = _plain(servers[name])
     if "catalog" in spec:
         spec["catalog"] = _suite_path(doc, spec["catalog"])
+    else:  # a live server starts in the suite's folder, so `servers/shop.yml` means what it says
+        spec["cwd"] = _suite_path(doc, spec.get("cwd", "."))
     common = _common(doc, parts, raw, "tool_quality")
     if not common["expect"]:  # spec 001's defaults: min_score >= 0.50, mean_score >= 0.70, no critical
         from ..engine.quality import DEFAULT_GATES
