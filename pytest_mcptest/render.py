@@ -63,6 +63,17 @@ def _trace_section(trace: TraceValidation, calls: list) -> list[str]:
     return lines + _table(rows)
 
 
+def _quality_section(quality) -> list[str]:
+    """The weakest tools and every critical finding, so a failed gate says which tool to fix."""
+    worst = sorted(quality.tools, key=lambda t: (t.score, t.name))[:5]
+    lines = ["", f"{INDENT}lowest scores: " + ", ".join(f"{t.name} {t.score:.2f}" for t in worst)]
+    critical = [f for t in quality.tools for f in t.findings + t.schema_findings if f.severity == "Critical"]
+    if critical:
+        lines.append(f"{INDENT}critical findings: {len(critical)}")
+        lines += _table([(f.tool, f.rule, f.message) for f in critical[:12]])
+    return lines
+
+
 def _expect_section(run: RunVerdict, suite_file: str) -> list[str]:
     failed = [r for r in run.expect_results if not r.passed]
     if not failed:
@@ -118,6 +129,8 @@ def render_verdict(verdict: Verdict, file: str | None = None) -> str:
         else:
             if isinstance(run.detail, AgentRunResult) and run.detail.trace is not None:
                 lines += _trace_section(run.detail.trace, run.envelope.get("tool_calls", []))
+            if type(run.detail).__name__ == "CatalogQuality":
+                lines += _quality_section(run.detail)
             shown = ("expect", "expected_trace") if isinstance(run.detail, AgentRunResult) else ("expect",)
             gate_failures = [f for f in run.failures if f.gate not in shown]
             if gate_failures:
