@@ -140,3 +140,13 @@ def test_a_server_that_cannot_start_fails_the_item_with_the_reason(tmp_path):
     [block] = load_suite(str(tmp_path / "s.mcptest.yml")).blocks
     [problem] = evaluate(block, Context()).problems
     assert "server 'gone'" in problem.message and "no-such-mcp-server-xyz" in problem.message
+
+
+def test_a_server_command_naming_mcptest_runs_under_this_interpreter(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")  # `mcptest` is not on PATH: still found
+    (tmp_path / "snap.json").write_text(json.dumps({"tools": [GOOD_TOOL]}))
+    (tmp_path / "s.mcptest.yml").write_text(
+        "servers:\n  m: {command: [mcptest, mock, --tools-from, snap.json]}\n"
+        "tool_quality:\n  - name: q\n    server: m\n    expect:\n      - tool_count: {exact: 1}\n")
+    [block] = load_suite(str(tmp_path / "s.mcptest.yml")).blocks
+    assert evaluate(block, Context()).passed

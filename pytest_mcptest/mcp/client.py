@@ -16,6 +16,7 @@ The ``mcp`` SDK is imported inside the functions, never at module import.
 from __future__ import annotations
 
 import os
+import sys
 import shlex
 import tempfile
 from typing import Any, Optional
@@ -61,6 +62,10 @@ def list_tools(command: list[str], env: Optional[dict] = None, cwd: Optional[str
     if (not isinstance(command, (list, tuple)) or not command
             or not all(isinstance(part, str) for part in command)):
         raise ValueError(f"command must be a non-empty list of strings, got {command!r}")
+    if command[0] == "mcptest":
+        # Our own command runs under this interpreter: the same version of the plugin, and
+        # found even when the environment's bin folder is not on PATH.
+        command = [sys.executable, "-m", "pytest_mcptest.cli", *command[1:]]
     command = list(command)
     if env is not None:
         env = {str(k): str(v) for k, v in env.items()}
