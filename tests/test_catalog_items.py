@@ -150,3 +150,18 @@ def test_a_server_command_naming_mcptest_runs_under_this_interpreter(tmp_path, m
         "tool_quality:\n  - name: q\n    server: m\n    expect:\n      - tool_count: {exact: 1}\n")
     [block] = load_suite(str(tmp_path / "s.mcptest.yml")).blocks
     assert evaluate(block, Context()).passed
+
+
+def test_tool_quality_against_a_real_third_party_server(tmp_path):
+    """mcp-server-time from PyPI (installed by the test extra), started over stdio."""
+    import sys
+
+    (tmp_path / "s.mcptest.yml").write_text(
+        "servers:\n  time:\n    command: [" + json.dumps(sys.executable) + ", -m, mcp_server_time]\n"
+        "tool_quality:\n  - name: time server descriptions\n    server: time\n    expect:\n"
+        "      - tool_count: {exact: 2}\n      - tool[\"get_current_time\"].score: {\">\": 0}\n"
+        "      - critical_count: {exact: 0}\n")
+    [block] = load_suite(str(tmp_path / "s.mcptest.yml")).blocks
+    verdict = evaluate(block, Context())
+    assert verdict.passed, verdict.failures
+    assert set(verdict.envelope["tool"]) == {"get_current_time", "convert_time"}
