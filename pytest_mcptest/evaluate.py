@@ -68,10 +68,12 @@ class Verdict:
     runs: tuple[RunVerdict, ...] = ()
     problems: tuple[Failure, ...] = ()
     source_kind: str = "cassette"  # what ``cassette`` names: a cassette, or a catalog
+    aggregate: Optional["AggregateVerdict"] = None  # gates judged once over every run
 
     @property
     def failures(self) -> tuple[Failure, ...]:
-        return self.problems + tuple(f for r in self.runs for f in r.failures)
+        tail = self.aggregate.failures if self.aggregate is not None else ()
+        return self.problems + tuple(f for r in self.runs for f in r.failures) + tail
 
     @property
     def passed(self) -> bool:
@@ -90,11 +92,23 @@ class Verdict:
     def envelope(self) -> dict:
         """What ``expect:`` read: the run's envelope; with several runs ``{"runs": [...]}``,
         where ``runs[i]`` is exactly what ``expect:`` read for run ``i + 1``."""
+        extra = self.aggregate.envelope if self.aggregate is not None else {}
         if len(self.runs) == 1:
-            return self.runs[0].envelope
+            return {**self.runs[0].envelope, **extra} if extra else self.runs[0].envelope
         if not self.runs:
-            return {}
-        return {"runs": [r.envelope for r in self.runs]}
+            return dict(extra)
+        return {"runs": [r.envelope for r in self.runs], **extra}
+
+
+@attrs.frozen
+class AggregateVerdict:
+    """The gates an agent test judges once over all of its runs (``tool_selection.*``,
+    ``orchestration.*``, ``token_efficiency.*``): their envelope, failures and expect results."""
+
+    envelope: dict
+    failures: tuple[Failure, ...]
+    expect_results: tuple[ExpectResult, ...] = ()
+    detail: dict = attrs.field(factory=dict, eq=False)  # gate -> engine result
 
 
 @attrs.frozen
@@ -300,4 +314,85 @@ def evaluate(block: Block, ctx: Context = Context()) -> Verdict:
             if not res.passed:
                 failures.append(Failure("expect", res.message, number, res.expectation.line))
         runs.append(RunVerdict(number, envelope, tuple(failures), results, detail))
-    return Verdict(block, shown, tuple(runs))
+    aggregate = None
+    if isinstance(block, AgentBlock) and block.has_aggregates:
+        aggregate = _agent_aggregate(block, cassette)
+    return Verdict(block, shown, tuple(runs), aggregate=aggregate)
+
+
+def _agent_aggregate(block: AgentBlock, cassette: Cassette) -> AggregateVerdict:
+    """Spec 001's gates over every run: selection F1 (micro-averaged), the pass^k floor,
+    the orchestration diagnostics (pooled) and token efficiency (from the cassette's catalog)."""
+    from .engine.orchestration import orchestration
+    from .engine.selection import selection_f1, tool_selection_floor
+
+    runs = list(cassette.runs)
+    envelope: dict = {}
+    detail: dict = {}
+    failures: list[Failure] = []
+    checks: list[tuple[Any, str]] = []  # (expectation, gate) in declaration order
+    scores = {gate: selection_f1(runs, spec.classes) for gate, spec in
+              (("equal_function_sets", block.equal_function_sets), ("token_efficiency", block.token_efficiency))
+              if spec is not None}
+    detail.update(scores)
+    if block.equal_function_sets is not None or block.tool_selection is not None:
+        selection: dict = {}
+        if block.equal_function_sets is not None:
+            score = scores["equal_function_sets"]
+            selection.update(precision=score.precision, recall=score.recall, f1=score.f1,
+                             true_positives=score.true_positives, false_positives=score.false_positives,
+                             false_negatives=score.false_negatives, missed=list(score.missed),
+                             unexpected=list(score.unexpected), per_run=[r.to_dict() for r in score.per_run])
+            checks += [(e, "equal_function_sets") for e in block.equal_function_sets.expect]
+        if block.tool_selection is not None:
+            spec = block.tool_selection
+            floor = tool_selection_floor(runs, spec.expected_tool, spec.min_selection_rate,
+                                         spec.max_total_tokens, name=block.name)
+            detail["floor"] = floor
+            selection.update(expected_tool=spec.expected_tool, runs=len(floor.runs), selected=floor.selected,
+                             selection_rate=floor.selection_rate, pass_k=floor.pass_k,
+                             pass_hat_k={str(k): v for k, v in floor.pass_hat_k.items()})
+            if floor.tokens_median is not None:
+                selection.update(tokens_median=floor.tokens_median, tokens_max=floor.tokens_max)
+            selection["floor"] = floor.to_dict()
+            if not floor.passed:
+                failures.append(Failure("tool_selection", "\n".join(floor.floor_lines())))
+        envelope["tool_selection"] = selection
+    if block.orchestration is not None:
+        result = orchestration(runs, block.classes)
+        detail["orchestration"] = result
+        envelope["orchestration"] = result.to_dict()
+        checks += [(e, "orchestration") for e in block.orchestration.expect]
+    if block.token_efficiency is not None:
+        failure = _token_efficiency(cassette, scores["token_efficiency"], envelope)
+        if failure is not None:
+            failures.append(failure)
+        checks += [(e, "token_efficiency") for e in block.token_efficiency.expect]
+    results = []
+    for exp, gate in checks:
+        res = check(exp, envelope)
+        results.append(res)
+        if not res.passed:
+            message = f"{exp.target}: {res.message}"
+            misses = scores[gate].miss_lines() if gate in scores else []
+            if misses:
+                message += "; " + "; ".join(misses)
+            failures.append(Failure("expect", message, None, exp.line))
+    return AggregateVerdict(envelope, tuple(failures), tuple(results), detail)
+
+
+def _token_efficiency(cassette: Cassette, score, envelope: dict) -> Optional[Failure]:
+    """``token_efficiency.*`` into ``envelope``; a Failure when the surface cannot be counted."""
+    from .engine.tokens import TokenizerError, count_surface_tokens, merged_catalog_tools, runs_cost, token_efficiency
+
+    tools = merged_catalog_tools(cassette.catalog or {})
+    if not tools:
+        return Failure("token_efficiency", "the cassette records no tool catalog (`catalog`), so the tool "
+                       "surface cannot be counted; record one with the runs")
+    try:
+        surface = count_surface_tokens(tools)
+    except TokenizerError as exc:
+        return Failure("token_efficiency", str(exc))
+    envelope["token_efficiency"] = token_efficiency(score.f1, score.true_positives, surface,
+                                                    runs_cost(cassette.runs)).to_dict()
+    return None

@@ -137,9 +137,27 @@ def render_verdict(verdict: Verdict, file: str | None = None) -> str:
                 lines.append("")
                 lines += [f"{INDENT}{f.gate}: {f.message}" for f in gate_failures]
         lines += _expect_section(run, block.file)
+    lines += _aggregate_section(verdict, block.file)
     if len(runs) > 1:
-        lines += ["", f"{INDENT}{len(runs) - len(failing)} of {len(runs)} runs passed"]
+        tail = ("; the gates over all runs failed" if verdict.aggregate is not None and verdict.aggregate.failures
+                else "")
+        lines += ["", f"{INDENT}{len(runs) - len(failing)} of {len(runs)} runs passed on their own{tail}"]
     return "\n".join(lines)
+
+
+def _aggregate_section(verdict: Verdict, suite_file: str) -> list[str]:
+    """The gates judged over every run (spec 001): FLOOR lines, failed expects with their line."""
+    agg = verdict.aggregate
+    if agg is None or not agg.failures:
+        return []
+    base = os.path.basename(suite_file)
+    lines = ["", f"{INDENT}over all {_plural(len(verdict.runs), 'run')}: {_plural(len(agg.failures), 'failure')}"]
+    for f in agg.failures:
+        first, *rest = f.message.splitlines() or [""]
+        where = f" ({base}:{f.line})" if f.line else ""
+        lines.append(f"{INDENT * 2}{f.gate}: {first}{where}")
+        lines += [f"{INDENT * 3}{line}" for line in rest]
+    return lines
 
 
 def _flatten(value, prefix: str = "") -> dict:

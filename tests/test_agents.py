@@ -132,6 +132,6 @@ def test_bad_mode_is_a_collection_error(tmp_path):
 def test_gates_of_a_later_version_fail_plainly(tmp_path, suite):
     (tmp_path / "a.mcptest.yml").write_text(
         "agents:\n  - name: a\n    cassette: run.json\n"
-        "    tool_selection: {expected_tool: search, min_selection_rate: 0.8}\n")
+        "    distractors: {count: 2}\n")
     verdict = evaluate(load_suite(str(tmp_path / "a.mcptest.yml")).blocks[0])
-    assert [f.message for f in verdict.failures] == ["tool_selection: not evaluated by this version of mcptest yet"]
+    assert [f.message for f in verdict.failures] == ["distractors: not evaluated by this version of mcptest yet"]

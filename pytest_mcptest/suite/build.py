@@ -22,8 +22,8 @@ from ..engine.world import EFFECT_OPS, GUARD_OPS, Effect, ForbiddenRule, Guard, 
 from ..errors import InputError
 from ..expect import ExpectSyntaxError, compile_expectation
 from .loader import LineDict, load_documents, line_of
-from .model import (AgentBlock, Block, ConversationBlock, Mark, ScenarioBlock, Suite,
-                    ToolBenchBlock, ToolQualityBlock)
+from .model import (AgentBlock, Block, ClassGate, ConversationBlock, Mark, OrchestrationGate, ScenarioBlock,
+                    SelectionFloor, Suite, ToolBenchBlock, ToolQualityBlock)
 from .validate import validate_document
 
 
@@ -207,8 +207,41 @@ def _expected_trace(doc: _Doc, parts, raw: Any) -> ExpectedTrace | None:
 
 
 # Agent-test gates that a later version evaluates; declared now, they fail the item plainly.
-LATER_GATES = ("tool_selection", "equal_function_sets", "distractors", "discovery", "orchestration",
-               "token_efficiency")
+LATER_GATES = ("distractors",)
+
+# Spec 001's default gate of a class gate whose `expect:` is empty or omitted.
+CLASS_GATE_DEFAULTS = {"equal_function_sets": {"tool_selection.f1": {">=": 50}},
+                       "token_efficiency": {"token_efficiency.f1": {">=": 50}}}
+
+
+def _class_gate(doc: _Doc, parts, raw: dict, key: str) -> ClassGate | None:
+    from ..engine.selection import FunctionClass
+
+    gate = raw.get(key)
+    if gate is None:
+        return None
+    here = parts + [key]
+    classes = tuple(FunctionClass(str(c["name"]), tuple(c["members"])) for c in gate["classes"])
+    expect = _expectations(doc, here + ["expect"], gate.get("expect"))
+    if not expect:
+        expect = (compile_expectation(CLASS_GATE_DEFAULTS[key], line=line_of(doc.root, here)),)
+    return ClassGate(classes, expect)
+
+
+def _aggregate_gates(doc: _Doc, parts, raw: dict) -> dict:
+    """The gates judged once per item over every run: equal_function_sets, tool_selection,
+    orchestration, token_efficiency (and discovery, kept as metadata)."""
+    floor = raw.get("tool_selection")
+    orchestration = raw.get("orchestration")
+    return dict(
+        equal_function_sets=_class_gate(doc, parts, raw, "equal_function_sets"),
+        token_efficiency=_class_gate(doc, parts, raw, "token_efficiency"),
+        tool_selection=None if floor is None else SelectionFloor(
+            floor["expected_tool"], floor["min_selection_rate"], floor.get("max_total_tokens")),
+        orchestration=None if orchestration is None else OrchestrationGate(
+            _expectations(doc, parts + ["orchestration", "expect"], orchestration.get("expect"))),
+        discovery=_plain(raw.get("discovery") or {}),
+    )
 
 
 # What a `tests:` entry takes from the `agents:` entry it names: the agent, not its gates.
@@ -231,7 +264,7 @@ def _agent(doc: _Doc, parts, raw: dict) -> AgentBlock:
         trace=_expected_trace(doc, parts + ["expected_trace"], merged.get("expected_trace")),
         golden=_golden(merged.get("golden")),
         unsupported=tuple(g for g in LATER_GATES if merged.get(g) is not None),
-        **_common(doc, parts, raw, "agent"))
+        **_aggregate_gates(doc, parts, raw), **_common(doc, parts, raw, "agent"))
 
 
 def _scenario(doc: _Doc, parts, raw: dict) -> ScenarioBlock:

@@ -53,6 +53,32 @@ class ScenarioBlock(Block):
 
 
 @attrs.frozen
+class ClassGate:
+    """``equal_function_sets:`` or ``token_efficiency:``: the classes and the gate's own
+    ``expect:`` (spec 001's default already applied when it was empty or omitted)."""
+
+    classes: tuple = ()  # engine FunctionClass values
+    expect: tuple[Expectation, ...] = ()
+
+
+@attrs.frozen
+class SelectionFloor:
+    """``tool_selection:``: the pass^k floor over every run of the cassette (spec 001)."""
+
+    expected_tool: str
+    min_selection_rate: float
+    max_total_tokens: Optional[int] = None
+
+
+@attrs.frozen
+class OrchestrationGate:
+    """``orchestration:``: the five diagnostics' ``expect:`` (classes come from
+    ``equal_function_sets:``, else ``token_efficiency:``)."""
+
+    expect: tuple[Expectation, ...] = ()
+
+
+@attrs.frozen
 class AgentBlock(Block):
     """An agent test (spec 001/004): a recorded agent run gated on its calls and path."""
 
@@ -62,6 +88,25 @@ class AgentBlock(Block):
     trace: Optional[ExpectedTrace] = None
     golden: Optional[GoldenOracle] = None
     unsupported: tuple[str, ...] = ()  # gates declared here that a later version evaluates
+    # Gates over all runs of the cassette, evaluated once per item (None: not declared).
+    equal_function_sets: Optional[ClassGate] = None
+    tool_selection: Optional[SelectionFloor] = None
+    orchestration: Optional[OrchestrationGate] = None
+    token_efficiency: Optional[ClassGate] = None
+    discovery: dict = attrs.field(factory=dict)  # {name_free: bool}: metadata, judged via the classes
+
+    @property
+    def has_aggregates(self) -> bool:
+        return any(g is not None for g in (self.equal_function_sets, self.tool_selection,
+                                            self.orchestration, self.token_efficiency))
+
+    @property
+    def classes(self) -> tuple:
+        """The declared equal-function classes (orchestration's discovery and efficiency read them)."""
+        for gate in (self.equal_function_sets, self.token_efficiency):
+            if gate is not None:
+                return gate.classes
+        return ()
 
 
 @attrs.frozen
