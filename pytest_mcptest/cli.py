@@ -250,6 +250,31 @@ def _tool_bench(args) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
+def _report(args) -> int:
+    """A saved report at a glance, or (``--compare``) its deltas and floor flips against a
+    baseline. Exit 1 only with --compare, when something flipped to failed."""
+    from .report import compare_reports, load_report, render_comparison, render_summary
+
+    try:
+        current = load_report(args.current)
+        baseline = load_report(args.compare) if args.compare else None
+    except ValueError as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_USAGE
+    if baseline is None:
+        if args.json:
+            sys.stdout.write(dumps(current))
+        else:
+            print(render_summary(current))
+        return EXIT_OK
+    comparison = compare_reports(current, baseline)
+    if args.json:
+        sys.stdout.write(json.dumps(comparison, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    else:
+        print(render_comparison(comparison))
+    return EXIT_FAILED if comparison["regressions"] else EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="mcptest", description="Replay recorded MCP agent runs and gate them offline.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -284,6 +309,12 @@ def build_parser() -> argparse.ArgumentParser:
     brun.add_argument("--min-drop", type=float, metavar="FRACTION", help="fail when the largest drop is below it")
     brun.add_argument("--json", action="store_true", help="print the report object")
     brun.set_defaults(func=_tool_bench)
+
+    report = sub.add_parser("report", help="summarize a saved JSON report, or compare it with a baseline")
+    report.add_argument("current", metavar="CURRENT.json", help="a report written by --mcptest-report or --json")
+    report.add_argument("--compare", metavar="BASELINE.json", help="per-item deltas and floor flips against it")
+    report.add_argument("--json", action="store_true", help="print the comparison (or the report) as JSON")
+    report.set_defaults(func=_report)
 
     # Listed for `mcptest --help`; main() hands `mcptest mock ...` to the mock server's own parser.
     sub.add_parser("mock", help="a real MCP server over stdio: --tools-from FILE [--fault none|hang|slow:<ms>|"

@@ -22,7 +22,7 @@ from .engine.world import replay_world
 from .engine.values import show
 from .errors import InputError
 from .expect import ExpectResult, check
-from .suite.model import AgentBlock, Block, ConversationBlock, ScenarioBlock, ToolBenchBlock, ToolQualityBlock
+from .suite.model import AgentBlock, Block, ConversationBlock, DistractorsBlock, ScenarioBlock, ToolBenchBlock, ToolQualityBlock
 
 
 @attrs.frozen
@@ -109,6 +109,7 @@ class AggregateVerdict:
     failures: tuple[Failure, ...]
     expect_results: tuple[ExpectResult, ...] = ()
     detail: dict = attrs.field(factory=dict, eq=False)  # gate -> engine result
+    runs: int = 0  # how many runs were judged together
 
 
 @attrs.frozen
@@ -286,7 +287,7 @@ def evaluate(block: Block, ctx: Context = Context()) -> Verdict:
     if block.kind in CATALOG_EVALUATORS:
         return _evaluate_catalog(block, ctx)
     evaluator = EVALUATORS.get(block.kind)
-    if evaluator is None:
+    if evaluator is None and block.kind not in AGGREGATE_EVALUATORS:
         return Verdict(block, None, problems=(Failure(
             "unsupported", f"{block.kind} blocks are not evaluated by this version of mcptest yet"),))
     path = cassette_path(block, ctx)
@@ -305,6 +306,8 @@ def evaluate(block: Block, ctx: Context = Context()) -> Verdict:
         return Verdict(block, shown, problems=(Failure("cassette", f"cannot read {shown}: {exc.strerror}"),))
     if not cassette.runs:
         return Verdict(block, shown, problems=(Failure("cassette", f"{shown} holds no runs"),))
+    if evaluator is None:  # judged once over every run, with no per-run envelope
+        return Verdict(block, shown, aggregate=AGGREGATE_EVALUATORS[block.kind](block, cassette))
     runs = []
     for number, run in enumerate(cassette.runs, start=1):
         envelope, failures, detail = evaluator(block, run, number, ctx)
@@ -378,7 +381,52 @@ def _agent_aggregate(block: AgentBlock, cassette: Cassette) -> AggregateVerdict:
             if misses:
                 message += "; " + "; ".join(misses)
             failures.append(Failure("expect", message, None, exp.line))
-    return AggregateVerdict(envelope, tuple(failures), tuple(results), detail)
+    return AggregateVerdict(envelope, tuple(failures), tuple(results), detail, runs=len(runs))
+
+
+def _distractor_tools(block: DistractorsBlock, cassette: Cassette) -> list:
+    """The real tools the agent saw: the cassette's ``catalog`` tools of the agent's declared
+    servers when the catalog has any of them, else every server's tools in it."""
+    from .engine.tokens import merged_catalog_tools
+
+    catalog = cassette.catalog or {}
+    mine = {s: catalog[s] for s in block.servers if s in catalog}
+    return merged_catalog_tools(mine or catalog)
+
+
+def _distractors_aggregate(block: DistractorsBlock, cassette: Cassette) -> AggregateVerdict:
+    """Spec 001's distractor accuracy over every run: inject ``count`` look-alikes into the
+    real tool list, then score each run's choices against the correct and injected ids."""
+    from .engine.distractors import inject_distractors, score_distractors
+
+    runs = list(cassette.runs)
+    try:
+        injection = inject_distractors(_distractor_tools(block, cassette), block.count, block.source, block.of)
+    except ValueError as exc:
+        return AggregateVerdict({}, (Failure("distractors", str(exc)),), runs=len(runs))
+    score = score_distractors(runs, block.correct, injection.distractors, complexity=block.complexity)
+    data = score.to_dict()
+    data["source"] = block.source
+    if block.of:
+        data["of"] = list(block.of)
+    envelope = {"distractors": data}
+    failures, results = [], []
+    for exp in block.expect:
+        res = check(exp, envelope)
+        results.append(res)
+        if not res.passed:
+            message = f"{exp.target}: {res.message}"
+            chosen = [f"run {i}: chose distractor {', '.join(f'`{d}`' for d in r.distractor)}"
+                      for i, r in enumerate(score.per_run, start=1) if r.distractor]
+            if chosen:
+                message += "; " + "; ".join(chosen)
+            failures.append(Failure("expect", message, None, exp.line))
+    return AggregateVerdict(envelope, tuple(failures), tuple(results), {"distractors": score}, runs=len(runs))
+
+
+# Blocks judged once over all of a cassette's runs, with no per-run check:
+# kind -> function(block, cassette) -> AggregateVerdict
+AGGREGATE_EVALUATORS: dict[str, Callable] = {"distractors": _distractors_aggregate}
 
 
 def _token_efficiency(cassette: Cassette, score, envelope: dict) -> Optional[Failure]:

@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from .report import ReportBuilder, item_entry, write_report
+from .report import ReportBuilder, compare_reports, item_entry, load_report, render_comparison, write_report
 
 DEFAULT_PATTERNS = ("*.mcptest.yml", "*.mcptest.yaml")
 RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
@@ -32,6 +32,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="where cassettes are looked up (default: beside each suite file)")
     group.addoption("--mcptest-report", dest="mcptest_report", default=None, metavar="PATH",
                     help="write the JSON report of every mcptest item to PATH")
+    group.addoption("--mcptest-compare", dest="mcptest_compare", default=None, metavar="BASELINE",
+                    help="compare this run with a saved JSON report: per-item deltas and floor flips")
     group.addoption("--mcptest-record-mode", dest="mcptest_record_mode", default=None,
                     choices=RECORD_MODES, help="cassette record mode, as vcrpy's (default: none, replay only)")
     group.addoption("--mcptest-require-judgments", dest="mcptest_require_judgments", action="store_true",
@@ -63,10 +65,17 @@ def pytest_configure(config: pytest.Config) -> None:
     if report is not None and (not report.strip() or os.path.isdir(report)):
         raise pytest.UsageError(f"--mcptest-report needs a file path, found {report!r}"
                                 + (" (a directory)" if report.strip() else ""))
+    baseline = None
+    compare = config.getoption("mcptest_compare")
+    if compare is not None and not hasattr(config, "workerinput"):  # only the controller compares
+        try:
+            baseline = load_report(os.path.join(str(config.invocation_params.dir), compare), compare)
+        except ValueError as exc:
+            raise pytest.UsageError(f"--mcptest-compare: {exc}") from None
     config.stash[SETTINGS_KEY] = {"cassette_dir": _cassette_dir(config), "record_mode": mode,
                                   "root": str(config.rootpath),
                                   "require_judgments": bool(config.getoption("mcptest_require_judgments"))}
-    config.pluginmanager.register(_SessionHooks(config), "mcptest-session")
+    config.pluginmanager.register(_SessionHooks(config, baseline), "mcptest-session")
 
 
 def pytest_ignore_collect(collection_path, config):
@@ -110,13 +119,17 @@ def pytest_collect_file(file_path, parent):
 def pytest_runtest_makereport(item, call):
     report = yield
     if _is_block_item(item):
-        if item.config.getoption("mcptest_report"):
+        if item.config.getoption("mcptest_report") or item.config.getoption("mcptest_compare"):
             # Plain data on the report: pytest-xdist carries it to the controller.
             report.mcptest = item_entry(item.nodeid, item.block, item.verdict)
         if call.when == "call":
             deferred = item.verdict.deferred if item.verdict is not None else ()
             if deferred:
                 report.mcptest_deferred = list(deferred)  # for the terminal summary, across xdist too
+            floors = [f.message for f in (item.verdict.failures if item.verdict is not None else ())
+                      if f.gate == "tool_selection"]
+            if floors:
+                report.mcptest_floor = floors  # the spec's FLOOR lines, for the terminal summary
             item.verdict = None  # rendered and reported: let it go
     return report
 
@@ -124,13 +137,16 @@ def pytest_runtest_makereport(item, call):
 class _SessionHooks:
     """Per-session hooks that need the config: collection errors and the report."""
 
-    def __init__(self, config: pytest.Config):
+    def __init__(self, config: pytest.Config, baseline: dict | None = None):
         self.config = config
         self.suite_errors: set[str] = set()
-        self.builder = ReportBuilder() if config.getoption("mcptest_report") and not hasattr(config, "workerinput") else None
+        self.baseline = baseline
+        wanted = config.getoption("mcptest_report") or baseline is not None
+        self.builder = ReportBuilder() if wanted and not hasattr(config, "workerinput") else None
         self.patterns = DEFAULT_PATTERNS + tuple(config.getini("mcptest_files"))
         self.frozen = False
         self.deferred: dict[str, list] = {}
+        self.floors: dict[str, list] = {}
         # Registered now, before pytest's own plugins register theirs, so that it runs
         # after them: cleanups run last-in, first-out.
         config.add_cleanup(self.unfreeze)
@@ -162,8 +178,36 @@ class _SessionHooks:
         deferred = getattr(report, "mcptest_deferred", None)
         if deferred:
             self.deferred[report.nodeid] = deferred
+        floors = getattr(report, "mcptest_floor", None)
+        if floors:
+            self.floors[report.nodeid] = floors
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
+        self._summarize_floors(terminalreporter)
+        self._summarize_deferred(terminalreporter)
+        self._summarize_comparison(terminalreporter)
+
+    def _summarize_floors(self, terminalreporter) -> None:
+        """Spec 001's FLOOR lines of every agent item whose tool-selection floor failed."""
+        if not self.floors:
+            return
+        terminalreporter.section("mcptest: tool-selection floors")
+        for nodeid in sorted(self.floors):
+            terminalreporter.write_line(nodeid)
+            for message in self.floors[nodeid]:
+                for line in message.splitlines():
+                    terminalreporter.write_line(f"    {line}")
+
+    def _summarize_comparison(self, terminalreporter) -> None:
+        """This run against ``--mcptest-compare``'s baseline: deltas and floor flips."""
+        if self.baseline is None or self.builder is None:
+            return
+        comparison = compare_reports(self.builder.to_dict(), self.baseline)
+        terminalreporter.section(f"mcptest: compared with {self.config.getoption('mcptest_compare')}")
+        for line in render_comparison(comparison).splitlines():
+            terminalreporter.write_line(line)
+
+    def _summarize_deferred(self, terminalreporter) -> None:
         """List the criteria that still need a judge: they neither passed nor failed."""
         if not self.deferred or self.config.getoption("mcptest_require_judgments"):
             return  # with judgments required, they already failed their items
@@ -195,7 +239,7 @@ class _SessionHooks:
             session.config.option.continue_on_collection_errors = True
 
     def pytest_sessionfinish(self, session) -> None:
-        if self.builder is not None:
+        if self.builder is not None and self.config.getoption("mcptest_report"):
             path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_report"))
             write_report(path, self.builder.to_dict())
 

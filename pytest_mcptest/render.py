@@ -116,6 +116,9 @@ def render_verdict(verdict: Verdict, file: str | None = None) -> str:
     failing = [r for r in runs if not r.passed]
     if verdict.source_kind == "catalog":
         head = f"{where}: {block.kind} failed: {_counts(verdict)} (catalog {verdict.cassette})"
+    elif not runs and verdict.aggregate is not None:  # judged only over all runs (distractors)
+        head = (f"{where}: {block.kind} failed: {_counts(verdict)} (cassette {verdict.cassette}, "
+                f"{_plural(verdict.aggregate.runs, 'run')})")
     else:
         head = (f"{where}: {block.kind} failed: {_counts(verdict)} (cassette {verdict.cassette}, "
                 f"{_plural(len(runs), 'run')}, {_plural(calls, 'call')})")
@@ -151,7 +154,8 @@ def _aggregate_section(verdict: Verdict, suite_file: str) -> list[str]:
     if agg is None or not agg.failures:
         return []
     base = os.path.basename(suite_file)
-    lines = ["", f"{INDENT}over all {_plural(len(verdict.runs), 'run')}: {_plural(len(agg.failures), 'failure')}"]
+    n = len(verdict.runs) or agg.runs
+    lines = ["", f"{INDENT}over all {_plural(n, 'run')}: {_plural(len(agg.failures), 'failure')}"]
     for f in agg.failures:
         first, *rest = f.message.splitlines() or [""]
         where = f" ({base}:{f.line})" if f.line else ""

@@ -89,3 +89,214 @@ def dumps(report: dict) -> str:
 
 def write_report(path: str, report: dict) -> None:
     atomic_write(path, dumps(report))
+
+
+# --------------------------------------------------------------------------- comparing two reports
+
+COMPARE_VERSION = 1
+_FAILED, _PASSED = "failed", "passed"
+
+
+def load_report(path: str, name: Optional[str] = None) -> dict:
+    """Read a JSON report; ``ValueError`` (naming the file as ``name``, default ``path``)
+    when it cannot be one."""
+    try:
+        return _load_report(path)
+    except ValueError as exc:
+        if name is None or name == path:
+            raise
+        raise ValueError(name + str(exc)[len(path):]) from None
+
+
+def _load_report(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ValueError(f"{path}: is a directory, not a JSON report") from None
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    problem = _report_problem(data)
+    if problem:
+        raise ValueError(f"{path}: not an mcptest report: {problem}")
+    return data
+
+
+def _report_problem(data) -> Optional[str]:
+    if not isinstance(data, dict) or "mcptest_report" not in data:
+        return "expected an object with \"mcptest_report\": 1 and \"items\""
+    if data["mcptest_report"] != REPORT_VERSION:
+        return f"unsupported version {data['mcptest_report']!r} (this mcptest reads {REPORT_VERSION})"
+    items = data.get("items")
+    if not isinstance(items, list):
+        return "\"items\" is not a list"
+    for i, item in enumerate(items):
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+            return f"items[{i}] has no string \"id\""
+        if "envelope" in item and not isinstance(item["envelope"], dict):
+            return f"items[{i}] ({item['id']}): \"envelope\" is not an object"
+    return None
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def flatten(value, prefix: str = "") -> dict[str, Any]:
+    """Leaf values of nested dicts and lists by dotted path (``a.b``, ``runs[0].actions``).
+
+    Keys are visited in sorted order, list elements in order; empty containers are left out.
+    """
+    out: dict[str, Any] = {}
+    if isinstance(value, dict):
+        for key in sorted(value, key=str):
+            out.update(flatten(value[key], f"{prefix}.{key}" if prefix else str(key)))
+    elif isinstance(value, list):
+        for i, element in enumerate(value):
+            out.update(flatten(element, f"{prefix}[{i}]"))
+    else:
+        out[prefix] = value
+    return out
+
+
+def _is_floor_path(path: str) -> bool:
+    return path == "floor.passed" or path.endswith(".floor.passed")
+
+
+def _delta(before, after):
+    if before is None or after is None:
+        return None
+    delta = after - before
+    return round(delta, 10) if isinstance(delta, float) else delta
+
+
+def _compare_item(item_id: str, before: Optional[dict], after: Optional[dict]) -> dict:
+    old = flatten((before or {}).get("envelope") or {})
+    new = flatten((after or {}).get("envelope") or {})
+    values = []
+    for path in sorted(set(old) | set(new)):
+        a, b = old.get(path), new.get(path)
+        a = a if _is_number(a) else None
+        b = b if _is_number(b) else None
+        if a is None and b is None:
+            continue
+        values.append({"path": path, "before": a, "after": b, "delta": _delta(a, b)})
+    entry: dict[str, Any] = {
+        "id": item_id,
+        "status": "added" if before is None else "removed" if after is None else "common",
+        "outcome": {"before": before.get("outcome") if before else None,
+                    "after": after.get("outcome") if after else None},
+        "values": values,
+    }
+    flips = []
+    if before is not None and after is not None:
+        ob, oa = entry["outcome"]["before"], entry["outcome"]["after"]
+        if {ob, oa} == {_PASSED, _FAILED}:
+            flips.append({"id": item_id, "path": "outcome", "before": ob, "after": oa})
+        for path in sorted(set(old) | set(new)):
+            if not _is_floor_path(path):
+                continue
+            a, b = old.get(path), new.get(path)
+            if isinstance(a, bool) and isinstance(b, bool) and a != b:
+                flips.append({"id": item_id, "path": path,
+                              "before": _PASSED if a else _FAILED, "after": _PASSED if b else _FAILED})
+    entry["floor_flips"] = flips
+    entry["changed"] = bool(
+        entry["status"] != "common" or flips or entry["outcome"]["before"] != entry["outcome"]["after"]
+        or any(v["delta"] != 0 for v in values))
+    return entry
+
+
+def compare_reports(current: dict, baseline: dict) -> dict:
+    """Per item id present in either report: the delta of every numeric envelope value
+    (dotted paths; booleans are not numbers), the outcome before and after, and the
+    floor flips (an outcome passed<->failed, or a ``...floor.passed`` that changed).
+
+    ``regressions`` counts the flips to failed. Items are sorted by id; values by path.
+    """
+    old = {item["id"]: item for item in baseline.get("items", [])}
+    new = {item["id"]: item for item in current.get("items", [])}
+    items = [_compare_item(i, old.get(i), new.get(i)) for i in sorted(set(old) | set(new))]
+    flips = [flip for item in items for flip in item["floor_flips"]]
+    return {
+        "mcptest_compare": COMPARE_VERSION,
+        "items": items,
+        "added": [i["id"] for i in items if i["status"] == "added"],
+        "removed": [i["id"] for i in items if i["status"] == "removed"],
+        "outcome_changes": [{"id": i["id"], **i["outcome"]} for i in items
+                            if i["status"] == "common" and i["outcome"]["before"] != i["outcome"]["after"]],
+        "floor_flips": flips,
+        "regressions": sum(1 for f in flips if f["after"] == _FAILED),
+    }
+
+
+def _show(value) -> str:
+    if value is None:
+        return "absent"
+    if isinstance(value, float):
+        return repr(round(value, 6))
+    return str(value)
+
+
+def _show_delta(delta) -> str:
+    if delta is None:
+        return ""
+    return f" ({'+' if delta > 0 else ''}{_show(delta)})"
+
+
+def render_comparison(comparison: dict) -> str:
+    """One line per changed item (``id: tool_selection.f1 80 -> 60 (-20), ...``), a
+    ``FLOOR FLIP id: passed -> failed`` line per flip, then a one-line tally."""
+    lines = []
+    for item in comparison["items"]:
+        if item["status"] == "added":
+            lines.append(f"added {item['id']} ({item['outcome']['after']})")
+            continue
+        if item["status"] == "removed":
+            lines.append(f"removed {item['id']} (was {item['outcome']['before']})")
+            continue
+        if not item["changed"]:
+            continue
+        parts = []
+        ob, oa = item["outcome"]["before"], item["outcome"]["after"]
+        if ob != oa:
+            parts.append(f"outcome {ob} -> {oa}")
+        parts += [f"{v['path']} {_show(v['before'])} -> {_show(v['after'])}{_show_delta(v['delta'])}"
+                  for v in item["values"] if v["delta"] != 0]
+        if parts:
+            lines.append(f"{item['id']}: {', '.join(parts)}")
+    for flip in comparison["floor_flips"]:
+        where = "" if flip["path"] == "outcome" else f" ({flip['path']})"
+        lines.append(f"FLOOR FLIP {flip['id']}{where}: {flip['before']} -> {flip['after']}")
+    common = sum(1 for i in comparison["items"] if i["status"] == "common")
+    changed = sum(1 for i in comparison["items"] if i["status"] == "common" and i["changed"])
+    lines.append(f"{common} items compared: {changed} changed, {len(comparison['added'])} added, "
+                 f"{len(comparison['removed'])} removed, {len(comparison['floor_flips'])} floor flips "
+                 f"({comparison['regressions']} to failed)")
+    return "\n".join(lines)
+
+
+def render_summary(report: dict) -> str:
+    """A report at a glance: items by outcome, then each failed item with its failures."""
+    items = report.get("items", [])
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item.get("outcome", "unknown")] = counts.get(item.get("outcome", "unknown"), 0) + 1
+    lines = [f"{len(items)} items: " + (", ".join(f"{counts[k]} {k}" for k in sorted(counts)) or "none")]
+    for item in items:
+        if item.get("outcome") in ("failed", "error"):
+            lines.append(f"{item['outcome'].upper()} {item['id']}")
+            for failure in item.get("failures") or []:
+                for n, text in enumerate(str(failure.get("message", "")).splitlines() or [""]):
+                    lines.append(f"    {failure.get('gate', '?')}: {text}" if n == 0 else f"    {text}")
+    for error in report.get("errors") or []:
+        lines.append(f"BAD SUITE {error.get('file')}")
+    return "\n".join(lines)

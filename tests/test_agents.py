@@ -129,9 +129,10 @@ def test_bad_mode_is_a_collection_error(tmp_path):
     assert err.line == 3 and "must be one of" in err.message and "subsequence" in err.message
 
 
-def test_gates_of_a_later_version_fail_plainly(tmp_path, suite):
+def test_distractors_is_its_own_item_not_a_failure_of_the_agent(tmp_path, suite):
     (tmp_path / "a.mcptest.yml").write_text(
         "agents:\n  - name: a\n    cassette: run.json\n"
         "    distractors: {count: 2}\n")
-    verdict = evaluate(load_suite(str(tmp_path / "a.mcptest.yml")).blocks[0])
-    assert [f.message for f in verdict.failures] == ["distractors: not evaluated by this version of mcptest yet"]
+    agent, distractors = load_suite(str(tmp_path / "a.mcptest.yml")).blocks
+    assert evaluate(agent).passed and agent.unsupported == ()
+    assert (distractors.kind, distractors.name, distractors.cassette) == ("distractors", "a [distractors]", "run.json")

@@ -22,7 +22,7 @@ from ..engine.world import EFFECT_OPS, GUARD_OPS, Effect, ForbiddenRule, Guard, 
 from ..errors import InputError
 from ..expect import ExpectSyntaxError, compile_expectation
 from .loader import LineDict, load_documents, line_of
-from .model import (AgentBlock, Block, ClassGate, ConversationBlock, Mark, OrchestrationGate, ScenarioBlock,
+from .model import (AgentBlock, Block, ClassGate, ConversationBlock, DistractorsBlock, Mark, OrchestrationGate, ScenarioBlock,
                     SelectionFloor, Suite, ToolBenchBlock, ToolQualityBlock)
 from .validate import validate_document
 
@@ -207,7 +207,12 @@ def _expected_trace(doc: _Doc, parts, raw: Any) -> ExpectedTrace | None:
 
 
 # Agent-test gates that a later version evaluates; declared now, they fail the item plainly.
-LATER_GATES = ("distractors",)
+# (`distractors:` used to be one; it is now its own item, see `_distractors`.)
+LATER_GATES: tuple[str, ...] = ()
+
+# Spec 001's default gate of a `distractors:` block whose `expect:` is empty or omitted.
+DISTRACTORS_DEFAULT = {"distractors.accuracy": {">=": 50}}
+DISTRACTORS_SUFFIX = " [distractors]"
 
 # Spec 001's default gate of a class gate whose `expect:` is empty or omitted.
 CLASS_GATE_DEFAULTS = {"equal_function_sets": {"tool_selection.f1": {">=": 50}},
@@ -248,7 +253,76 @@ def _aggregate_gates(doc: _Doc, parts, raw: dict) -> dict:
 AGENT_DEFINITION = ("model", "prompt", "system_prompt", "servers", "runs")
 
 
-def _agent(doc: _Doc, parts, raw: dict) -> AgentBlock:
+def _distractors(doc: _Doc, parts, raw: dict, agent: AgentBlock) -> DistractorsBlock:
+    """The ``distractors:`` block of an agent as its own item, ``<agent name> [distractors]``,
+    replaying the agent's cassette. Checked here: count, source, of, correct, complexity."""
+    from ..engine.distractors import CATALOG, SOURCES, near_duplicates
+
+    here = parts + ["distractors"]
+    gate = raw["distractors"]
+    if not isinstance(gate, dict):
+        raise doc.error(here, f"distractors: expected an object {{count, source, correct, ...}}, "
+                        f"found {type_name(gate)}")
+    count = gate.get("count", 0)
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise doc.error(here + (["count"] if "count" in gate else []),
+                        f"distractors.count: expected an integer >= 0, found {show(count)}")
+    source = gate.get("source", {"from": "catalog"})
+    if isinstance(source, str):  # `source: catalog` reads as `source: {from: catalog}`
+        source = {"from": source}
+    if not isinstance(source, dict):
+        raise doc.error(here + ["source"], f"distractors.source: expected {{from: catalog | near_duplicate, "
+                        f"of: [...]}}, found {type_name(source)}")
+    kind = source.get("from", "catalog")
+    if kind not in SOURCES:
+        raise doc.error(here + ["source"], f"distractors.source.from: expected one of {', '.join(SOURCES)}, "
+                        f"found {show(kind)}{_near(str(kind), SOURCES)}")
+    of = source.get("of")
+    if kind == "near_duplicate":
+        if not of:
+            raise doc.error(here + ["source"], "distractors.source: `of:` is required with from: near_duplicate "
+                            "(the real tool names to derive look-alikes from)")
+    if of is not None and not (isinstance(of, list) and all(isinstance(n, str) and n for n in of)):
+        raise doc.error(here + ["source", "of"], f"distractors.source.of: expected a list of tool names, "
+                        f"found {show(_plain(of))}")
+    if kind == "catalog" and count > len(CATALOG):
+        raise doc.error(here + ["count"], f"distractors.count: the bundled catalog has {len(CATALOG)} "
+                        f"distractors; {count} were asked for")
+    if kind == "near_duplicate":
+        try:
+            near_duplicates(of, count)
+        except ValueError as exc:
+            raise doc.error(here + ["count"], f"distractors.count: {exc}") from None
+    correct = gate.get("correct", [])
+    if not (isinstance(correct, list) and all(isinstance(c, str) and c for c in correct)):
+        raise doc.error(here + (["correct"] if "correct" in gate else []),
+                        f"distractors.correct: expected a list of tool ids (server.tool or tool), "
+                        f"found {show(_plain(correct))}")
+    complexity = gate.get("complexity")
+    if complexity is not None and complexity not in ("serial", "parallel"):
+        raise doc.error(here + ["complexity"], f"distractors.complexity: expected serial or parallel, "
+                        f"found {show(complexity)}")
+    marks, tags = _marks(doc, here, gate)
+    line = line_of(doc.root, here) or agent.line
+    expect = _expectations(doc, here + ["expect"], gate.get("expect"))
+    if not expect:
+        expect = (compile_expectation(DISTRACTORS_DEFAULT, line=line),)
+    return DistractorsBlock(
+        kind="distractors", name=agent.name + DISTRACTORS_SUFFIX, file=doc.path, line=line, marks=marks,
+        tags=tuple(dict.fromkeys(agent.tags + tags)), cassette=agent.cassette or agent.cassette_slug,
+        expect=expect, agent=agent.name, servers=agent.servers, count=count, source=kind,
+        of=tuple(of or ()), correct=tuple(correct), complexity=complexity)
+
+
+def _agent(doc: _Doc, parts, raw: dict) -> AgentBlock | tuple[AgentBlock, DistractorsBlock]:
+    """An agent test; with ``distractors:``, the agent and its ``[distractors]`` item."""
+    agent = _agent_only(doc, parts, raw)
+    if raw.get("distractors") is None:
+        return agent
+    return agent, _distractors(doc, parts, raw, agent)
+
+
+def _agent_only(doc: _Doc, parts, raw: dict) -> AgentBlock:
     base: dict = {}
     if raw.get("type") == "agent":  # `tests:` spelling: inherit from the named `agents:` entry
         agents = {a.get("name"): a for a in (doc.root.get("agents") or []) if isinstance(a, dict)}
@@ -407,7 +481,11 @@ def build_document(path: str, source: str, root: Any) -> list[Block]:
             continue
         _, builder = SECTIONS[section]
         for i, raw in enumerate(entries):
-            blocks.append(builder(doc, [section, i], raw))
+            built = builder(doc, [section, i], raw)  # a block, or a tuple of blocks (an agent and its distractors)
+            if isinstance(built, tuple):
+                blocks.extend(built)
+            else:
+                blocks.append(built)
     return blocks
 
 

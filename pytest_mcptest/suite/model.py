@@ -110,6 +110,20 @@ class AgentBlock(Block):
 
 
 @attrs.frozen
+class DistractorsBlock(Block):
+    """An agent's ``distractors:`` block, its own item ``<agent> [distractors]`` (spec 001):
+    the agent's cassette scored over every run against injected look-alike tools."""
+
+    agent: str = ""
+    servers: tuple[str, ...] = ()  # the agent's declared servers (whose catalog tools are the real ones)
+    count: int = 0
+    source: str = "catalog"  # catalog | near_duplicate
+    of: tuple[str, ...] = ()
+    correct: tuple[str, ...] = ()
+    complexity: Optional[str] = None
+
+
+@attrs.frozen
 class ConversationBlock(Block):
     """An MCProbe-shaped conversation scenario (spec 002), with spec 002's defaults applied."""
 

@@ -1,0 +1,9 @@
+"""Test-session setup.
+
+pytester's in-process runs restore ``sys.modules`` afterwards, so a module first
+imported inside an inner run is dropped again. numpy and pandas (under statsmodels)
+refuse to be loaded twice in one process, so they are imported here, once, before any
+inner run can be the first to import them.
+"""
+
+import statsmodels.stats.proportion  # noqa: F401

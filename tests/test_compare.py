@@ -1,0 +1,170 @@
+"""Comparing two JSON reports: compare_reports, --mcptest-compare, and `mcptest report`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_mcptest.cli import main
+from pytest_mcptest.report import compare_reports, flatten, load_report, render_comparison
+
+pytest_plugins = ["pytester"]
+
+
+def _item(item_id, outcome="passed", envelope=None):
+    return {"id": item_id, "name": item_id, "kind": "agent", "file": "a.mcptest.yml", "line": 1,
+            "outcome": outcome, "envelope": envelope or {}, "failures": []}
+
+
+def _report(*items):
+    return {"mcptest_report": 1, "items": list(items)}
+
+
+BASE = _report(
+    _item("a::one", envelope={"tool_selection": {"f1": 80, "precision": 100, "floor": {"passed": True}},
+                              "runs": [{"actions": 3, "ok": True}], "name": "x"}),
+    _item("a::two", "failed", envelope={"invalid_actions": 1}),
+    _item("a::gone"),
+)
+CURRENT = _report(
+    _item("a::new", "failed"),
+    _item("a::one", "failed", envelope={"tool_selection": {"f1": 60, "precision": 100, "floor": {"passed": False}},
+                                        "runs": [{"actions": 4, "ok": False}], "name": "y"}),
+    _item("a::two", "passed", envelope={"invalid_actions": 0.5}),
+)
+
+
+def test_flatten_uses_dotted_paths_and_indexes():
+    assert flatten({"b": {"c": 1}, "a": [{"x": 2}, 3], "e": {}}) == {"a[0].x": 2, "a[1]": 3, "b.c": 1}
+
+
+def test_compare_reports_deltas_flips_added_removed():
+    cmp = compare_reports(CURRENT, BASE)
+    assert [i["id"] for i in cmp["items"]] == ["a::gone", "a::new", "a::one", "a::two"]
+    assert cmp["added"] == ["a::new"] and cmp["removed"] == ["a::gone"]
+    one = cmp["items"][2]
+    assert one["values"] == [
+        {"path": "runs[0].actions", "before": 3, "after": 4, "delta": 1},
+        {"path": "tool_selection.f1", "before": 80, "after": 60, "delta": -20},
+        {"path": "tool_selection.precision", "before": 100, "after": 100, "delta": 0},
+    ]  # booleans and strings are not numbers
+    assert cmp["outcome_changes"] == [{"id": "a::one", "before": "passed", "after": "failed"},
+                                      {"id": "a::two", "before": "failed", "after": "passed"}]
+    assert cmp["floor_flips"] == [
+        {"id": "a::one", "path": "outcome", "before": "passed", "after": "failed"},
+        {"id": "a::one", "path": "tool_selection.floor.passed", "before": "passed", "after": "failed"},
+        {"id": "a::two", "path": "outcome", "before": "failed", "after": "passed"},
+    ]
+    assert cmp["regressions"] == 2
+    assert compare_reports(CURRENT, BASE) == cmp  # deterministic
+    text = render_comparison(cmp).splitlines()
+    assert "a::one: outcome passed -> failed, runs[0].actions 3 -> 4 (+1), tool_selection.f1 80 -> 60 (-20)" in text
+    assert "a::two: outcome failed -> passed, invalid_actions 1 -> 0.5 (-0.5)" in text
+    assert "FLOOR FLIP a::one: passed -> failed" in text
+    assert "FLOOR FLIP a::one (tool_selection.floor.passed): passed -> failed" in text
+    assert "added a::new (failed)" in text and "removed a::gone (was passed)" in text
+
+
+def test_same_report_compares_clean():
+    cmp = compare_reports(BASE, BASE)
+    assert not cmp["floor_flips"] and not cmp["regressions"] and not any(i["changed"] for i in cmp["items"])
+    assert render_comparison(cmp) == "3 items compared: 0 changed, 0 added, 0 removed, 0 floor flips (0 to failed)"
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("{", "not valid JSON"), ("[]", "not an mcptest report"), ('{"mcptest_report": 2, "items": []}', "version"),
+    ('{"mcptest_report": 1, "items": [{}]}', "items[0]"),
+])
+def test_load_report_names_the_file(tmp_path, text, needle):
+    (tmp_path / "b.json").write_text(text)
+    with pytest.raises(ValueError, match="b.json") as info:
+        load_report(str(tmp_path / "b.json"))
+    assert needle in str(info.value)
+
+
+def _write(path, data):
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def test_cli_report_exit_codes(tmp_path, capsys):
+    cur, base = _write(tmp_path / "cur.json", CURRENT), _write(tmp_path / "base.json", BASE)
+    assert main(["report", cur]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("3 items: 2 failed, 1 passed") and "FAILED a::one" in out
+    assert main(["report", cur, "--compare", base]) == 1
+    assert "FLOOR FLIP a::one: passed -> failed" in capsys.readouterr().out
+    assert main(["report", base, "--compare", base]) == 0
+    capsys.readouterr()
+    assert main(["report", base, "--compare", cur, "--json"]) == 1  # the other way round, a::two regressed
+    data = json.loads(capsys.readouterr().out)
+    assert data["mcptest_compare"] == 1 and data["regressions"] == 1
+    assert data["floor_flips"][-1] == {"id": "a::two", "path": "outcome", "before": "passed", "after": "failed"}
+    assert main(["report", cur, "--compare", str(tmp_path / "missing.json")]) == 2
+    assert "missing.json: no such file" in capsys.readouterr().err
+    (tmp_path / "bad.json").write_text("nope")
+    assert main(["report", str(tmp_path / "bad.json")]) == 2
+    assert "bad.json: not valid JSON" in capsys.readouterr().err
+
+
+FLOOR_SUITE = """\
+agents:
+  - name: weather selection
+    cassette: run.json
+    tool_selection:
+      expected_tool: get_weather
+      min_selection_rate: 0.8
+"""
+
+
+def _cassette(tools):
+    runs = [{"tool_calls": [{"name": t, "args": {"q": "x"}}],
+             "conversation": {"turns": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "ok"}]}}
+            for t in tools]
+    return json.dumps({"mcptest_cassette": 1, "runs": runs})
+
+
+@pytest.fixture
+def floor_suite(pytester):
+    pytester.makefile(".mcptest.yml", a=FLOOR_SUITE)
+    (pytester.path / "run.json").write_text(_cassette(["get_weather", "get_weather"]))
+    return pytester
+
+
+def test_pytest_compare_option_prints_deltas_and_floor_flips(floor_suite):
+    result = floor_suite.runpytest("-p", "no:cacheprovider", "--mcptest-report=base.json")
+    result.assert_outcomes(passed=1)
+    (floor_suite.path / "run.json").write_text(_cassette(["get_weather", "search"]))
+    result = floor_suite.runpytest("-p", "no:cacheprovider", "--mcptest-compare=base.json")
+    result.assert_outcomes(failed=1)
+    assert not (floor_suite.path / "cur.json").exists()
+    result.stdout.fnmatch_lines([
+        "*mcptest: tool-selection floors*",
+        "a.mcptest.yml::weather selection",
+        "    FLOOR weather selection: selection rate 50% is below the 80% floor*",
+        "*mcptest: compared with base.json*",
+        "a.mcptest.yml::weather selection: outcome passed -> failed*tool_selection.selection_rate 1.0 -> 0.5 (-0.5)*",
+        "FLOOR FLIP a.mcptest.yml::weather selection: passed -> failed",
+    ])
+
+
+def test_pytest_compare_under_xdist_with_report(floor_suite):
+    floor_suite.runpytest("-p", "no:cacheprovider", "--mcptest-report=base.json").assert_outcomes(passed=1)
+    (floor_suite.path / "run.json").write_text(_cassette(["search", "search"]))
+    result = floor_suite.runpytest_subprocess("-p", "no:cacheprovider", "-n", "1", "--mcptest-compare=base.json",
+                                   "--mcptest-report=cur.json")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*mcptest: tool-selection floors*", "    FLOOR weather selection:*",
+                                 "FLOOR FLIP a.mcptest.yml::weather selection: passed -> failed"])
+    assert main(["report", str(floor_suite.path / "cur.json"), "--compare", str(floor_suite.path / "base.json")]) == 1
+
+
+def test_pytest_compare_missing_or_invalid_baseline_is_a_usage_error(floor_suite):
+    result = floor_suite.runpytest("-p", "no:cacheprovider", "--mcptest-compare=nope.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--mcptest-compare: nope.json: no such file*"])
+    (floor_suite.path / "bad.json").write_text("{")
+    result = floor_suite.runpytest("-p", "no:cacheprovider", "--mcptest-compare=bad.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*bad.json: not valid JSON*"])
