@@ -115,6 +115,18 @@ def pytest_collect_file(file_path, parent):
     return None
 
 
+def _ladder_point(item):
+    """A distractors item's (count, accuracy, certified lower bound), as plain data."""
+    verdict = item.verdict
+    if item.block.kind != "distractors" or verdict is None or verdict.aggregate is None:
+        return None
+    data = verdict.aggregate.envelope.get("distractors")
+    if not data or "accuracy" not in data:
+        return None
+    return {"count": item.block.count, "accuracy": data["accuracy"], "certified_lower": data.get("certified_lower"),
+            "source": item.block.source, "correct": sorted(item.block.correct)}
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     report = yield
@@ -130,6 +142,9 @@ def pytest_runtest_makereport(item, call):
                       if f.gate == "tool_selection"]
             if floors:
                 report.mcptest_floor = floors  # the spec's FLOOR lines, for the terminal summary
+            ladder = _ladder_point(item)
+            if ladder is not None:
+                report.mcptest_ladder = ladder  # one point of the accuracy-vs-count curve
             item.verdict = None  # rendered and reported: let it go
     return report
 
@@ -146,6 +161,7 @@ class _SessionHooks:
         self.patterns = DEFAULT_PATTERNS + tuple(config.getini("mcptest_files"))
         self.frozen = False
         self.deferred: dict[str, list] = {}
+        self.ladder: dict[str, dict] = {}
         self.floors: dict[str, list] = {}
         # Registered now, before pytest's own plugins register theirs, so that it runs
         # after them: cleanups run last-in, first-out.
@@ -181,9 +197,13 @@ class _SessionHooks:
         floors = getattr(report, "mcptest_floor", None)
         if floors:
             self.floors[report.nodeid] = floors
+        ladder = getattr(report, "mcptest_ladder", None)
+        if ladder:
+            self.ladder[report.nodeid] = ladder
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         self._summarize_floors(terminalreporter)
+        self._summarize_ladders(terminalreporter)
         self._summarize_deferred(terminalreporter)
         self._summarize_comparison(terminalreporter)
 
@@ -197,6 +217,23 @@ class _SessionHooks:
             for message in self.floors[nodeid]:
                 for line in message.splitlines():
                     terminalreporter.write_line(f"    {line}")
+
+    def _summarize_ladders(self, terminalreporter) -> None:
+        """Distractor accuracy against distractor count, one curve per (source, correct set)."""
+        curves: dict = {}
+        for nodeid, point in self.ladder.items():
+            curves.setdefault((point["source"], tuple(point["correct"])), []).append((point["count"], nodeid, point))
+        curves = {key: sorted(points) for key, points in curves.items() if len({p[0] for p in points}) > 1}
+        if not curves:
+            return
+        terminalreporter.section("mcptest: distractor accuracy by count")
+        for (source, correct), points in sorted(curves.items()):
+            terminalreporter.write_line(f"{source} distractors, correct {', '.join(correct)}:")
+            for count, nodeid, point in points:
+                lower = point["certified_lower"]
+                certified = f", certified >= {lower}%" if lower is not None else ""
+                terminalreporter.write_line(f"    count {count:>3}: accuracy {point['accuracy']:>3}%{certified}   "
+                                            f"{nodeid}")
 
     def _summarize_comparison(self, terminalreporter) -> None:
         """This run against ``--mcptest-compare``'s baseline: deltas and floor flips."""
