@@ -158,17 +158,13 @@ def mutate_tool(tool: Mapping, mutation: Mutation) -> dict:
 # --------------------------------------------------------------------------- figures
 
 def wilson_interval(count: int, nobs: int) -> Optional[tuple[float, float]]:
-    """The 95 % Wilson score interval of ``count`` successes in ``nobs`` (None when nobs is 0).
-
-    statsmodels is imported here, not at module load: it costs about a second and only
-    the benchmark needs it.
-    """
+    """The 95 % Wilson score interval of ``count`` successes in ``nobs``, from
+    :func:`.stats.wilson_interval`; None when there were no intents to pick for."""
     if nobs <= 0:
         return None
-    from statsmodels.stats.proportion import proportion_confint
+    from .stats import wilson_interval as wilson
 
-    low, high = proportion_confint(count, nobs, alpha=0.05, method="wilson")
-    return (float(low), float(high))
+    return wilson(count, nobs)
 
 
 def tool_cost(tool: Mapping) -> int:
