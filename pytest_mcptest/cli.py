@@ -147,7 +147,8 @@ def _one_item_report(item_id: str, kind: str, name: str, envelope: dict, failure
 
 def _catalog_from_args(args) -> tuple[str, object]:
     """(what was read, the catalog) for ``--catalog FILE`` or ``--server NAME --config SUITE``."""
-    from .evaluate import read_catalog
+    from .evaluate import read_catalog, server_catalog
+    from .suite.build import resolve_server
     from .suite.cache import load_suite_cached
 
     if args.catalog:
@@ -159,17 +160,7 @@ def _catalog_from_args(args) -> tuple[str, object]:
     if spec is None:
         raise InputError(args.config, f"no server named {args.server!r} under servers: "
                          f"(servers: {', '.join(sorted(suite.servers)) or 'none'})")
-    if "catalog" in spec:
-        path = os.path.join(os.path.dirname(os.path.abspath(args.config)), spec["catalog"])
-        return spec["catalog"], read_catalog(path, spec["catalog"])
-    from .mcp.client import ServerError, list_tools
-
-    cwd = os.path.join(os.path.dirname(os.path.abspath(args.config)), spec.get("cwd", "."))
-    try:
-        return " ".join(spec["command"]), list_tools(list(spec["command"]), env=spec.get("env"),
-                                                     cwd=cwd, timeout=spec.get("timeout", 30.0))
-    except ServerError as exc:
-        raise InputError(f"server {args.server!r}", str(exc)) from None
+    return server_catalog(args.server, resolve_server(spec, os.path.dirname(os.path.abspath(args.config))), None)
 
 
 def _doctor(args) -> int:

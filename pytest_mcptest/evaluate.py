@@ -220,21 +220,25 @@ def read_catalog(path: str, shown: str) -> Any:
     return data
 
 
+def server_catalog(name: str, source: dict, root: Optional[str]) -> tuple[str, Any]:
+    """(how to show it, its tools/list answer) for a resolved ``servers:`` entry: a saved
+    snapshot, or a live server over stdio. A failure is an :class:`InputError`."""
+    if "catalog" in source:
+        shown = _display(source["catalog"], root)
+        return shown, read_catalog(source["catalog"], shown)
+    from .mcp.client import ServerError, list_tools
+
+    try:
+        return " ".join(source["command"]), list_tools(list(source["command"]), env=source.get("env"),
+                                                       cwd=source.get("cwd"), timeout=source.get("timeout", 30.0))
+    except ServerError as exc:
+        raise InputError(f"server {name!r}", str(exc)) from None
+
+
 def _tool_quality(block: ToolQualityBlock, ctx: "Context") -> tuple[str, dict, list[Failure], Any]:
     from .engine.quality import score_catalog
 
-    if "catalog" in block.source:
-        shown = _display(block.source["catalog"], ctx.root)
-        catalog = read_catalog(block.source["catalog"], shown)
-    else:
-        from .mcp.client import ServerError, list_tools
-
-        shown = " ".join(block.source["command"])
-        try:
-            catalog = list_tools(list(block.source["command"]), env=block.source.get("env"),
-                                 cwd=block.source.get("cwd"), timeout=block.source.get("timeout", 30.0))
-        except ServerError as exc:
-            raise InputError(f"server {block.server!r}", str(exc)) from None
+    shown, catalog = server_catalog(block.server, block.source, ctx.root)
     try:
         quality = score_catalog(catalog)
     except ValueError as exc:

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from pytest_mcptest.engine.distractors import (
-    CATALOG, catalog_tools, inject_distractors, near_duplicates, score_distractors, toggle_plural,
+    CATALOG, bundled_tools, inject_distractors, near_duplicates, score_distractors, toggle_plural,
 )
 from pytest_mcptest.engine.trace import Run, ToolCall
 
@@ -47,8 +47,8 @@ def test_catalog_is_large_fixed_and_well_formed():
         json.dumps(tool)
 
 
-def test_catalog_tools_are_copies():
-    tools = catalog_tools()
+def test_bundled_tools_are_copies():
+    tools = bundled_tools()
     tools[0]["name"] = "mutated"
     tools[0]["inputSchema"]["properties"].clear()
     assert CATALOG[0]["name"] == "convert_currency" and CATALOG[0]["inputSchema"]["properties"]

@@ -220,10 +220,10 @@ CATALOG: tuple[dict, ...] = (
            "height": _n("Height in pixels.", "integer", minimum=1)}, ["url", "width"]),
 )
 """The bundled distractor catalog, in its fixed order. Read it through
-:func:`catalog_tools`, which hands out copies."""
+:func:`bundled_tools`, which hands out copies."""
 
 
-def catalog_tools() -> list[dict]:
+def bundled_tools() -> list[dict]:
     """A fresh copy of :data:`CATALOG` (callers may mutate it freely)."""
     return [copy_json(t) for t in CATALOG]
 
@@ -358,7 +358,7 @@ def inject_distractors(tools: Sequence[Mapping], count: int, source: str = "cata
     real = [copy_json(dict(t)) for t in tools]
     names = {t.get("name") for t in real}
     if source == "catalog":
-        pool = [t for t in catalog_tools() if t["name"] not in names]
+        pool = [t for t in bundled_tools() if t["name"] not in names]
         if count > len(pool):
             raise ValueError(f"the bundled catalog has only {len(pool)} distractors that do not collide "
                              f"with a real tool; {count} were asked for")

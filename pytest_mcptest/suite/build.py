@@ -421,17 +421,25 @@ def _suite_path(doc: _Doc, path: str) -> str:
     return path if os.path.isabs(path) else os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(doc.path)), path))
 
 
+def resolve_server(spec: dict, suite_dir: str) -> dict:
+    """A ``servers:`` entry with its paths made absolute against the suite's folder: the
+    snapshot file, or the folder a live server starts in (so `servers/shop.yml` means
+    what it says)."""
+    spec = dict(spec)
+    if "catalog" in spec:
+        spec["catalog"] = os.path.normpath(os.path.join(suite_dir, spec["catalog"]))
+    else:
+        spec["cwd"] = os.path.normpath(os.path.join(suite_dir, spec.get("cwd", ".")))
+    return spec
+
+
 def _tool_quality(doc: _Doc, parts, raw: dict) -> ToolQualityBlock:
     servers = doc.root.get("servers") or {}
     name = raw["server"]
     if name not in servers:
         raise doc.error(parts + ["server"], f"no server named {name!r} under servers: in this document"
                         f"{_near(name, servers)}")
-    spec = _plain(servers[name])
-    if "catalog" in spec:
-        spec["catalog"] = _suite_path(doc, spec["catalog"])
-    else:  # a live server starts in the suite's folder, so `servers/shop.yml` means what it says
-        spec["cwd"] = _suite_path(doc, spec.get("cwd", "."))
+    spec = resolve_server(_plain(servers[name]), os.path.dirname(os.path.abspath(doc.path)))
     common = _common(doc, parts, raw, "tool_quality")
     if not common["expect"]:  # spec 001's defaults: min_score >= 0.50, mean_score >= 0.70, no critical
         from ..engine.quality import DEFAULT_GATES
