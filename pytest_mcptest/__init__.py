@@ -27,7 +27,7 @@ _EXPORTS = {
     "Transition": "engine.world", "WorldResult": "engine.world", "WorldSpec": "engine.world",
     "replay_world": "engine.world",
     "InputError": "errors",
-    "Context": "evaluate", "Verdict": "evaluate", "evaluate": "evaluate",
+    "Context": "context", "Verdict": "verdict", "evaluate": "evaluate",
     "check": "expect", "compile_expectation": "expect",
     "load_suite": "suite.build",
 }

@@ -138,21 +138,39 @@ def _import(args) -> int:
     return EXIT_OK
 
 
-def _one_item_report(item_id: str, kind: str, name: str, envelope: dict, failures: list, passed: bool) -> dict:
-    """The report object of a command that judges one thing (a catalog, a bench spec)."""
-    return {"mcptest_report": 1, "items": [{"id": item_id, "name": name, "kind": kind, "file": item_id,
-                                            "line": 1, "outcome": "passed" if passed else "failed",
-                                            "envelope": envelope, "failures": failures}]}
+def _judge(block, as_json: bool, describe) -> int:
+    """Judge one block exactly as its pytest item would (the same evaluate() and the same
+    failure text), then print it: ``describe(envelope)`` lines and the failure text, or the
+    JSON report of that one item. A recording that cannot be had is bad input (exit 2)."""
+    from .context import Context
+    from .evaluate import evaluate
+    from .render import render_verdict
+    from .report import build_report, item_entry
+
+    verdict = evaluate(block, Context(root=os.getcwd()))
+    if verdict.problems:
+        print(render_verdict(verdict), file=sys.stderr)
+        return EXIT_USAGE
+    if as_json:
+        entry = item_entry(f"{block.file}::{block.name}", block, verdict)
+        entry["outcome"] = "passed" if verdict.passed else "failed"
+        sys.stdout.write(dumps(build_report([entry], {})))
+    else:
+        for line in describe(verdict.envelope):
+            print(line)
+        if not verdict.passed:
+            print(render_verdict(verdict))
+    return EXIT_OK if verdict.passed else EXIT_FAILED
 
 
-def _catalog_from_args(args) -> tuple[str, object]:
-    """(what was read, the catalog) for ``--catalog FILE`` or ``--server NAME --config SUITE``."""
-    from .evaluate import read_catalog, server_catalog
-    from .suite.build import resolve_server
+def _doctor_block(args):
+    """The ``tool_quality`` block for ``--catalog FILE`` or ``--server NAME --config SUITE``."""
+    from .gates.sources import resolve_server
+    from .gates.tool_quality import for_server
     from .suite.cache import load_suite_cached
 
     if args.catalog:
-        return args.catalog, read_catalog(args.catalog, args.catalog)
+        return for_server(os.path.basename(args.catalog), {"catalog": os.path.abspath(args.catalog)}, args.catalog)
     if not (args.server and args.config):
         raise InputError("mcptest doctor", "give --catalog FILE, or --server NAME with --config SUITE")
     suite = load_suite_cached(args.config)
@@ -160,85 +178,51 @@ def _catalog_from_args(args) -> tuple[str, object]:
     if spec is None:
         raise InputError(args.config, f"no server named {args.server!r} under servers: "
                          f"(servers: {', '.join(sorted(suite.servers)) or 'none'})")
-    return server_catalog(args.server, resolve_server(spec, os.path.dirname(os.path.abspath(args.config))), None)
+    return for_server(args.server, resolve_server(spec, os.path.dirname(os.path.abspath(args.config))), args.config)
 
 
 def _doctor(args) -> int:
-    """Every description finding, tool by tool. Exit 1 when a Critical finding is there."""
-    from .engine.quality import score_catalog
+    """Every description finding, tool by tool, then the verdict of spec 001's default
+    gates (the ``tool_quality`` item's): exit 1 when the catalog misses them."""
+    from .gates.tool_quality import summary_lines
 
     if not args.lint_descriptions:
         print("mcptest doctor: nothing to do; pass --lint-descriptions", file=sys.stderr)
         return EXIT_USAGE
     try:
-        source, catalog = _catalog_from_args(args)
-        quality = score_catalog(catalog)
+        block = _doctor_block(args)
     except InputError as exc:
         print(exc.render(), file=sys.stderr)
         return EXIT_USAGE
-    except ValueError as exc:
-        print(f"mcptest doctor: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    envelope = quality.to_dict()
-    critical = envelope["critical_count"] > 0
-    if args.json:
-        sys.stdout.write(dumps(_one_item_report(source, "tool_quality", f"lint {source}", envelope,
-                                                [], not critical)))
-        return EXIT_FAILED if critical else EXIT_OK
-    for tool in quality.tools:
-        print(f"{tool.name}  score {tool.score:.2f}")
-        for f in tool.findings + tool.schema_findings:
-            where = f" [{f.argument}]" if getattr(f, "argument", None) else ""
-            hint = f"  -> {f.suggestion}" if f.suggestion else ""
-            print(f"  {f.rule:8} {f.severity:8} {f.message}{where}{hint}")
-    print(f"{len(quality.tools)} tools: min score {envelope.get('min_score')}, mean {envelope.get('mean_score')}, "
-          f"{envelope['critical_count']} critical, {envelope['warning_count']} warnings, "
-          f"{envelope['schema_criticals']} schema critical, {envelope['schema_warnings']} schema warnings")
-    return EXIT_FAILED if critical else EXIT_OK
+    return _judge(block, args.json, summary_lines)
 
 
 def _tool_bench(args) -> int:
-    """Selection accuracy and how far each mutation drops it; exit 1 when below --min-drop."""
-    from .engine.toolbench import run_bench
-    from .evaluate import read_catalog
-    from .suite.build import read_text
-    from .suite.loader import load_documents
+    """Selection accuracy and how far each mutation drops it; exit 1 when below min_drop
+    (``--min-drop`` or the spec's own), judged as the ``tool_bench`` item would be."""
+    import attrs
+
+    from .gates.tool_bench import from_spec_file, summary_lines
 
     try:
-        docs = load_documents(args.spec, read_text(args.spec))
-        spec = docs[0][0] if docs else None
-        if not isinstance(spec, dict) or ("catalog" in spec) == ("catalog_path" in spec):
-            raise InputError(args.spec, "a tool-bench spec is an object with one of catalog: or catalog_path:, "
-                             "and intents:, mutations:")
-        catalog = spec.get("catalog")
-        if "catalog_path" in spec:
-            path = os.path.join(os.path.dirname(os.path.abspath(args.spec)), spec["catalog_path"])
-            catalog = read_catalog(path, spec["catalog_path"])
-        min_drop = args.min_drop if args.min_drop is not None else spec.get("min_drop")
-        bench = run_bench(catalog, spec.get("intents") or [], spec.get("mutations") or [], min_drop)
+        block = from_spec_file(args.spec)
     except InputError as exc:
         print(exc.render(), file=sys.stderr)
         return EXIT_USAGE
-    except (ValueError, TypeError, KeyError) as exc:
-        print(f"{args.spec}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    failed = bench.passed is False
-    envelope = bench.to_dict()
-    if args.json:
-        failures = [{"gate": "min_drop", "message": f"largest drop {bench.max_drop} < {min_drop}"}] if failed else []
-        sys.stdout.write(dumps(_one_item_report(args.spec, "tool_bench", f"tool-bench {args.spec}", envelope,
-                                                failures, not failed)))
-        return EXIT_FAILED if failed else EXIT_OK
-    ci = f" (95% Wilson {envelope['ci_low']:.2f}-{envelope['ci_high']:.2f})" if "ci_low" in envelope else ""
-    print(f"selection accuracy {bench.correct}/{bench.total}{ci}, TDQS mean {envelope.get('tdqs_mean')} "
-          f"min {envelope.get('tdqs_min')}, catalog {bench.catalog_tokens} whitespace tokens")
-    for m in envelope["mutations"]:
-        print(f"  {m['tool']} {m['kind']}: drop {m['drop']}, smells introduced {m['smells_introduced']}, "
-              f"tokens removed {m['tokens_removed']}")
-    if min_drop is not None:
-        verdict = "FAIL" if failed else "PASS"
-        print(f"{verdict}: largest drop {bench.max_drop} against min-drop {min_drop}")
-    return EXIT_FAILED if failed else EXIT_OK
+    if args.min_drop is not None:
+        block = attrs.evolve(block, min_drop=args.min_drop)
+    return _judge(block, args.json, summary_lines)
+
+
+def _fraction(text: str) -> float:
+    """``--min-drop``: a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, found {text!r}") from None
+    if not 0 <= value <= 1:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, found {text!r}")
+    return value
 
 
 def _report(args) -> int:
@@ -297,7 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench_sub = bench.add_subparsers(dest="action", required=True, parser_class=_Parser)
     brun = bench_sub.add_parser("run", help="run a tool-bench spec")
     brun.add_argument("spec", metavar="SPEC", help="YAML or JSON: catalog|catalog_path, intents, mutations")
-    brun.add_argument("--min-drop", type=float, metavar="FRACTION", help="fail when the largest drop is below it")
+    brun.add_argument("--min-drop", type=_fraction, metavar="FRACTION", help="fail when the largest drop is below it")
     brun.add_argument("--json", action="store_true", help="print the report object")
     brun.set_defaults(func=_tool_bench)
 

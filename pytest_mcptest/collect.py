@@ -6,25 +6,16 @@ import gc
 
 import pytest
 
+from .context import CONTEXT_KEY
 from .errors import InputError
-from .evaluate import Context, Verdict, evaluate
+from .evaluate import evaluate
 from .render import render_verdict
 from .suite.cache import load_suite_cached
 from .suite.model import Block
+from .verdict import Verdict
 
 MARKERS_KEY = pytest.StashKey[set]()
 _KIND_MARKS: dict = {}  # one `mcptest(kind=...)` mark per kind, shared by every item
-CONTEXT_KEY = pytest.StashKey[Context]()
-
-
-def _context(config: pytest.Config) -> Context:
-    """The session's cassette settings (from the plugin's options), built once."""
-    ctx = config.stash.get(CONTEXT_KEY, None)
-    if ctx is None:
-        from .plugin import SETTINGS_KEY
-
-        ctx = config.stash[CONTEXT_KEY] = Context(**config.stash[SETTINGS_KEY])
-    return ctx
 
 
 class BlockFailed(Exception):
@@ -83,7 +74,7 @@ class BlockItem(pytest.Item):
             self.add_marker(tag)
 
     def runtest(self) -> None:
-        self.verdict = evaluate(self.block, _context(self.config))
+        self.verdict = evaluate(self.block, self.config.stash[CONTEXT_KEY])
         if not self.verdict.passed:
             raise BlockFailed(self.verdict)
 

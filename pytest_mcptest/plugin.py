@@ -13,11 +13,11 @@ import os
 
 import pytest
 
+from .context import CONTEXT_KEY, Context
 from .report import ReportBuilder, compare_reports, item_entry, load_report, render_comparison, write_report
 
 DEFAULT_PATTERNS = ("*.mcptest.yml", "*.mcptest.yaml")
 RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
-SETTINGS_KEY = pytest.StashKey[dict]()
 
 
 def _is_block_item(item) -> bool:
@@ -72,9 +72,9 @@ def pytest_configure(config: pytest.Config) -> None:
             baseline = load_report(os.path.join(str(config.invocation_params.dir), compare), compare)
         except ValueError as exc:
             raise pytest.UsageError(f"--mcptest-compare: {exc}") from None
-    config.stash[SETTINGS_KEY] = {"cassette_dir": _cassette_dir(config), "record_mode": mode,
-                                  "root": str(config.rootpath),
-                                  "require_judgments": bool(config.getoption("mcptest_require_judgments"))}
+    config.stash[CONTEXT_KEY] = Context(cassette_dir=_cassette_dir(config), record_mode=mode,
+                                        root=str(config.rootpath),
+                                        require_judgments=bool(config.getoption("mcptest_require_judgments")))
     config.pluginmanager.register(_SessionHooks(config, baseline), "mcptest-session")
 
 
@@ -115,18 +115,6 @@ def pytest_collect_file(file_path, parent):
     return None
 
 
-def _ladder_point(item):
-    """A distractors item's (count, accuracy, certified lower bound), as plain data."""
-    verdict = item.verdict
-    if item.block.kind != "distractors" or verdict is None or verdict.aggregate is None:
-        return None
-    data = verdict.aggregate.envelope.get("distractors")
-    if not data or "accuracy" not in data:
-        return None
-    return {"count": item.block.count, "accuracy": data["accuracy"], "certified_lower": data.get("certified_lower"),
-            "source": item.block.source, "correct": sorted(item.block.correct)}
-
-
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     report = yield
@@ -135,16 +123,9 @@ def pytest_runtest_makereport(item, call):
             # Plain data on the report: pytest-xdist carries it to the controller.
             report.mcptest = item_entry(item.nodeid, item.block, item.verdict)
         if call.when == "call":
-            deferred = item.verdict.deferred if item.verdict is not None else ()
-            if deferred:
-                report.mcptest_deferred = list(deferred)  # for the terminal summary, across xdist too
-            floors = [f.message for f in (item.verdict.failures if item.verdict is not None else ())
-                      if f.gate == "tool_selection"]
-            if floors:
-                report.mcptest_floor = floors  # the spec's FLOOR lines, for the terminal summary
-            ladder = _ladder_point(item)
-            if ladder is not None:
-                report.mcptest_ladder = ladder  # one point of the accuracy-vs-count curve
+            if item.verdict is not None and item.verdict.summary:
+                # (section, plain payload) pairs for the terminal summary, across xdist too
+                report.mcptest_summary = [list(entry) for entry in item.verdict.summary]
             item.verdict = None  # rendered and reported: let it go
     return report
 
@@ -160,9 +141,7 @@ class _SessionHooks:
         self.builder = ReportBuilder() if wanted and not hasattr(config, "workerinput") else None
         self.patterns = DEFAULT_PATTERNS + tuple(config.getini("mcptest_files"))
         self.frozen = False
-        self.deferred: dict[str, list] = {}
-        self.ladder: dict[str, dict] = {}
-        self.floors: dict[str, list] = {}
+        self.summary: dict[str, list] = {}  # section -> [(nodeid, payload)], from the items' gates
         # Registered now, before pytest's own plugins register theirs, so that it runs
         # after them: cleanups run last-in, first-out.
         config.add_cleanup(self.unfreeze)
@@ -191,49 +170,27 @@ class _SessionHooks:
     def pytest_runtest_logreport(self, report) -> None:
         if self.builder is not None:
             self.builder.add(report)
-        deferred = getattr(report, "mcptest_deferred", None)
-        if deferred:
-            self.deferred[report.nodeid] = deferred
-        floors = getattr(report, "mcptest_floor", None)
-        if floors:
-            self.floors[report.nodeid] = floors
-        ladder = getattr(report, "mcptest_ladder", None)
-        if ladder:
-            self.ladder[report.nodeid] = ladder
+        for section, payload in getattr(report, "mcptest_summary", None) or ():
+            self.summary.setdefault(section, []).append((report.nodeid, payload))
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
-        self._summarize_floors(terminalreporter)
-        self._summarize_ladders(terminalreporter)
-        self._summarize_deferred(terminalreporter)
+        if self.summary:
+            self._summarize_gates(terminalreporter)
         self._summarize_comparison(terminalreporter)
 
-    def _summarize_floors(self, terminalreporter) -> None:
-        """Spec 001's FLOOR lines of every agent item whose tool-selection floor failed."""
-        if not self.floors:
-            return
-        terminalreporter.section("mcptest: tool-selection floors")
-        for nodeid in sorted(self.floors):
-            terminalreporter.write_line(nodeid)
-            for message in self.floors[nodeid]:
-                for line in message.splitlines():
-                    terminalreporter.write_line(f"    {line}")
+    def _summarize_gates(self, terminalreporter) -> None:
+        """The sections the items' gates asked for (FLOOR lines, the distractor ladder,
+        deferred criteria), each rendered by the gate that emitted it, in the gates' order."""
+        from .gates import summary_sections
 
-    def _summarize_ladders(self, terminalreporter) -> None:
-        """Distractor accuracy against distractor count, one curve per (source, correct set)."""
-        curves: dict = {}
-        for nodeid, point in self.ladder.items():
-            curves.setdefault((point["source"], tuple(point["correct"])), []).append((point["count"], nodeid, point))
-        curves = {key: sorted(points) for key, points in curves.items() if len({p[0] for p in points}) > 1}
-        if not curves:
-            return
-        terminalreporter.section("mcptest: distractor accuracy by count")
-        for (source, correct), points in sorted(curves.items()):
-            terminalreporter.write_line(f"{source} distractors, correct {', '.join(correct)}:")
-            for count, nodeid, point in points:
-                lower = point["certified_lower"]
-                certified = f", certified >= {lower}%" if lower is not None else ""
-                terminalreporter.write_line(f"    count {count:>3}: accuracy {point['accuracy']:>3}%{certified}   "
-                                            f"{nodeid}")
+        for name, render in summary_sections():
+            entries = self.summary.get(name)
+            rendered = render(entries) if entries else None
+            if rendered is not None:
+                title, lines = rendered
+                terminalreporter.section(title)
+                for line in lines:
+                    terminalreporter.write_line(line)
 
     def _summarize_comparison(self, terminalreporter) -> None:
         """This run against ``--mcptest-compare``'s baseline: deltas and floor flips."""
@@ -243,20 +200,6 @@ class _SessionHooks:
         terminalreporter.section(f"mcptest: compared with {self.config.getoption('mcptest_compare')}")
         for line in render_comparison(comparison).splitlines():
             terminalreporter.write_line(line)
-
-    def _summarize_deferred(self, terminalreporter) -> None:
-        """List the criteria that still need a judge: they neither passed nor failed."""
-        if not self.deferred or self.config.getoption("mcptest_require_judgments"):
-            return  # with judgments required, they already failed their items
-        count = sum(len(v) for v in self.deferred.values())
-        noun = "criterion" if count == 1 else "criteria"
-        terminalreporter.section(f"mcptest: {count} {noun} deferred (no recorded judge verdict)")
-        for nodeid in sorted(self.deferred):
-            terminalreporter.write_line(nodeid)
-            for criterion in self.deferred[nodeid]:
-                terminalreporter.write_line(f"    {criterion}")
-        terminalreporter.write_line("record verdicts in the cassette's `judgments`, or run with "
-                                    "--mcptest-require-judgments to fail on them")
 
     def pytest_collectreport(self, report) -> None:
         if report.failed and report.nodeid and self._is_suite(report.nodeid):

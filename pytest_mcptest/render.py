@@ -9,69 +9,8 @@ from __future__ import annotations
 import os
 
 from .engine.values import show
-from .engine.world import WorldResult
-from .engine.trace_match import TraceValidation
-from .evaluate import AgentRunResult, RunVerdict, Verdict
-
-INDENT = "  "
-
-
-def _table(rows: list[tuple[str, ...]], indent: str = INDENT * 2) -> list[str]:
-    if not rows:
-        return []
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
-    out = []
-    for row in rows:
-        cells = [cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])] + [row[-1]]
-        out.append((indent + "   ".join(cells)).rstrip())
-    return out
-
-
-def _plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n} {word if n == 1 else many or word + 's'}"
-
-
-def _world_sections(result: WorldResult) -> list[str]:
-    lines: list[str] = []
-    if result.state_diff:
-        lines += ["", f"{INDENT}final state: {len(result.state_diff)} of {result.state_checked} expected paths differ"]
-        lines += _table([(path, f"expected {show(e)}", f"got {show(a)}")
-                         for d in result.state_diff for path, e, a in d.leaves()])
-    for title, issues in (("invalid actions", result.invalid), ("forbidden transitions", result.forbidden)):
-        if issues:
-            lines += ["", f"{INDENT}{title}: {len(issues)}"]
-            lines += _table([(f"call {i.index}", i.tool, show(i.args if i.args is not None else {}, 60), i.reason)
-                             for i in issues])
-    return lines
-
-
-def _trace_section(trace: TraceValidation, calls: list) -> list[str]:
-    """Expected and recorded calls side by side, with each mismatch's reason and pointers."""
-    if trace.passed:
-        return []
-    lines = ["", f"{INDENT}expected_trace ({trace.mode}): {_plural(len(trace.mismatches), 'mismatch', 'mismatches')}"]
-    rows = []
-    for m in trace.mismatches:
-        expected = f"expected {m.expected_index}" if m.expected_index is not None else "(no expected call)"
-        if m.recorded_index is not None and m.recorded_index < len(calls):
-            call = calls[m.recorded_index]
-            recorded = f"recorded {m.recorded_index} {call.get('name')} {show(call.get('args') or {}, 50)}"
-        else:
-            recorded = "(no recorded call)"
-        rows.append((expected, recorded, m.reason))
-        rows += [("", "", f"  {d.message}") for d in m.diffs]
-    return lines + _table(rows)
-
-
-def _quality_section(quality) -> list[str]:
-    """The weakest tools and every critical finding, so a failed gate says which tool to fix."""
-    worst = sorted(quality.tools, key=lambda t: (t.score, t.name))[:5]
-    lines = ["", f"{INDENT}lowest scores: " + ", ".join(f"{t.name} {t.score:.2f}" for t in worst)]
-    critical = [f for t in quality.tools for f in t.findings + t.schema_findings if f.severity == "Critical"]
-    if critical:
-        lines.append(f"{INDENT}critical findings: {len(critical)}")
-        lines += _table([(f.tool, f.rule, f.message) for f in critical[:12]])
-    return lines
+from .text import INDENT, plural, table
+from .verdict import RunVerdict, Verdict
 
 
 def _expect_section(run: RunVerdict, suite_file: str) -> list[str]:
@@ -86,7 +25,7 @@ def _expect_section(run: RunVerdict, suite_file: str) -> list[str]:
         got = f"got {show(r.actual)}" if r.found else "resolves to nothing"
         where = f"({base}:{exp.line})" if exp.line else ""
         rows.append((exp.target, exp.describe(), got, where))
-    lines += _table(rows)
+    lines += table(rows)
     for r in failed:
         if not r.found or r.expectation.kind in ("schema", "contains-all"):
             lines.append(f"{INDENT * 3}{r.message}")
@@ -112,33 +51,13 @@ def render_verdict(verdict: Verdict, file: str | None = None) -> str:
             body += [f"{INDENT}{line}" for line in p.message.splitlines()]
         return "\n".join([head, ""] + body)
     runs = verdict.runs
-    calls = sum(len(r.envelope.get("tool_calls", ())) for r in runs)
+    lines = [f"{where}: {block.kind} failed: {_counts(verdict)} ({verdict.source})"]
     failing = [r for r in runs if not r.passed]
-    if verdict.source_kind == "catalog":
-        head = f"{where}: {block.kind} failed: {_counts(verdict)} (catalog {verdict.cassette})"
-    elif not runs and verdict.aggregate is not None:  # judged only over all runs (distractors)
-        head = (f"{where}: {block.kind} failed: {_counts(verdict)} (cassette {verdict.cassette}, "
-                f"{_plural(verdict.aggregate.runs, 'run')})")
-    else:
-        head = (f"{where}: {block.kind} failed: {_counts(verdict)} (cassette {verdict.cassette}, "
-                f"{_plural(len(runs), 'run')}, {_plural(calls, 'call')})")
-    lines = [head]
     for run in failing:
         if len(runs) > 1:
             lines += ["", f"{INDENT}{block.name} #{run.index} (run {run.index} of {len(runs)}): "
-                      f"{_plural(len(run.failures), 'failure')}"]
-        if isinstance(run.detail, WorldResult):
-            lines += _world_sections(run.detail)
-        else:
-            if isinstance(run.detail, AgentRunResult) and run.detail.trace is not None:
-                lines += _trace_section(run.detail.trace, run.envelope.get("tool_calls", []))
-            if type(run.detail).__name__ == "CatalogQuality":
-                lines += _quality_section(run.detail)
-            shown = ("expect", "expected_trace") if isinstance(run.detail, AgentRunResult) else ("expect",)
-            gate_failures = [f for f in run.failures if f.gate not in shown]
-            if gate_failures:
-                lines.append("")
-                lines += [f"{INDENT}{f.gate}: {f.message}" for f in gate_failures]
+                      f"{plural(len(run.failures), 'failure')}"]
+        lines += run.lines
         lines += _expect_section(run, block.file)
     lines += _aggregate_section(verdict, block.file)
     if len(runs) > 1:
@@ -155,7 +74,7 @@ def _aggregate_section(verdict: Verdict, suite_file: str) -> list[str]:
         return []
     base = os.path.basename(suite_file)
     n = len(verdict.runs) or agg.runs
-    lines = ["", f"{INDENT}over all {_plural(n, 'run')}: {_plural(len(agg.failures), 'failure')}"]
+    lines = ["", f"{INDENT}over all {plural(n, 'run')}: {plural(len(agg.failures), 'failure')}"]
     for f in agg.failures:
         first, *rest = f.message.splitlines() or [""]
         where = f" ({base}:{f.line})" if f.line else ""
@@ -200,5 +119,5 @@ def compare_results(op: str, left, right):
     rows = [(k, f"left {show(a[k]) if k in a else 'absent'}", f"right {show(b[k]) if k in b else 'absent'}")
             for k in keys if k not in a or k not in b or a[k] != b[k]]
     head = f"{type(left).__name__} == {type(right).__name__}: {len(rows)} paths differ"
-    return [head] + [line.strip() for line in _table(rows[:40], indent="")] + (
+    return [head] + [line.strip() for line in table(rows[:40], indent="")] + (
         [f"... and {len(rows) - 40} more"] if len(rows) > 40 else [])

@@ -25,7 +25,9 @@ def test_doctor_lists_findings_tool_by_tool(tmp_path, capsys):
     assert main(["doctor", "--lint-descriptions", "--catalog", str(tmp_path / "c.json")]) == 1  # a Critical
     out = capsys.readouterr().out
     assert "get_weather  score" in out and "DESC-000 Pass" in out
-    assert "DESC-001 Critical" in out and "SCH-003  Critical" in out and out.strip().splitlines()[-1].startswith("2 tools")
+    assert "DESC-001 Critical" in out and "SCH-003  Critical" in out
+    assert any(line.startswith("2 tools: min score") for line in out.splitlines())
+    assert "tool_quality failed: 3 expect" in out  # then the item's own failure text
     (tmp_path / "good.json").write_text(json.dumps({"tools": [GOOD_TOOL]}))
     assert main(["doctor", "--lint-descriptions", "--catalog", str(tmp_path / "good.json"), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)

@@ -46,7 +46,7 @@ def test_an_agent_with_distractors_yields_a_second_item_right_after_it(tmp_path)
     suite = load_suite(str(_write(tmp_path, SUITE.format(count=2, source="{from: catalog}", expect=""),
                                   [_run("search_products")])))
     agent, item = suite.blocks
-    assert agent.kind == "agent" and agent.unsupported == ()
+    assert agent.kind == "agent" and not agent.has_aggregates
     assert (item.kind, item.name, item.line) == ("distractors", "resists distractors [distractors]", 6)
     assert (item.count, item.source, item.correct, item.complexity) == (2, "catalog", ("catalog.search_products",),
                                                                         "parallel")

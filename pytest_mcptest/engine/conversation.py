@@ -80,15 +80,10 @@ class ConversationResult:
                                   for name, _, actual in self.budgets if actual is None])
 
     def to_dict(self) -> dict:
-        run = self.run
-        conversation: dict = {"turns": list(run.turns)}
-        env: dict = {
-            "tool_calls": [c.to_dict() for c in run.tool_calls],
-            "tool_names": run.tool_names,
-            "actions": len(run.tool_calls),
+        env = self.run.envelope()
+        env.update({
             "turns": self.turns,
             "user_turns": self.user_turns,
-            "conversation": conversation,
             "tool_usage": {"required_missing": list(self.required_missing),
                            "prohibited_called": [{"index": i, "tool": t} for i, t in self.prohibited_called],
                            "outside": list(self.outside)},
@@ -96,14 +91,9 @@ class ConversationResult:
             "loop": self.loop,
             "judgments": [j.to_dict() for j in self.judgments],
             "deferred": list(self.deferred),
-        }
-        if run.tokens is not None:
-            conversation["tokens"] = dict(run.tokens)
-            env["tokens"] = dict(run.tokens)
-        if run.final_responses:
-            env["final_response"] = run.final_responses[-1]
-        if run.cost_micros is not None:
-            env["cost_micros"] = run.cost_micros
+        })
+        if self.run.tokens is not None:
+            env["tokens"] = dict(self.run.tokens)
         return env
 
 

@@ -100,3 +100,24 @@ class Run:
     @property
     def final_responses(self) -> tuple[str, ...]:
         return final_responses(self.turns)
+
+    def envelope(self) -> dict:
+        """What every kind of block reports of a run, before its own gates add theirs: the
+        calls, their names and count, the turns (final responses), the conversation with
+        its tokens, the last final response and the cost; absent data stays absent."""
+        finals = self.final_responses
+        conversation: dict = {"turns": list(self.turns)}
+        if self.tokens is not None:
+            conversation["tokens"] = dict(self.tokens)
+        env: dict = {
+            "tool_calls": [c.to_dict() for c in self.tool_calls],
+            "tool_names": self.tool_names,
+            "actions": len(self.tool_calls),
+            "turns": len(finals),
+            "conversation": conversation,
+        }
+        if finals:
+            env["final_response"] = finals[-1]
+        if self.cost_micros is not None:
+            env["cost_micros"] = self.cost_micros
+        return env

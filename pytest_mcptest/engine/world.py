@@ -194,13 +194,15 @@ class WorldResult:
     escalations: int
     refusals: int
     turns: int
-    tool_calls: tuple[ToolCall, ...]
+    run: Run
     state_diff: tuple[StateDiff, ...]
     state_checked: int
     golden: Optional[GoldenOutcome]
-    cost_micros: Optional[float]
-    tokens: Optional[dict]
     rubric: Any = None
+
+    @property
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        return self.run.tool_calls
 
     @property
     def state_matched(self) -> bool:
@@ -213,28 +215,23 @@ class WorldResult:
 
     def to_dict(self) -> dict:
         """The report envelope that ``expect:`` resolves paths against."""
-        env: dict = {
-            "turns": self.turns,
-            "actions": len(self.tool_calls),
+        env = self.run.envelope()
+        env.update({
             "invalid_actions": len(self.invalid),
             "forbidden_transitions": len(self.forbidden),
             "recovery_attempts": len(self.recovery_indexes),
             "escalations": self.escalations,
             "refusals": self.refusals,
             "state_matched": self.state_matched,
-            "tool_names": [c.name for c in self.tool_calls],
             "state": copy_json(self.final_state),
             "invalid": [i.to_dict() for i in self.invalid],
             "forbidden": [f.to_dict() for f in self.forbidden],
             "state_diff": [d.to_dict() for d in self.state_diff],
-            "tool_calls": [c.to_dict() for c in self.tool_calls],
-        }
+        })
         if self.golden is not None:
             env["golden"] = self.golden.to_dict()
-        if self.cost_micros is not None:
-            env["cost_micros"] = self.cost_micros
-        if self.tokens is not None:
-            env["tokens"] = dict(self.tokens)
+        if self.run.tokens is not None:
+            env["tokens"] = dict(self.run.tokens)
         if self.rubric is not None:
             env["rubric"] = {"status": "deferred", "rubric": self.rubric,
                              "reason": "a rubric needs a live judge; the offline replay records it as deferred"}
@@ -333,11 +330,9 @@ def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
         escalations=escalations,
         refusals=refusals,
         turns=len(finals),
-        tool_calls=run.tool_calls,
+        run=run,
         state_diff=tuple(diffs),
         state_checked=len(spec.expect_state),
         golden=golden,
-        cost_micros=run.cost_micros,
-        tokens=run.tokens,
         rubric=spec.rubric,
     )

@@ -21,7 +21,8 @@ from pathlib import Path
 import yaml
 
 from ..errors import InputError
-from .build import load_suite, read_text
+from .build import load_suite
+from .loader import read_text
 from .model import Suite
 
 CACHE_FORMAT = 1

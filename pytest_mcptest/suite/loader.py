@@ -289,3 +289,16 @@ def line_of(root: Any, parts) -> int | None:
             break
         node = node[part]
     return line
+
+
+def read_text(path: str, data: bytes | None = None) -> str:
+    """A suite's text; an unreadable or non-UTF-8 file is an :class:`InputError`."""
+    try:
+        if data is None:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None

@@ -1,0 +1,26 @@
+"""The session's settings every evaluation reads, and where the pytest layer keeps them.
+
+Its own small module so that the plugin (which fills it) and the collector (which
+reads it) share it without importing each other.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+import pytest
+
+
+class Context(NamedTuple):
+    """Where cassettes are, the record mode, how paths are shown, how strict judgments are.
+
+    A named tuple rather than an attrs class: the plugin builds it at start-up, where
+    importing attrs would cost more than the rest of the plugin."""
+
+    cassette_dir: Optional[str] = None
+    record_mode: str = "none"
+    root: Optional[str] = None  # paths in messages are shown relative to it (pytest's rootdir)
+    require_judgments: bool = False  # a criterion with no recorded verdict fails instead of deferring
+
+
+CONTEXT_KEY = pytest.StashKey[Context]()

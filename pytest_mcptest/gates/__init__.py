@@ -1,0 +1,44 @@
+"""One module per kind of item: everything about a gate in one file.
+
+Each ``gates/<kind>.py`` declares ``KIND`` and the top-level ``SECTIONS`` of a suite
+whose entries it builds, its block class, ``build(doc, parts, raw)``, and how a block is
+judged: ``open(block, ctx)`` (default: the block's cassette), ``judge_run(block, item,
+number, total, ctx)`` for each recorded run (or the one catalog) and ``judge_all(block,
+source, ctx)`` over all of them, each returning a :class:`~pytest_mcptest.verdict.GateResult`.
+A gate that prints a terminal summary section names it in ``SUMMARY_SECTIONS``. Adding a
+kind is adding one module here, its part of ``schema/v1.json`` and its tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import agent, conversation, distractors, scenario, tool_bench, tool_quality
+from .sources import open_cassette
+
+GATES = {m.KIND: m for m in (scenario, agent, distractors, conversation, tool_quality, tool_bench)}
+# Which top-level list of a suite holds which kind's blocks.
+SECTIONS = {section: m for m in GATES.values() for section in m.SECTIONS}
+
+
+def gate(kind: str):
+    return GATES[kind]
+
+
+def opener(module) -> Callable:
+    """How a gate's blocks get their recording: its own ``open``, else their cassette."""
+    return getattr(module, "open", open_cassette)
+
+
+def document_gate(root: Any):
+    """The gate that claims a whole document (spec 002's scenario file), if any."""
+    for module in GATES.values():
+        claims = getattr(module, "claims_document", None)
+        if claims is not None and claims(root):
+            return module
+    return None
+
+
+def summary_sections() -> list[tuple[str, Callable]]:
+    """Every terminal summary section a gate can ask for, with its renderer, in the gates' order."""
+    return [item for module in GATES.values() for item in getattr(module, "SUMMARY_SECTIONS", {}).items()]

@@ -1,0 +1,283 @@
+"""Agent tests (specs 001 and 004): a recorded agent run gated on its calls and path.
+
+Per run: ``expected_trace:`` (five match modes, five argument shapes), ``golden:`` (the
+path penalty) and ``expect:``. Over all runs of the cassette, once: ``equal_function_sets:``
+(selection F1, micro-averaged), the ``tool_selection:`` pass^k floor, ``orchestration:``
+and ``token_efficiency:`` from the recorded catalog. An agent's ``distractors:`` block is
+its own item (:mod:`.distractors`). Schema part: ``$defs/agent`` and ``$defs/agent_test``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import attrs
+
+from ..context import Context
+from ..engine.golden import GoldenOracle, judge_golden
+from ..engine.matching import MalformedSchema, schema_validator
+from ..engine.trace_match import ExpectedCall, ExpectedTrace, TraceValidation, validate_trace
+from ..engine.values import show
+from ..suite.doc import Doc, common, defaults, expectations, golden, near, plain
+from ..suite.model import Block
+from ..text import INDENT, findings, plural, table
+from ..verdict import Failure, GateResult
+from . import distractors
+
+KIND = "agent"
+SECTIONS = ("agents", "tests")
+
+
+@attrs.frozen
+class ClassGate:
+    """``equal_function_sets:`` or ``token_efficiency:``: the classes and the gate's own
+    ``expect:`` (spec 001's default already applied when it was empty or omitted)."""
+
+    classes: tuple = ()  # engine FunctionClass values
+    expect: tuple = ()
+
+
+@attrs.frozen
+class SelectionFloor:
+    """``tool_selection:``: the pass^k floor over every run of the cassette (spec 001)."""
+
+    expected_tool: str
+    min_selection_rate: float
+    max_total_tokens: Optional[int] = None
+
+
+@attrs.frozen
+class AgentBlock(Block):
+    """An agent test (spec 001/004): a recorded agent run gated on its calls and path."""
+
+    model: Optional[str] = None
+    prompt: Optional[str] = None
+    servers: tuple[str, ...] = ()
+    trace: Optional[ExpectedTrace] = None
+    golden: Optional[GoldenOracle] = None
+    # Gates over all runs of the cassette, evaluated once per item (None: not declared).
+    equal_function_sets: Optional[ClassGate] = None
+    tool_selection: Optional[SelectionFloor] = None
+    orchestration: Optional[tuple] = None  # its expect: entries
+    token_efficiency: Optional[ClassGate] = None
+    discovery: dict = attrs.field(factory=dict)  # {name_free: bool}: metadata, judged via the classes
+
+    @property
+    def has_aggregates(self) -> bool:
+        return any(g is not None for g in (self.equal_function_sets, self.tool_selection,
+                                            self.orchestration, self.token_efficiency))
+
+    @property
+    def classes(self) -> tuple:
+        """The declared equal-function classes (orchestration's discovery and efficiency read them)."""
+        for gate in (self.equal_function_sets, self.token_efficiency):
+            if gate is not None:
+                return gate.classes
+        return ()
+
+
+# --------------------------------------------------------------------------- building
+
+# Spec 001's default gate of a class gate whose `expect:` is empty or omitted.
+CLASS_GATE_DEFAULTS = {"equal_function_sets": {"tool_selection.f1": {">=": 50}},
+                       "token_efficiency": {"token_efficiency.f1": {">=": 50}}}
+
+# What a `tests:` entry takes from the `agents:` entry it names: the agent, not its gates.
+AGENT_DEFINITION = ("model", "prompt", "system_prompt", "servers", "runs")
+
+
+def _expected_trace(doc: Doc, parts, raw: Any) -> ExpectedTrace | None:
+    if raw is None:
+        return None
+    calls = []
+    for i, entry in enumerate(raw["calls"]):
+        here = parts + ["calls", i]
+        if isinstance(entry, str):
+            calls.append(ExpectedCall(entry))
+            continue
+        args = entry.get("args", "any")
+        if isinstance(args, str) and args in ("any", "ignore"):
+            calls.append(ExpectedCall(entry["name"], args))
+            continue
+        if not (isinstance(args, dict) and len(args) == 1 and next(iter(args)) in ("exact", "subset", "schema")):
+            raise doc.error(here + ["args"], "args must be any, ignore, {exact: ...}, {subset: ...} or "
+                            f"{{schema: ...}}, found {show(args)}")
+        (kind, value), = args.items()
+        if kind == "schema":
+            try:
+                schema_validator(value)
+            except MalformedSchema as exc:
+                raise doc.error(here + ["args", "schema"], str(exc)) from None
+        calls.append(ExpectedCall(entry["name"], kind, plain(value)))
+    return ExpectedTrace(raw.get("mode", "strict"), calls)
+
+
+def _class_gate(doc: Doc, parts, raw: dict, key: str) -> ClassGate | None:
+    from ..engine.selection import FunctionClass
+
+    gate = raw.get(key)
+    if gate is None:
+        return None
+    here = parts + [key]
+    classes = tuple(FunctionClass(str(c["name"]), tuple(c["members"])) for c in gate["classes"])
+    expect = expectations(doc, here + ["expect"], gate.get("expect")) or defaults([CLASS_GATE_DEFAULTS[key]], doc.line(here))
+    return ClassGate(classes, expect)
+
+
+def build(doc: Doc, parts, raw: dict) -> AgentBlock | tuple[Block, ...]:
+    """An agent test; with ``distractors:``, the agent and its ``[distractors]`` item."""
+    base: dict = {}
+    if raw.get("type") == "agent":  # `tests:` spelling: inherit from the named `agents:` entry
+        agents = {a.get("name"): a for a in (doc.root.get("agents") or []) if isinstance(a, dict)}
+        base = agents.get(raw["agent"])
+        if base is None:
+            raise doc.error(parts + ["agent"], f"no agent named {raw['agent']!r} under agents: in this "
+                            f"document{near(raw['agent'], agents)}")
+    merged = {**{k: v for k, v in base.items() if k in AGENT_DEFINITION}, **raw}
+    floor, orchestration = raw.get("tool_selection"), raw.get("orchestration")
+    agent = AgentBlock(
+        model=merged.get("model"), prompt=merged.get("prompt"), servers=tuple(merged.get("servers") or ()),
+        trace=_expected_trace(doc, parts + ["expected_trace"], merged.get("expected_trace")),
+        golden=golden(merged.get("golden")),
+        equal_function_sets=_class_gate(doc, parts, raw, "equal_function_sets"),
+        token_efficiency=_class_gate(doc, parts, raw, "token_efficiency"),
+        tool_selection=None if floor is None else SelectionFloor(
+            floor["expected_tool"], floor["min_selection_rate"], floor.get("max_total_tokens")),
+        orchestration=None if orchestration is None else expectations(
+            doc, parts + ["orchestration", "expect"], orchestration.get("expect")),
+        discovery=plain(raw.get("discovery") or {}),
+        **common(doc, parts, raw, KIND))
+    if raw.get("distractors") is None:
+        return agent
+    return agent, distractors.build_for_agent(doc, parts, raw, agent)
+
+
+# --------------------------------------------------------------------------- judging one run
+
+
+def judge_run(block: AgentBlock, run, number: int, total: int, ctx: Context) -> GateResult:
+    """The run's envelope (calls, names, turns, tokens, cost) and its per-run gates."""
+    envelope = run.envelope()
+    failures: list[Failure] = []
+    lines: list[str] = []
+    if block.trace is not None:
+        trace = validate_trace(run.tool_calls, block.trace)
+        envelope["trace"] = trace.to_dict()
+        failures += [Failure("expected_trace", m.reason, number) for m in trace.mismatches]
+        lines += _trace_lines(trace, run.tool_calls)
+    if block.golden is not None:
+        outcome = judge_golden(run.tool_names, block.golden)
+        envelope["golden"] = outcome.to_dict()
+        if not outcome.score.passed:
+            sc = outcome.score
+            failure = Failure("golden", f"penalty {sc.penalty:.3g}: {sc.extra_steps} extra steps, "
+                              f"{sc.backtracks} backtracks, {sc.repeated_tools} repeated tools", number)
+            failures.append(failure)
+            lines += findings([failure])
+    return GateResult(envelope, tuple(failures), tuple(lines))
+
+
+def _trace_lines(trace: TraceValidation, calls) -> list[str]:
+    """Expected and recorded calls side by side, with each mismatch's reason and pointers."""
+    if trace.passed:
+        return []
+    lines = ["", f"{INDENT}expected_trace ({trace.mode}): {plural(len(trace.mismatches), 'mismatch', 'mismatches')}"]
+    rows = []
+    for m in trace.mismatches:
+        expected = f"expected {m.expected_index}" if m.expected_index is not None else "(no expected call)"
+        if m.recorded_index is not None and m.recorded_index < len(calls):
+            call = calls[m.recorded_index]
+            recorded = f"recorded {m.recorded_index} {call.name} {show(call.args or {}, 50)}"
+        else:
+            recorded = "(no recorded call)"
+        rows.append((expected, recorded, m.reason))
+        rows += [("", "", f"  {d.message}") for d in m.diffs]
+    return lines + table(rows)
+
+
+# --------------------------------------------------------------------------- judging all runs
+
+
+def judge_all(block: AgentBlock, source, ctx: Context) -> GateResult | None:
+    """Spec 001's gates over every run: selection F1 (micro-averaged), the pass^k floor,
+    the orchestration diagnostics (pooled) and token efficiency (from the cassette's catalog)."""
+    if not block.has_aggregates:
+        return None
+    from ..engine.orchestration import orchestration
+    from ..engine.selection import selection_f1, tool_selection_floor
+
+    runs = list(source.items)
+    envelope: dict = {}
+    failures: list[Failure] = []
+    summary: list[tuple[str, Any]] = []
+    checks: list[tuple[Any, tuple[str, ...]]] = []  # (expectation, hints when it fails), in declaration order
+    scores = {gate: selection_f1(runs, spec.classes) for gate, spec in
+              (("equal_function_sets", block.equal_function_sets), ("token_efficiency", block.token_efficiency))
+              if spec is not None}
+    if block.equal_function_sets is not None or block.tool_selection is not None:
+        selection: dict = {}
+        if block.equal_function_sets is not None:
+            score = scores["equal_function_sets"]
+            selection.update(precision=score.precision, recall=score.recall, f1=score.f1,
+                             true_positives=score.true_positives, false_positives=score.false_positives,
+                             false_negatives=score.false_negatives, missed=list(score.missed),
+                             unexpected=list(score.unexpected), per_run=[r.to_dict() for r in score.per_run])
+            checks += [(e, tuple(score.miss_lines())) for e in block.equal_function_sets.expect]
+        if block.tool_selection is not None:
+            spec = block.tool_selection
+            floor = tool_selection_floor(runs, spec.expected_tool, spec.min_selection_rate,
+                                         spec.max_total_tokens, name=block.name)
+            selection.update(expected_tool=spec.expected_tool, runs=len(floor.runs), selected=floor.selected,
+                             selection_rate=floor.selection_rate, pass_k=floor.pass_k,
+                             pass_hat_k={str(k): v for k, v in floor.pass_hat_k.items()})
+            if floor.tokens_median is not None:
+                selection.update(tokens_median=floor.tokens_median, tokens_max=floor.tokens_max)
+            selection["floor"] = floor.to_dict()
+            if not floor.passed:
+                message = "\n".join(floor.floor_lines())
+                failures.append(Failure("tool_selection", message))
+                summary.append((FLOORS, message))
+        envelope["tool_selection"] = selection
+    if block.orchestration is not None:
+        envelope["orchestration"] = orchestration(runs, block.classes).to_dict()
+        checks += [(e, ()) for e in block.orchestration]
+    if block.token_efficiency is not None:
+        failure = _token_efficiency(source.cassette, scores["token_efficiency"], envelope)
+        if failure is not None:
+            failures.append(failure)
+        checks += [(e, tuple(scores["token_efficiency"].miss_lines())) for e in block.token_efficiency.expect]
+    return GateResult(envelope, tuple(failures), expect=tuple(checks), summary=tuple(summary))
+
+
+def _token_efficiency(cassette, score, envelope: dict) -> Optional[Failure]:
+    """``token_efficiency.*`` into ``envelope``; a Failure when the surface cannot be counted."""
+    from ..engine.tokens import TokenizerError, count_surface_tokens, merged_catalog_tools, runs_cost, token_efficiency
+
+    tools = merged_catalog_tools(cassette.catalog or {})
+    if not tools:
+        return Failure("token_efficiency", "the cassette records no tool catalog (`catalog`), so the tool "
+                       "surface cannot be counted; record one with the runs")
+    try:
+        surface = count_surface_tokens(tools)
+    except TokenizerError as exc:
+        return Failure("token_efficiency", str(exc))
+    envelope["token_efficiency"] = token_efficiency(score.f1, score.true_positives, surface,
+                                                    runs_cost(cassette.runs)).to_dict()
+    return None
+
+
+# --------------------------------------------------------------------------- terminal summary
+
+FLOORS = "tool-selection floors"
+
+
+def _floor_section(entries: list[tuple[str, Any]]) -> tuple[str, list[str]]:
+    """Spec 001's FLOOR lines of every agent item whose tool-selection floor failed."""
+    lines = []
+    for nodeid, message in sorted(entries):
+        lines.append(nodeid)
+        lines += [f"    {line}" for line in message.splitlines()]
+    return f"mcptest: {FLOORS}", lines
+
+
+SUMMARY_SECTIONS = {FLOORS: _floor_section}

@@ -1,0 +1,108 @@
+"""Conversation scenarios in MCProbe's format (spec 002): a synthetic user, an agent and
+a judge. On replay, tool usage, budgets, turns and loops are decided from the cassette;
+recorded judge verdicts are replayed by exact criterion text and the rest deferred.
+
+A suite's ``conversations:`` list, or a whole document with ``synthetic_user`` and
+``evaluation`` at the top. Schema part: ``$defs/conversation``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import attrs
+
+from ..context import Context
+from ..engine.conversation import ConversationSpec, evaluate_conversation
+from ..suite.doc import Doc, common, plain
+from ..suite.model import Block
+from ..text import findings
+from ..verdict import Failure, GateResult
+
+KIND = "conversation"
+SECTIONS = ("conversations",)
+
+
+@attrs.frozen
+class ConversationBlock(Block):
+    """An MCProbe-shaped conversation scenario (spec 002), with spec 002's defaults applied."""
+
+    description: str = ""
+    spec: ConversationSpec = attrs.field(factory=ConversationSpec)
+    synthetic_user: dict = attrs.field(factory=dict)
+    config: dict = attrs.field(factory=dict)
+
+
+def claims_document(root: Any) -> bool:
+    """A document whose top level has ``synthetic_user`` and ``evaluation`` is one scenario."""
+    return isinstance(root, dict) and "synthetic_user" in root and "evaluation" in root
+
+
+TRAIT_DEFAULTS = {"patience": "medium", "verbosity": "concise", "expertise": "novice"}
+
+
+def build(doc: Doc, parts, raw: dict) -> ConversationBlock:
+    """Spec 002's scenario: strings trimmed, defaults applied (max_turns 10, medium/concise/novice)."""
+    user = plain(raw["synthetic_user"])
+    behaviour = user.setdefault("clarification_behavior", {})
+    behaviour.setdefault("known_facts", [])
+    behaviour.setdefault("unknown_facts", [])
+    behaviour["traits"] = {**TRAIT_DEFAULTS, **behaviour.get("traits", {})}
+    user.setdefault("max_turns", 10)
+    for key in ("persona", "initial_query"):
+        user[key] = user[key].strip()
+    evaluation = raw["evaluation"]
+    usage = evaluation.get("tool_usage") or {}
+    efficiency = evaluation.get("efficiency") or {}
+    spec = ConversationSpec(
+        correctness=tuple(c.strip() for c in evaluation["correctness_criteria"]),
+        failure=tuple(c.strip() for c in evaluation.get("failure_criteria") or ()),
+        tool_call_criteria=tuple((c["tool"].strip(), tuple(c.get("assertions") or ()))
+                                 for c in usage.get("tool_call_criteria") or ()),
+        required_tools=tuple(usage.get("required_tools") or ()),
+        optional_tools=tuple(usage.get("optional_tools") or ()),
+        prohibited_tools=tuple(usage.get("prohibited_tools") or ()),
+        max_tool_calls=efficiency.get("max_tool_calls"),
+        max_llm_tokens=efficiency.get("max_llm_tokens"),
+        max_conversation_turns=efficiency.get("max_conversation_turns"),
+        max_turns=user["max_turns"],
+    )
+    return ConversationBlock(description=raw["description"].strip(), spec=spec, synthetic_user=user,
+                             config=plain(raw.get("config") or {}),
+                             **common(doc, parts, raw, KIND, name=raw["name"].strip()))
+
+
+def judge_run(block: ConversationBlock, run, number: int, total: int, ctx: Context) -> GateResult:
+    result = evaluate_conversation(block.spec, run, ctx.require_judgments)
+    envelope = result.to_dict()
+    envelope["config"] = block.config
+    failures = tuple(Failure(gate, message, number) for gate, message in result.problems)
+    summary: tuple = ()
+    if result.deferred and not ctx.require_judgments:  # required, they already failed the item
+        label = (lambda c: c) if total == 1 else (lambda c: f"{block.name} #{number}: {c}")
+        summary = ((DEFERRED, [label(c) for c in result.deferred]),)
+    return GateResult(envelope, failures, tuple(findings(failures)), summary=summary)
+
+
+# --------------------------------------------------------------------------- terminal summary
+
+DEFERRED = "deferred criteria"
+
+
+def _deferred_section(entries: list[tuple[str, Any]]) -> Optional[tuple[str, list[str]]]:
+    """List the criteria that still need a judge: they neither passed nor failed."""
+    by_node: dict[str, list] = {}
+    for nodeid, criteria in entries:
+        by_node.setdefault(nodeid, []).extend(criteria)
+    count = sum(len(v) for v in by_node.values())
+    noun = "criterion" if count == 1 else "criteria"
+    lines = []
+    for nodeid in sorted(by_node):
+        lines.append(nodeid)
+        lines += [f"    {criterion}" for criterion in by_node[nodeid]]
+    lines.append("record verdicts in the cassette's `judgments`, or run with "
+                 "--mcptest-require-judgments to fail on them")
+    return f"mcptest: {count} {noun} deferred (no recorded judge verdict)", lines
+
+
+SUMMARY_SECTIONS = {DEFERRED: _deferred_section}

@@ -1,0 +1,147 @@
+"""Scenario worlds (spec 000): a hidden world that each recorded call changes through
+declared transitions; the block fails on invalid actions, forbidden transitions and a
+final state that differs from ``expect_state:``.
+
+Everything about the kind is here: the block, how it is built from YAML (schema part:
+``$defs/scenario`` in ``schema/v1.json``), how one run is judged and how its failures
+read.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+import attrs
+
+from ..context import Context
+from ..engine.values import is_number, show, type_name
+from ..engine.world import EFFECT_OPS, GUARD_OPS, Effect, ForbiddenRule, Guard, Transition, WorldResult, WorldSpec, replay_world
+from ..suite.doc import Doc, common, golden, path_at, plain
+from ..suite.model import Block
+from ..text import INDENT, table
+from ..verdict import Failure, GateResult
+
+KIND = "scenario"
+SECTIONS = ("scenarios",)
+
+
+@attrs.frozen
+class ScenarioBlock(Block):
+    """A scenario world (spec 000)."""
+
+    world: WorldSpec = attrs.field(factory=WorldSpec)
+
+
+# --------------------------------------------------------------------------- building
+
+
+def _near_operator(doc: Doc, parts, key: str, value: Any, ops, literal_hint: str) -> None:
+    """Refuse a one-key object whose key looks like a misspelled operator (``mn``, ``decr``)."""
+    if isinstance(value, dict) and len(value) == 1:
+        (word,) = value
+        close = difflib.get_close_matches(str(word), ops, n=1, cutoff=0.5)
+        if close and word not in ops:
+            raise doc.error(parts + [key, word], f"{key!r}: unknown operator {word!r}; did you mean {close[0]!r}? "
+                            f"(operators: {', '.join(ops)}; {literal_hint})")
+
+
+def _guards(doc: Doc, parts, raw) -> tuple[Guard, ...]:
+    guards = []
+    for key, value in (raw or {}).items():
+        path = path_at(doc, parts + [key], key)
+        if isinstance(value, dict) and value and set(value) <= set(GUARD_OPS):
+            for op, operand in value.items():
+                if op in ("min", "max") and not is_number(operand):
+                    raise doc.error(parts + [key, op], f"guard {key!r}: {op} takes a number, found "
+                                    f"{type_name(operand)} {show(operand)}")
+                guards.append(Guard(path, op, operand))
+        else:
+            _near_operator(doc, parts, key, value, GUARD_OPS, "to compare with an object, write {eq: {...}}")
+            guards.append(Guard(path, "eq", value))
+    return tuple(guards)
+
+
+def _effects(doc: Doc, parts, raw) -> tuple[Effect, ...]:
+    effects = []
+    for key, value in (raw or {}).items():
+        path = path_at(doc, parts + [key], key)
+        if not (isinstance(value, dict) and len(value) == 1 and next(iter(value)) in EFFECT_OPS):
+            _near_operator(doc, parts, key, value, EFFECT_OPS, "to set an object, write {set: {...}}")
+            effects.append(Effect(path, "set", value))
+            continue
+        (op, operand), = value.items()
+        here = parts + [key, op]
+        if op in ("inc", "dec"):
+            if isinstance(operand, dict) and set(operand) == {"from_arg"} and isinstance(operand["from_arg"], str):
+                effects.append(Effect(path, op, None, amount_arg=path_at(doc, here, operand["from_arg"])))
+                continue
+            if not is_number(operand):
+                raise doc.error(here, f"effect {key!r}: {op} takes a number or {{from_arg: \"<dotted>\"}}, "
+                                f"found {type_name(operand)} {show(operand)}")
+        if op == "from_arg":
+            if not isinstance(operand, str):
+                raise doc.error(here, f"effect {key!r}: from_arg takes a dotted argument path, "
+                                f"found {type_name(operand)}")
+            operand = path_at(doc, here, operand)
+        effects.append(Effect(path, op, operand))
+    return tuple(effects)
+
+
+def build(doc: Doc, parts, raw: dict) -> ScenarioBlock:
+    transitions = tuple(
+        Transition(tool=t["tool"], effects=_effects(doc, parts + ["transitions", i, "effect"], t.get("effect")),
+                   when=_guards(doc, parts + ["transitions", i, "when"], t.get("when")))
+        for i, t in enumerate(raw.get("transitions") or ())
+    )
+    forbidden = tuple(
+        ForbiddenRule(tool=f["tool"], reason=f["reason"], when=_guards(doc, parts + ["forbidden", i, "when"], f.get("when")))
+        for i, f in enumerate(raw.get("forbidden") or ())
+    )
+    expect_state = tuple((path_at(doc, parts + ["expect_state", k], k), v)
+                         for k, v in (raw.get("expect_state") or {}).items())
+    escalation = raw.get("escalation") or {}
+    world = WorldSpec(
+        seed=plain(raw.get("seed") or {}),
+        transitions=transitions,
+        forbidden=forbidden,
+        refusal_markers=tuple((raw.get("refusal") or {}).get("markers") or ()),
+        escalation_tools=tuple(escalation.get("tools") or ()),
+        escalation_markers=tuple(escalation.get("markers") or ()),
+        golden=golden(raw.get("golden")),
+        expect_state=expect_state,
+        rubric=plain(raw.get("rubric")),
+    )
+    return ScenarioBlock(world=world, **common(doc, parts, raw, KIND))
+
+
+# --------------------------------------------------------------------------- judging
+
+
+def judge_run(block: ScenarioBlock, run, number: int, total: int, ctx: Context) -> GateResult:
+    """Replay the world over one run; the envelope is the world's report."""
+    result = replay_world(block.world, run)
+    failures = []
+    for gate, issues in (("invalid_action", result.invalid), ("forbidden_transition", result.forbidden)):
+        for issue in issues:
+            args = show(issue.args if issue.args is not None else {})
+            failures.append(Failure(gate, f"call {issue.index} {issue.tool} {args}: {issue.reason}", number))
+    for diff in result.state_diff:
+        leaves = "; ".join(f"{path}: expected {show(e)}, got {show(a)}" for path, e, a in diff.leaves())
+        failures.append(Failure("expect_state", leaves, number))
+    return GateResult(result.to_dict(), tuple(failures), tuple(_world_lines(result)) if failures else ())
+
+
+def _world_lines(result: WorldResult) -> list[str]:
+    """The final state leaf by leaf, then each invalid and forbidden call with its reason."""
+    lines: list[str] = []
+    if result.state_diff:
+        lines += ["", f"{INDENT}final state: {len(result.state_diff)} of {result.state_checked} expected paths differ"]
+        lines += table([(path, f"expected {show(e)}", f"got {show(a)}")
+                        for d in result.state_diff for path, e, a in d.leaves()])
+    for title, issues in (("invalid actions", result.invalid), ("forbidden transitions", result.forbidden)):
+        if issues:
+            lines += ["", f"{INDENT}{title}: {len(issues)}"]
+            lines += table([(f"call {i.index}", i.tool, show(i.args if i.args is not None else {}, 60), i.reason)
+                            for i in issues])
+    return lines

@@ -1,0 +1,117 @@
+"""Tool-bench (spec 001): does each description carry the selection signal? Intents are
+matched to tools by their descriptions, then each mutation (a description stripped,
+truncated, swapped) must drop selection accuracy by at least ``min_drop``.
+
+``mcptest tool-bench run SPEC`` judges a spec file through this same gate.
+Schema part: ``$defs/toolBench``.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import attrs
+
+from ..context import Context
+from ..errors import InputError
+from ..suite.doc import Doc, common, plain, suite_path
+from ..suite.model import Block
+from ..text import findings
+from ..verdict import Failure, GateResult
+from .sources import Source, SourceError, catalog_source, display, read_catalog
+
+KIND = "tool_bench"
+SECTIONS = ("tool_bench",)
+
+
+@attrs.frozen
+class ToolBenchBlock(Block):
+    """A ``tool_bench:`` entry."""
+
+    catalog: object = None  # inline tools/list, or None with catalog_path
+    catalog_path: Optional[str] = None
+    intents: tuple = ()
+    mutations: tuple = ()
+    min_drop: Optional[float] = None
+
+
+def build(doc: Doc, parts, raw: dict) -> ToolBenchBlock:
+    from ..engine.toolbench import Intent, Mutation
+
+    if ("catalog" in raw) == ("catalog_path" in raw):
+        raise doc.error(parts, "a tool_bench entry takes exactly one of catalog: (inline) or catalog_path:")
+    checked = {}
+    for key, cls in (("intents", Intent), ("mutations", Mutation)):
+        for i, entry in enumerate(raw.get(key) or ()):
+            try:
+                cls.from_dict(entry)
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                raise doc.error(parts + [key, i], f"{key}[{i}]: {exc}") from None
+        checked[key] = tuple(plain(raw.get(key) or ()))
+    path = raw.get("catalog_path")
+    return ToolBenchBlock(catalog=plain(raw.get("catalog")), catalog_path=suite_path(doc, path) if path else None,
+                          min_drop=raw.get("min_drop"), **checked, **common(doc, parts, raw, KIND))
+
+
+def from_spec_file(path: str) -> ToolBenchBlock:
+    """The block ``mcptest tool-bench run SPEC`` judges: the spec file read as one
+    ``tool_bench:`` entry (its ``name`` defaults to the file's), checked by the same schema
+    part and built by the same :func:`build` as an entry of a suite."""
+    import os
+
+    from ..suite.loader import LineDict, LineList, load_documents, read_text
+    from ..suite.validate import validate_document
+
+    text = read_text(path)
+    docs = [d for d in load_documents(path, text) if d[0] is not None]
+    if not docs or not isinstance(docs[0][0], LineDict):
+        raise InputError(path, "a tool-bench spec is an object with one of catalog: or catalog_path:, "
+                         "and intents:, mutations:", line=docs[0][1] if docs else None, source=text)
+    raw, first_line = docs[0]
+    if "name" not in raw:
+        raw["name"] = f"tool-bench {os.path.basename(path)}"
+    entries = LineList([raw])
+    entries.line, entries.item_lines = raw.line, [raw.line]
+    root = LineDict(tool_bench=entries)
+    root.line, root.key_lines = raw.line, {"tool_bench": raw.line}
+    validate_document(root, path, text, first_line)
+    return build(Doc(path, text, root), ["tool_bench", 0], raw)
+
+
+def open(block: ToolBenchBlock, ctx: Context) -> Source:
+    if block.catalog_path is None:
+        return catalog_source("inline catalog", block.catalog)
+    shown = display(block.catalog_path, ctx.root)
+    try:
+        return catalog_source(shown, read_catalog(block.catalog_path, shown))
+    except InputError as exc:
+        raise SourceError("catalog", None, exc.render()) from None
+
+
+def judge_run(block: ToolBenchBlock, catalog, number: int, total: int, ctx: Context) -> GateResult:
+    from ..engine.toolbench import run_bench
+
+    try:
+        bench = run_bench(catalog, block.intents, block.mutations, block.min_drop)
+    except ValueError as exc:
+        raise SourceError("catalog", None, str(exc)) from None
+    failures = ()
+    if bench.passed is False:
+        failures = (Failure("min_drop", f"the largest selection drop {bench.max_drop} is below min_drop "
+                            f"{block.min_drop}: the descriptions do not carry the selection signal"),)
+    return GateResult(bench.to_dict(), failures, tuple(findings(failures)))
+
+
+def summary_lines(envelope: dict) -> list[str]:
+    """Selection accuracy and what each mutation did to it, as ``mcptest tool-bench run`` prints it."""
+    ci = f" (95% Wilson {envelope['ci_low']:.2f}-{envelope['ci_high']:.2f})" if "ci_low" in envelope else ""
+    lines = [f"selection accuracy {envelope['correct']}/{envelope['intents']}{ci}, TDQS mean "
+             f"{envelope.get('tdqs_mean')} min {envelope.get('tdqs_min')}, catalog {envelope['catalog_tokens']} "
+             f"whitespace tokens"]
+    for m in envelope["mutations"]:
+        lines.append(f"  {m['tool']} {m['kind']}: drop {m['drop']}, smells introduced {m['smells_introduced']}, "
+                     f"tokens removed {m['tokens_removed']}")
+    if envelope.get("min_drop") is not None:
+        verdict = "PASS" if envelope.get("passed") else "FAIL"
+        lines.append(f"{verdict}: largest drop {envelope['max_drop']} against min-drop {envelope['min_drop']}")
+    return lines

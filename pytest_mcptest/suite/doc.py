@@ -1,0 +1,150 @@
+"""What every gate's builder shares: one document being built, where its errors point,
+and the parts every block has (name, line, marks, tags, cassette, ``expect:``).
+
+The gates (``gates/<kind>.py``) build their blocks with these; :mod:`.build` reads a
+file, validates each document and hands each block's YAML to its gate.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from typing import Any
+
+from ..engine.paths import PathError, format_path, parse_path
+from ..errors import InputError
+from ..expect import ExpectSyntaxError, compile_expectation
+from .loader import line_of
+from .model import Mark
+
+
+class Doc:
+    """One document being built: its file, its text and its YAML root, where errors point."""
+
+    def __init__(self, path: str, source: str, root: Any):
+        self.path, self.source, self.root = path, source, root
+
+    def error(self, parts, message: str) -> InputError:
+        return InputError(self.path, message, line=line_of(self.root, parts), source=self.source)
+
+    def line(self, parts) -> int | None:
+        return line_of(self.root, parts)
+
+
+def path_at(doc: Doc, parts, text: Any):
+    """A dotted path written in the suite, parsed; a bad one is an error at its line."""
+    try:
+        return parse_path(text)
+    except PathError as exc:
+        raise doc.error(parts, f"bad path {text!r}: {exc}") from None
+
+
+def expectations(doc: Doc, parts, raw) -> tuple:
+    """An ``expect:`` list, compiled, each entry remembering its line."""
+    out = []
+    for i, entry in enumerate(raw or ()):
+        try:
+            out.append(compile_expectation(entry, line=line_of(doc.root, parts + [i])))
+        except ExpectSyntaxError as exc:
+            raise doc.error(parts + [i], f"{format_path(parts + [i])}: {exc}") from None
+    return tuple(out)
+
+
+def defaults(entries, line: int | None) -> tuple:
+    """A gate's default ``expect:`` (spec 001's), compiled at the line of the block."""
+    return tuple(compile_expectation(e, line=line) for e in entries)
+
+
+def marks(doc: Doc, parts, raw: dict) -> tuple[tuple[Mark, ...], tuple[str, ...]]:
+    """The pytest marks and the tags a block asks for, checked so that none misbehaves."""
+    out = []
+    skip = raw.get("skip")
+    if skip is True or (isinstance(skip, str) and skip):
+        out.append(Mark("skip", (), {"reason": skip} if isinstance(skip, str) else {}))
+    xfail = raw.get("xfail")
+    if xfail is True:
+        out.append(Mark("xfail"))
+    elif isinstance(xfail, str):
+        out.append(Mark("xfail", (), {"reason": xfail}))
+    elif isinstance(xfail, dict):
+        out.append(Mark("xfail", (), dict(xfail)))
+    for i, entry in enumerate(raw.get("marks") or ()):
+        if isinstance(entry, str):
+            out.append(Mark(entry))
+            continue
+        (name, value), = entry.items()
+        if isinstance(value, dict):
+            out.append(Mark(name, (), dict(value)))
+        elif isinstance(value, list):
+            out.append(Mark(name, tuple(value), {}))
+        elif value is None:
+            out.append(Mark(name))
+        else:
+            out.append(Mark(name, (value,), {}))
+    for mark in out:
+        if not mark.name.isidentifier():
+            raise doc.error(parts + ["marks"], f"mark name {mark.name!r} is not a valid identifier")
+        if mark.name in MEANINGLESS_MARKS:
+            raise doc.error(parts + ["marks"], f"the mark {mark.name!r} means nothing on a suite block "
+                            "(it has no fixtures and no parameters)")
+    tags = tuple(raw.get("tags") or ())
+    for i, tag in enumerate(tags):
+        if not _SELECTABLE.fullmatch(tag) or tag in ("and", "or", "not"):
+            raise doc.error(parts + ["tags", i], f"tag {tag!r} could not be selected with `-m` or `-k` "
+                            "(use letters, digits and _ - . + / without spaces, and not and/or/not)")
+        if tag in BEHAVIOUR_MARKS:
+            raise doc.error(parts + ["tags", i], f"tag {tag!r} is one of pytest's own marks and would change how "
+                            f"the item runs; use `{tag}:` or `marks:` for that, or pick another tag")
+    return tuple(out), tags
+
+
+
+# What pytest's `-m` and `-k` expressions read as one name.
+_SELECTABLE = re.compile(r"[\w+\-./]+")  # no ':' either: it ends a marker's name in the ini
+# pytest marks that act on an item: a tag of that name would silently skip or xfail it.
+BEHAVIOUR_MARKS = frozenset({"skip", "skipif", "xfail", "usefixtures", "parametrize", "filterwarnings"})
+# pytest marks that only make sense on Python test functions.
+MEANINGLESS_MARKS = frozenset({"usefixtures", "parametrize"})
+
+
+def common(doc: Doc, parts, raw: dict, kind: str, name: str | None = None) -> dict:
+    """The fields every block has, as keyword arguments of its class."""
+    marks_, tags = marks(doc, parts, raw)
+    return dict(kind=kind, name=name or raw["name"], file=doc.path, line=line_of(doc.root, parts) or 1,
+                marks=marks_, tags=tags, cassette=raw.get("cassette"),
+                expect=expectations(doc, parts + ["expect"], raw.get("expect")))
+
+
+def plain(value: Any) -> Any:
+    """Loader containers back to plain dicts and lists, for the engine and the report."""
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+def near(word: str, names) -> str:
+    """``; did you mean 'x'?`` when one of ``names`` is close to ``word``, else nothing."""
+    close = difflib.get_close_matches(str(word), [str(n) for n in names], n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def suite_path(doc: Doc, path: str) -> str:
+    """A path written in a suite, relative to the suite's folder."""
+    return path if os.path.isabs(path) else os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(doc.path)), path))
+
+
+def golden(raw: Any):
+    """A ``golden:`` block (scenarios and agent tests both take one) as the engine's oracle."""
+    from ..engine.golden import GoldenOracle, GoldenPath
+
+    if raw is None:
+        return None
+    return GoldenOracle(
+        path=GoldenPath(calls=tuple(raw["calls"]), allow_extra_steps=raw.get("allow_extra_steps", False),
+                        penalize_backtracking=raw.get("penalize_backtracking", True),
+                        penalize_repeated_tools=raw.get("penalize_repeated_tools", True)),
+        alternates=tuple(tuple(a) for a in raw.get("alternates") or ()),
+    )
