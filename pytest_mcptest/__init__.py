@@ -21,7 +21,7 @@ _EXPORTS = {
     "ExpectedCall": "engine.trace_match", "ExpectedTrace": "engine.trace_match", "TraceMismatch": "engine.trace_match",
     "TraceValidation": "engine.trace_match", "tool_calls_from_envelope": "engine.trace_match",
     "validate_trace": "engine.trace_match", "MalformedSchema": "engine.matching",
-    "pass_hat_k": "engine.selection", "pass_hat_k_curve": "engine.selection", "selection_f1": "engine.selection",
+    "pass_hat_k": "engine.passk", "pass_hat_k_curve": "engine.passk", "selection_f1": "engine.selection",
     "clopper_pearson_lower": "engine.stats", "wilson_interval": "engine.stats",
     "Effect": "engine.world", "ForbiddenRule": "engine.world", "Guard": "engine.world",
     "Transition": "engine.world", "WorldResult": "engine.world", "WorldSpec": "engine.world",

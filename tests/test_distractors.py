@@ -7,7 +7,7 @@ import json
 import pytest
 
 from pytest_mcptest.engine.distractors import (
-    CATALOG, bundled_tools, inject_distractors, near_duplicates, score_distractors, toggle_plural,
+    bundled_tools, inject_distractors, near_duplicates, score_distractors, toggle_plural,
 )
 from pytest_mcptest.engine.trace import Run, ToolCall
 
@@ -17,6 +17,8 @@ REAL = [
     {"name": "get_product", "description": "Get one product by id.",
      "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}}},
 ]
+
+CATALOG = bundled_tools()
 
 
 def run(*names):

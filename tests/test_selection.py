@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_mcptest.engine.selection import (
-    FunctionClass, call_id, member_matches, pass_hat_k, pass_hat_k_curve, percent, select_run,
-    selection_f1, tool_selection_floor,
-)
+from pytest_mcptest.engine.passk import pass_hat_k, pass_hat_k_curve
+from pytest_mcptest.engine.selection import FunctionClass, select_run, selection_f1, tool_selection_floor
+from pytest_mcptest.engine.toolid import as_call, call_id, member_matches
+from pytest_mcptest.engine.values import percent
 from pytest_mcptest.engine.trace import Run, ToolCall
 
 SPEC_CLASSES = [
@@ -114,7 +114,7 @@ def test_bare_member_matches_any_server():
 
 def test_calls_as_dicts_and_names():
     classes = [FunctionClass("s", ("brave.web_search", "search"))]
-    assert call_id({"name": "web_search", "server": "brave"}) == "brave.web_search"
+    assert call_id(as_call({"name": "web_search", "server": "brave"})) == "brave.web_search"
     assert select_run([{"name": "web_search", "server": "brave"}], classes).true_positives == 1
     assert select_run(["search"], classes).true_positives == 1
     assert selection_f1([{"tool_calls": [{"name": "search"}]}], [{"name": "s", "members": ["search"]}]).f1 == 100

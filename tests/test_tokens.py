@@ -9,7 +9,9 @@ import json
 import pytest
 
 from pytest_mcptest.engine import tokens
-from pytest_mcptest.engine.distractors import CATALOG
+from pytest_mcptest.engine.distractors import bundled_tools
+
+CATALOG = bundled_tools()
 from pytest_mcptest.engine.tokens import (
     CL100K_SHA256, TokenizerError, merged_catalog_tools, cl100k_base, count_surface_tokens, count_tokens,
     letter_grade, load_cl100k_ranks, parse_ranks, runs_cost, surface_text, token_efficiency, tool_token_counts,

@@ -11,14 +11,7 @@ from typing import Any, Optional, Sequence
 
 import attrs
 
-
-def call_name(call: Any) -> str:
-    """The tool name of a call given as a name, a ToolCall or a ``{"name": ...}`` dict."""
-    if isinstance(call, str):
-        return call
-    if isinstance(call, dict):
-        return str(call.get("name", ""))
-    return str(getattr(call, "name", ""))
+from .toolid import as_call
 
 
 @attrs.frozen
@@ -53,7 +46,7 @@ def score_golden_path(calls: Sequence[Any], golden: GoldenPath) -> PathScore:
     - repeated_tools: a call whose name equals the immediately preceding call's.
     - backtracks: a call to a tool used earlier that is not the preceding tool.
     """
-    names = [call_name(c) for c in calls]
+    names = [as_call(c).name for c in calls]
     extra = max(0, len(names) - len(golden.calls))
     backtracks = repeats = 0
     seen: set[str] = set()

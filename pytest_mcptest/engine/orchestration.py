@@ -32,38 +32,26 @@ mean of the per-run ratios, rounded once.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Sequence
 
 import attrs
 
-from .selection import _calls_of, _classes, call_id, percent, select_run
+from .selection import function_classes, select_run
+from .toolid import call_id, calls_of
+from .trace import ToolCall
+from .values import percent
 
 DIAGNOSTICS = ("discovery", "parameterization", "syntax", "error_recovery", "efficiency")
 
 
-def _name(call: Any) -> Any:
-    return call.get("name") if isinstance(call, Mapping) else getattr(call, "name", None)
-
-
-def _args(call: Any) -> Any:
-    return call.get("args") if isinstance(call, Mapping) else getattr(call, "args", None)
-
-
-def _error(call: Any) -> bool:
-    value = call.get("error", False) if isinstance(call, Mapping) else getattr(call, "error", False)
-    return value is True
-
-
-def parameterized(call: Any) -> bool:
+def parameterized(call: ToolCall) -> bool:
     """Args are a non-empty JSON object."""
-    args = _args(call)
-    return isinstance(args, dict) and len(args) > 0
+    return isinstance(call.args, dict) and len(call.args) > 0
 
 
-def well_formed(call: Any) -> bool:
+def well_formed(call: ToolCall) -> bool:
     """A non-empty tool-name string paired with JSON-object args."""
-    name = _name(call)
-    return isinstance(name, str) and name != "" and isinstance(_args(call), dict)
+    return call.name != "" and isinstance(call.args, dict)
 
 
 @attrs.frozen
@@ -96,7 +84,7 @@ def _recovered(calls: Sequence[Any], i: int, classes) -> bool:
     failed_id = call_id(failed)
     its_classes = [c for c in classes if c.hit_by(failed)]
     for later in calls[i + 1:]:
-        if _error(later):
+        if later.error:
             continue
         if call_id(later) == failed_id or any(c.hit_by(later) for c in its_classes):
             return True
@@ -105,8 +93,8 @@ def _recovered(calls: Sequence[Any], i: int, classes) -> bool:
 
 def orchestrate_run(calls: Sequence[Any], classes: Iterable[Any]) -> RunOrchestration:
     """The five diagnostics of one run's calls (ToolCalls or dicts) against the classes."""
-    classes = _classes(classes)
-    calls = list(calls)
+    classes = function_classes(classes)
+    calls = calls_of(calls)
     n = len(calls)
     selection = select_run(calls, classes)
     hit = selection.true_positives
@@ -116,7 +104,7 @@ def orchestrate_run(calls: Sequence[Any], classes: Iterable[Any]) -> RunOrchestr
         discovery = percent(hit, len(classes))
     params = sum(parameterized(c) for c in calls)
     formed = sum(well_formed(c) for c in calls)
-    errors = [i for i, c in enumerate(calls) if _error(c)]
+    errors = [i for i, c in enumerate(calls) if c.error]
     unrecovered = tuple(i for i in errors if not _recovered(calls, i, classes))
     recovered = len(errors) - len(unrecovered)
     return RunOrchestration(
@@ -157,8 +145,8 @@ class Orchestration:
 def orchestration(runs: Sequence[Any], classes: Iterable[Any]) -> Orchestration:
     """Score runs (Runs, ``{"tool_calls": ...}`` dicts or sequences of calls); for one
     run pass ``[calls]``."""
-    classes = _classes(classes)
-    per_run = tuple(orchestrate_run(_calls_of(run), classes) for run in runs)
+    classes = function_classes(classes)
+    per_run = tuple(orchestrate_run(calls_of(run), classes) for run in runs)
     if len(per_run) == 1:
         only = per_run[0]
         return Orchestration(only.discovery, only.parameterization, only.syntax, only.error_recovery,

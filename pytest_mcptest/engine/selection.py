@@ -1,5 +1,5 @@
-"""Tool selection (spec 001): equal-function-set F1, the pass^k floor, and the
-unbiased pass^k estimator.
+"""Tool selection (spec 001): equal-function-set F1 and the pass^k floor (the unbiased
+pass^k estimator itself is in :mod:`.passk`, the id rules in :mod:`.toolid`).
 
 Equal-function sets score *capabilities*, not exact tool ids: a class is a named
 group of interchangeable tools, and reaching any member reaches the class. The
@@ -28,7 +28,7 @@ on any server; it also matches a serverless call whose name was recorded
 qualified (``brave.web_search``). A qualified member never matches a call whose
 server is unknown and whose name is bare: the server cannot be proven.
 
-Percents are integers 0..100 rounded half up (:func:`percent`): the spec's "two
+Percents are integers 0..100 rounded half up (:func:`~.values.percent`): the spec's "two
 classes over three calls rounds efficiency to 67" rules out truncation, and the
 same rounding is used by every gate so one number never rounds two ways. F1 is
 computed from the counts (``2TP / (2TP + FP + FN)``), not from the two rounded
@@ -43,75 +43,13 @@ order.
 from __future__ import annotations
 
 import statistics
-from fractions import Fraction
-from math import comb
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 import attrs
 
-# --------------------------------------------------------------------------- shared helpers
-
-
-def percent(numerator: int, denominator: int) -> int:
-    """``numerator / denominator`` as an integer percent, rounded half up; 0 when the
-    denominator is 0.
-
-    Integer arithmetic only, so 2/3 is 67 and 1/8 is 13 on every platform (Python's
-    ``round`` would give banker's rounding and float noise).
-    """
-    if denominator <= 0:
-        return 0
-    return (200 * numerator + denominator) // (2 * denominator)
-
-
-def call_server(call: Any) -> Optional[str]:
-    """The server of a call given as a ToolCall or a dict; ``None`` when not recorded
-    (and for a bare name string)."""
-    if isinstance(call, str):
-        return None
-    server = call.get("server") if isinstance(call, Mapping) else getattr(call, "server", None)
-    return server if isinstance(server, str) and server else None
-
-
-def call_tool_name(call: Any) -> str:
-    """The tool name of a call given as a name, a ToolCall or a dict (``""`` when missing)."""
-    if isinstance(call, str):
-        return call
-    name = call.get("name") if isinstance(call, Mapping) else getattr(call, "name", None)
-    return name if isinstance(name, str) else ""
-
-
-def call_id(call: Any) -> str:
-    """The qualified id of a call: ``server.name``, or ``name`` when no server was recorded."""
-    server, name = call_server(call), call_tool_name(call)
-    return f"{server}.{name}" if server is not None else name
-
-
-def member_matches(member: str, call: Any) -> bool:
-    """Whether a declared id (a class member, an expected or correct tool) names this call.
-
-    See the module docstring: dotted ids are server-qualified, bare ids match the tool
-    on any server.
-    """
-    qualified = call_id(call)
-    if member == qualified:
-        return True
-    if "." in member:
-        return False
-    name = call_tool_name(call)
-    if member == name:
-        return True
-    return call_server(call) is None and name.endswith("." + member)
-
-
-def _calls_of(run: Any) -> Sequence[Any]:
-    """The calls of a Run, a ``{"tool_calls": [...]}`` dict, or a plain sequence of calls."""
-    if isinstance(run, Mapping):
-        return run.get("tool_calls") or ()
-    if hasattr(run, "tool_calls"):
-        return run.tool_calls
-    return run
-
+from .passk import pass_hat_k_curve
+from .toolid import call_id, calls_of, member_matches
+from .values import percent
 
 # --------------------------------------------------------------------------- selection F1
 
@@ -127,7 +65,8 @@ class FunctionClass:
         return any(member_matches(m, call) for m in self.members)
 
 
-def _classes(classes: Iterable[Any]) -> tuple[FunctionClass, ...]:
+def function_classes(classes: Iterable[Any]) -> tuple[FunctionClass, ...]:
+    """Declared classes as FunctionClass values (also from ``{name, members}`` dicts or pairs)."""
     out = []
     for c in classes:
         if isinstance(c, FunctionClass):
@@ -170,7 +109,8 @@ class RunSelection:
 
 def select_run(calls: Sequence[Any], classes: Iterable[Any]) -> RunSelection:
     """Apply the counting rule to one run's calls (ToolCalls, dicts or names)."""
-    classes = _classes(classes)
+    calls = calls_of(calls)
+    classes = function_classes(classes)
     hit = [False] * len(classes)
     fp = 0
     unexpected = []
@@ -253,8 +193,8 @@ def selection_f1(runs: Sequence[Any], classes: Iterable[Any]) -> SelectionScore:
     For a single run pass ``[calls]``. No classes and no calls anywhere is vacuously
     100/100/100.
     """
-    classes = _classes(classes)
-    per_run = tuple(select_run(_calls_of(run), classes) for run in runs)
+    classes = function_classes(classes)
+    per_run = tuple(select_run(calls_of(run), classes) for run in runs)
     tp = sum(r.true_positives for r in per_run)
     fp = sum(r.false_positives for r in per_run)
     fn = sum(r.false_negatives for r in per_run)
@@ -274,39 +214,6 @@ def selection_f1(runs: Sequence[Any], classes: Iterable[Any]) -> SelectionScore:
         unexpected=_distinct(u for r in per_run for u in r.unexpected),
         per_run=per_run,
     )
-
-
-# --------------------------------------------------------------------------- unbiased pass^k
-
-
-def pass_hat_k(successes: int, trials: int, k: int) -> float:
-    """The unbiased estimator of pass^k for one task: ``C(c, k) / C(n, k)``.
-
-    It is the probability that ``k`` runs drawn without replacement from the ``n``
-    observed are all successes; unlike ``(c/n) ** k`` it is unbiased for the chance
-    that k fresh runs all succeed. ``k`` must be in ``1..n``.
-    """
-    if not 0 <= successes <= trials:
-        raise ValueError(f"successes must be in 0..{trials}, got {successes}")
-    if not 1 <= k <= trials:
-        raise ValueError(f"k must be in 1..{trials}, got {k}")
-    return float(Fraction(comb(successes, k), comb(trials, k)))
-
-
-def pass_hat_k_curve(tasks: Sequence[tuple[int, int]]) -> dict[int, float]:
-    """``{k: mean over tasks of C(c, k) / C(n, k)}`` for ``k = 1..min(n)``.
-
-    ``tasks`` is a sequence of ``(successes, runs)`` pairs; the mean is exact (fractions)
-    and rounded once to a float, so the curve is byte-stable. No tasks gives ``{}``.
-    """
-    if not tasks:
-        return {}
-    top = min(n for _, n in tasks)
-    curve = {}
-    for k in range(1, top + 1):
-        total = sum((Fraction(comb(c, k), comb(n, k)) for c, n in tasks), Fraction(0))
-        curve[k] = float(total / len(tasks))
-    return curve
 
 
 # --------------------------------------------------------------------------- the tool_selection floor
@@ -512,7 +419,7 @@ def tool_selection_floor(
     """
     rows = []
     for i, run in enumerate(runs, 1):
-        calls = _calls_of(run)
+        calls = calls_of(run)
         tokens = run_total_tokens(run)
         budget = max_total_tokens is not None
         rows.append(FloorRun(

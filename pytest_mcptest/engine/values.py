@@ -100,3 +100,15 @@ def show(value: Any, limit: int = 80) -> str:
     if len(text) > limit:
         text = text[: limit - 3] + "..."
     return text
+
+
+def percent(numerator: int, denominator: int) -> int:
+    """``numerator / denominator`` as an integer percent, rounded half up; 0 when the
+    denominator is 0.
+
+    Integer arithmetic only, so 2/3 is 67 and 1/8 is 13 on every platform (Python's
+    ``round`` would give banker's rounding and float noise).
+    """
+    if denominator <= 0:
+        return 0
+    return (200 * numerator + denominator) // (2 * denominator)

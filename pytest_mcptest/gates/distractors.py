@@ -43,7 +43,7 @@ class DistractorsBlock(Block):
 def build_for_agent(doc: Doc, parts, raw: dict, agent: Block) -> DistractorsBlock:
     """The ``distractors:`` block of ``agent``, replaying the agent's cassette. Checked here
     what a schema cannot: the count against the bundled catalog and the near-duplicate rule."""
-    from ..engine.distractors import CATALOG, SOURCES, near_duplicates
+    from ..engine.distractors import SOURCES, bundled_count, near_duplicates
 
     here = parts + ["distractors"]
     gate = raw["distractors"]
@@ -72,8 +72,8 @@ def build_for_agent(doc: Doc, parts, raw: dict, agent: Block) -> DistractorsBloc
     if of is not None and not (isinstance(of, list) and all(isinstance(n, str) and n for n in of)):
         raise doc.error(here + ["source", "of"], f"distractors.source.of: expected a list of tool names, "
                         f"found {show(plain(of))}")
-    if kind == "catalog" and count > len(CATALOG):
-        raise doc.error(here + ["count"], f"distractors.count: the bundled catalog has {len(CATALOG)} "
+    if kind == "catalog" and count > bundled_count():
+        raise doc.error(here + ["count"], f"distractors.count: the bundled catalog has {bundled_count()} "
                         f"distractors; {count} were asked for")
     if kind == "near_duplicate":
         try:
