@@ -148,8 +148,9 @@ def _judge(block, as_json: bool, describe) -> int:
     from .report import build_report, item_entry
 
     verdict = evaluate(block, Context(root=os.getcwd()))
-    if verdict.problems:
-        print(render_verdict(verdict), file=sys.stderr)
+    if verdict.problems:  # what was to be judged could not be read: the reason, nothing else
+        for problem in verdict.problems:
+            print(problem.message, file=sys.stderr)
         return EXIT_USAGE
     if as_json:
         entry = item_entry(f"{block.file}::{block.name}", block, verdict)

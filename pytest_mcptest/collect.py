@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from .context import CONTEXT_KEY
+from .stash import CONTEXT_KEY
 from .errors import InputError
 from .evaluate import evaluate
 from .render import render_verdict

@@ -1,14 +1,9 @@
-"""The session's settings every evaluation reads, and where the pytest layer keeps them.
-
-Its own small module so that the plugin (which fills it) and the collector (which
-reads it) share it without importing each other.
-"""
+"""The session's settings every evaluation reads (the pytest layer fills them from its
+options, each command from its arguments)."""
 
 from __future__ import annotations
 
 from typing import NamedTuple, Optional
-
-import pytest
 
 
 class Context(NamedTuple):
@@ -22,5 +17,3 @@ class Context(NamedTuple):
     root: Optional[str] = None  # paths in messages are shown relative to it (pytest's rootdir)
     require_judgments: bool = False  # a criterion with no recorded verdict fails instead of deferring
 
-
-CONTEXT_KEY = pytest.StashKey[Context]()

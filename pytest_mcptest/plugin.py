@@ -13,7 +13,8 @@ import os
 
 import pytest
 
-from .context import CONTEXT_KEY, Context
+from .context import Context
+from .stash import CONTEXT_KEY
 from .report import ReportBuilder, compare_reports, item_entry, load_report, render_comparison, write_report
 
 DEFAULT_PATTERNS = ("*.mcptest.yml", "*.mcptest.yaml")

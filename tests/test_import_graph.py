@@ -1,0 +1,107 @@
+"""The package's layers, checked on its source: the engine knows nothing of suites, gates,
+pytest or YAML; gates know nothing of pytest; render and report read verdict data only;
+and no module imports, directly or through others, a module that imports it back.
+
+Every import counts, lazy ones inside functions included: a cycle that only closes at
+run time is still a cycle for the next reader.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "pytest_mcptest"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path, modules=()) -> set[str]:
+    """Every module ``path`` imports (absolute names; relative imports resolved). In
+    ``from package import name``, a ``name`` that is one of ``modules`` is what is imported."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                stem = ".".join(base + ([node.module] if node.module else []))
+            else:
+                stem = node.module or ""
+            subs = {f"{stem}.{alias.name}" for alias in node.names} & set(modules)  # `from . import agent`
+            out.update(subs or {stem})
+    return out
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    return {name: {m for m in _imports(path, modules) if m in modules and m != name} for name, path in modules.items()}
+
+
+@pytest.fixture(scope="module")
+def external() -> dict[str, set[str]]:
+    return {_module_name(p): {m.split(".")[0] for m in _imports(p)} for p in PACKAGE.rglob("*.py")}
+
+
+def _under(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def test_the_graph_is_read(graph):
+    assert "pytest_mcptest.gates.scenario" in graph["pytest_mcptest.gates"]
+    assert "pytest_mcptest.engine.world" in graph["pytest_mcptest.gates.scenario"]
+
+
+def test_engine_knows_nothing_of_suites_gates_pytest_or_yaml(graph, external):
+    for name in graph:
+        if not _under(name, "pytest_mcptest.engine"):
+            continue
+        inside = sorted(m for m in graph[name] if not _under(m, "pytest_mcptest.engine"))
+        assert inside == [], f"{name} imports {inside}"
+        assert not external[name] & {"pytest", "yaml", "_pytest"}, name
+
+
+def test_gates_import_no_pytest(external):
+    for name, modules in external.items():
+        if _under(name, "pytest_mcptest.gates"):
+            assert not modules & {"pytest", "_pytest"}, name
+
+
+def test_render_and_report_read_verdict_data_not_evaluation(graph):
+    for name in ("pytest_mcptest.render", "pytest_mcptest.report"):
+        assert not any(_under(m, "pytest_mcptest.evaluate") or _under(m, "pytest_mcptest.gates")
+                       for m in graph[name]), (name, graph[name])
+
+
+def test_no_cycles(graph):
+    """Depth-first search; a back edge is a cycle, reported with its path."""
+    state: dict[str, int] = {}  # 1 on the stack, 2 done
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycle = stack[stack.index(nxt):] + [nxt]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
