@@ -18,7 +18,8 @@ import attrs
 
 from .engine.trace import Run, ToolCall
 from .engine.values import is_number, type_name
-from .errors import InputError, json_pointer
+from .engine.paths import json_pointer
+from .errors import InputError
 
 CASSETTE_VERSION = 1
 

@@ -52,11 +52,3 @@ class InputError(Exception):
 
     def __str__(self) -> str:
         return self.render()
-
-
-def json_pointer(parts) -> str:
-    """RFC 6901 pointer for a sequence of keys and indexes."""
-    out = []
-    for p in parts:
-        out.append("/" + str(p).replace("~", "~0").replace("/", "~1"))
-    return "".join(out)

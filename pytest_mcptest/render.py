@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from .engine.paths import leaves
 from .engine.values import show
 from .text import INDENT, plural, table
 from .verdict import RunVerdict, Verdict
@@ -83,20 +84,6 @@ def _aggregate_section(verdict: Verdict, suite_file: str) -> list[str]:
     return lines
 
 
-def _flatten(value, prefix: str = "") -> dict:
-    if isinstance(value, dict) and value:
-        out = {}
-        for k, v in value.items():
-            out.update(_flatten(v, f"{prefix}.{k}" if prefix else str(k)))
-        return out
-    if isinstance(value, list) and value:
-        out = {}
-        for i, v in enumerate(value):
-            out.update(_flatten(v, f"{prefix}[{i}]"))
-        return out
-    return {prefix or "(root)": value}
-
-
 def _as_envelope(obj):
     if isinstance(obj, dict):
         return obj
@@ -112,7 +99,7 @@ def compare_results(op: str, left, right):
     ours = [o for o in (left, right) if not isinstance(o, dict)]
     if not ours or any(_as_envelope(o) is None for o in ours):
         return None
-    a, b = _flatten(_as_envelope(left)), _flatten(_as_envelope(right))
+    a, b = leaves(_as_envelope(left), keep_empty=True), leaves(_as_envelope(right), keep_empty=True)
     if a == b:
         return None
     keys = sorted(set(a) | set(b))

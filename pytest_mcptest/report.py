@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
+from .engine.paths import leaves as flatten
 from .files import atomic_write
 
 REPORT_VERSION = 1
@@ -148,23 +149,6 @@ def _report_problem(data) -> Optional[str]:
 
 def _is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def flatten(value, prefix: str = "") -> dict[str, Any]:
-    """Leaf values of nested dicts and lists by dotted path (``a.b``, ``runs[0].actions``).
-
-    Keys are visited in sorted order, list elements in order; empty containers are left out.
-    """
-    out: dict[str, Any] = {}
-    if isinstance(value, dict):
-        for key in sorted(value, key=str):
-            out.update(flatten(value[key], f"{prefix}.{key}" if prefix else str(key)))
-    elif isinstance(value, list):
-        for i, element in enumerate(value):
-            out.update(flatten(element, f"{prefix}[{i}]"))
-    else:
-        out[prefix] = value
-    return out
 
 
 def _is_floor_path(path: str) -> bool:

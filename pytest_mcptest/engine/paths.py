@@ -183,3 +183,26 @@ def rollback(journal: list) -> None:
         else:
             container[key] = old
     journal.clear()
+
+
+def json_pointer(parts) -> str:
+    """RFC 6901 pointer for a sequence of keys and indexes."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def leaves(value: Any, keep_empty: bool = False) -> dict[str, Any]:
+    """Leaf values of nested dicts and lists by dotted path (``a.b``, ``runs[0].actions``),
+    keys in sorted order and list elements in order. Empty containers are left out, or
+    with ``keep_empty`` kept as leaves. Iterative, so no nesting depth is too deep."""
+    out: dict[str, Any] = {}
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        prefix, node = stack.pop()
+        if isinstance(node, dict) and node:
+            keys = sorted(node, key=str)
+            stack.extend((f"{prefix}.{k}" if prefix else str(k), node[k]) for k in reversed(keys))
+        elif isinstance(node, list) and node:
+            stack.extend((f"{prefix}[{i}]", node[i]) for i in reversed(range(len(node))))
+        elif keep_empty or not isinstance(node, (dict, list)):
+            out[prefix] = node
+    return out

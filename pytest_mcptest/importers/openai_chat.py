@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..engine.trace import message_text
-from ..errors import json_pointer
+from ..engine.paths import json_pointer
 from .common import (Loc, Pending, Source, Tokens, chat_runs, looks_like_error, make_cassette, make_run,
                      parse_arguments, scalars, text_result)
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import InputError
+from ..files import atomic_write
 from .build import load_suite
 from .loader import read_text
 from .model import Suite
@@ -66,15 +67,10 @@ def load_suite_cached(path: str) -> Suite:
 
 
 def _store(where: str, key: tuple, suite: Suite) -> None:
-    tmp = f"{where}.{os.getpid()}.tmp"
+    """Write the cache entry (its key, then the suite) whole or not at all; a cache that
+    cannot be written is simply not used."""
     try:
-        os.makedirs(os.path.dirname(where), exist_ok=True)
-        with open(tmp, "wb") as fh:
-            pickle.dump(key, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            pickle.dump(suite, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, where)
+        atomic_write(where, pickle.dumps(key, protocol=pickle.HIGHEST_PROTOCOL)
+                     + pickle.dumps(suite, protocol=pickle.HIGHEST_PROTOCOL))
     except (OSError, pickle.PicklingError):
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        pass
