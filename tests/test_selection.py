@@ -14,6 +14,7 @@ from pytest_mcptest.engine.selection import FunctionClass, select_run, selection
 from pytest_mcptest.engine.toolid import as_call, call_id, member_matches
 from pytest_mcptest.engine.values import percent
 from pytest_mcptest.engine.trace import Run, ToolCall
+from pytest_mcptest.gates.agent import floor_lines, floor_run_lines, floor_summary
 
 SPEC_CLASSES = [
     FunctionClass("search", ("brave.web_search", "google.search")),
@@ -207,14 +208,14 @@ def weather_run(name="get_weather", total=1500):
 def test_floor_pass_line_matches_spec():
     runs = [weather_run(total=t) for t in (1500, 1520, 1520, 1400, 1840, 1600, 1300, 1520, 1700)]
     runs.append(weather_run("search", 1000))
-    floor = tool_selection_floor(runs, "get_weather", 0.8, 2000, name="weather selection")
+    floor = tool_selection_floor(runs, "get_weather", 0.8, 2000)
     assert floor.passed
     assert floor.selected == 9 and floor.selection_rate == 0.9 and floor.pass_k == 0.9
     assert floor.tokens_median == 1520 and floor.tokens_max == 1840
-    assert floor.summary_line() == ("tool-selection floor [PASS] weather selection: selection 9/10 (90%), "
+    assert floor_summary(floor, "weather selection") == ("tool-selection floor [PASS] weather selection: selection 9/10 (90%), "
                                     "pass^k 90%, tokens 1520 median / 1840 max")
-    assert floor.floor_lines() == []
-    assert floor.run_lines() == ["run 10: did not select `get_weather`, called weather.search"]
+    assert floor_lines(floor, "weather selection") == []
+    assert floor_run_lines(floor) == ["run 10: did not select `get_weather`, called weather.search"]
 
 
 def test_floor_failure_lines_match_spec():
@@ -225,10 +226,10 @@ def test_floor_failure_lines_match_spec():
         runs[i] = Run(tool_calls=(ToolCall("search"),), tokens={"total": 800})
     runs[8] = weather_run(total=3120)
     runs[9] = weather_run(total=2100)
-    floor = tool_selection_floor(runs, "get_weather", 0.8, 2000, name="weather selection")
+    floor = tool_selection_floor(runs, "get_weather", 0.8, 2000)
     assert not floor.passed and not floor.rate_ok and not floor.budget_ok
     assert floor.selected == 6 and floor.passed_runs == 3
-    lines = floor.floor_lines()
+    lines = floor_lines(floor, "weather selection")
     assert lines[0] == ("FLOOR weather selection: selection rate 60% is below the 80% floor "
                         "(6 of 10 runs selected `get_weather`)")
     assert lines[1] == "FLOOR weather selection: 3 of 10 runs exceeded the 2000-token budget (worst run 3120 tokens)"
@@ -239,9 +240,9 @@ def test_floor_failure_lines_match_spec():
 
 def test_budget_is_all_or_nothing():
     runs = [weather_run(total=1000)] * 9 + [weather_run(total=2001)]
-    floor = tool_selection_floor(runs, "get_weather", 0.5, 2000, name="w")
+    floor = tool_selection_floor(runs, "get_weather", 0.5, 2000)
     assert floor.selection_rate == 1.0 and not floor.passed
-    assert floor.floor_lines() == ["FLOOR w: 1 of 10 runs exceeded the 2000-token budget (worst run 2001 tokens)",
+    assert floor_lines(floor, "w") == ["FLOOR w: 1 of 10 runs exceeded the 2000-token budget (worst run 2001 tokens)",
                                    "  run 10: 2001 tokens, over budget"]
     assert tool_selection_floor(runs, "get_weather", 0.5, None).passed
 
@@ -255,11 +256,11 @@ def test_absent_tokens_are_absent_not_zero():
     assert "max_total_tokens" not in d and "tokens" not in d["per_run"][0]
     none = tool_selection_floor([weather_run(total=None)], "get_weather", 1.0)
     assert none.tokens_median is None and "tokens_median" not in none.to_dict()
-    assert none.summary_line().endswith("tokens not recorded")
+    assert floor_summary(none, "w").endswith("tokens not recorded")
     # with a budget, an unmetered run cannot be shown within it
-    budget = tool_selection_floor(runs[:2], "get_weather", 1.0, 5000, name="w")
+    budget = tool_selection_floor(runs[:2], "get_weather", 1.0, 5000)
     assert not budget.passed and budget.pass_k == 0.5
-    assert budget.floor_lines() == [
+    assert floor_lines(budget, "w") == [
         "FLOOR w: 1 of 2 runs recorded no token count; the 5000-token budget cannot be checked",
         "  run 1: no token count recorded, budget unverifiable"]
 
@@ -273,9 +274,9 @@ def test_floor_median_of_even_count_and_qualified_expected_tool():
 
 def test_floor_rate_boundary_and_pass_hat_k():
     runs = [weather_run()] * 8 + [Run()] * 2
-    floor = tool_selection_floor(runs, "get_weather", 0.8, name="w")
+    floor = tool_selection_floor(runs, "get_weather", 0.8)
     assert floor.passed
-    assert floor.run_lines() == ["run 9: did not select `get_weather`, called no tool",
+    assert floor_run_lines(floor) == ["run 9: did not select `get_weather`, called no tool",
                                  "run 10: did not select `get_weather`, called no tool"]
     assert floor.pass_hat_k[1] == 0.8 and floor.pass_hat_k[2] == pytest.approx(28 / 45)
     assert floor.to_dict()["pass_hat_k"]["10"] == 0.0
@@ -283,5 +284,5 @@ def test_floor_rate_boundary_and_pass_hat_k():
 
 
 def test_floor_with_no_runs_fails():
-    floor = tool_selection_floor([], "get_weather", 0.5, name="w")
-    assert not floor.passed and floor.floor_lines() == ["FLOOR w: no runs recorded"]
+    floor = tool_selection_floor([], "get_weather", 0.5)
+    assert not floor.passed and floor_lines(floor, "w") == ["FLOOR w: no runs recorded"]

@@ -230,16 +230,6 @@ def run_total_tokens(run: Any) -> Optional[int]:
     return int(total) if float(total).is_integer() else total
 
 
-def _show_number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
-
-
-def _show_rate(rate: float) -> str:
-    """A fraction as the percent the spec prints: 0.8 -> ``80%``, 0.333 -> ``33.3%``."""
-    pct = round(rate * 100, 6)
-    return f"{_show_number(pct)}%"
-
-
 @attrs.frozen
 class FloorRun:
     """One run of a floor: did it select the tool, its tokens, and whether it counts for pass^k."""
@@ -277,7 +267,6 @@ class ToolSelectionFloor:
     for k = 1..runs with a run's success being the pass^k condition.
     """
 
-    name: str
     expected_tool: str
     min_selection_rate: float
     max_total_tokens: Optional[int]
@@ -345,70 +334,12 @@ class ToolSelectionFloor:
         out["per_run"] = [r.to_dict() for r in self.runs]
         return out
 
-    def summary_line(self) -> str:
-        """``tool-selection floor [PASS] weather selection: selection 9/10 (90%), pass^k 90%,
-        tokens 1520 median / 1840 max``."""
-        verdict = "PASS" if self.passed else "FAIL"
-        n = len(self.runs)
-        if self.tokens_median is None:
-            tokens = "tokens not recorded"
-        else:
-            tokens = f"tokens {_show_number(self.tokens_median)} median / {_show_number(self.tokens_max)} max"
-        return (f"tool-selection floor [{verdict}] {self.name}: selection {self.selected}/{n} "
-                f"({_show_rate(self.selection_rate)}), pass^k {_show_rate(self.pass_k)}, {tokens}")
-
-    def run_lines(self) -> list[str]:
-        """One line per run that missed: ``run 7: did not select `get_weather`, called search``
-        and ``run 4: 2400 tokens, over budget``; a run that missed twice says both."""
-        lines = []
-        for r in self.runs:
-            reasons = []
-            if not r.selected:
-                called = ", ".join(r.called) if r.called else "no tool"
-                reasons.append(f"did not select `{self.expected_tool}`, called {called}")
-            if r.over_budget:
-                reasons.append(f"{_show_number(r.tokens)} tokens, over budget")
-            if r.unmetered:
-                reasons.append("no token count recorded, budget unverifiable")
-            if reasons:
-                lines.append(f"run {r.index}: " + "; ".join(reasons))
-        return lines
-
-    def floor_lines(self) -> list[str]:
-        """The spec's FLOOR lines for each condition that failed, then the runs that
-        missed (indented); empty when the floor passed."""
-        if self.passed:
-            return []
-        n = len(self.runs)
-        lines = []
-        if not self.runs:
-            lines.append(f"FLOOR {self.name}: no runs recorded")
-        elif not self.rate_ok:
-            lines.append(
-                f"FLOOR {self.name}: selection rate {_show_rate(self.selection_rate)} is below the "
-                f"{_show_rate(self.min_selection_rate)} floor ({self.selected} of {n} runs selected "
-                f"`{self.expected_tool}`)")
-        over = [r for r in self.runs if r.over_budget]
-        if over:
-            worst = max(r.tokens for r in over)
-            lines.append(
-                f"FLOOR {self.name}: {len(over)} of {n} runs exceeded the "
-                f"{_show_number(self.max_total_tokens)}-token budget (worst run {_show_number(worst)} tokens)")
-        unmetered = [r for r in self.runs if r.unmetered]
-        if unmetered:
-            lines.append(
-                f"FLOOR {self.name}: {len(unmetered)} of {n} runs recorded no token count; the "
-                f"{_show_number(self.max_total_tokens)}-token budget cannot be checked")
-        lines.extend("  " + line for line in self.run_lines())
-        return lines
-
 
 def tool_selection_floor(
     runs: Sequence[Any],
     expected_tool: str,
     min_selection_rate: float,
     max_total_tokens: Optional[int] = None,
-    name: str = "",
 ) -> ToolSelectionFloor:
     """Aggregate the ``tool_selection:`` floor over runs (Runs or dicts with ``tool_calls``
     and ``tokens``).
@@ -433,7 +364,6 @@ def tool_selection_floor(
     successes = sum(r.passed for r in rows)
     curve = pass_hat_k_curve([(successes, len(rows))]) if rows else {}
     return ToolSelectionFloor(
-        name=name,
         expected_tool=expected_tool,
         min_selection_rate=min_selection_rate,
         max_total_tokens=max_total_tokens,

@@ -225,8 +225,7 @@ def judge_all(block: AgentBlock, source, ctx: Context) -> GateResult | None:
             checks += [(e, tuple(score.miss_lines())) for e in block.equal_function_sets.expect]
         if block.tool_selection is not None:
             spec = block.tool_selection
-            floor = tool_selection_floor(runs, spec.expected_tool, spec.min_selection_rate,
-                                         spec.max_total_tokens, name=block.name)
+            floor = tool_selection_floor(runs, spec.expected_tool, spec.min_selection_rate, spec.max_total_tokens)
             selection.update(expected_tool=spec.expected_tool, runs=len(floor.runs), selected=floor.selected,
                              selection_rate=floor.selection_rate, pass_k=floor.pass_k,
                              pass_hat_k={str(k): v for k, v in floor.pass_hat_k.items()})
@@ -234,7 +233,7 @@ def judge_all(block: AgentBlock, source, ctx: Context) -> GateResult | None:
                 selection.update(tokens_median=floor.tokens_median, tokens_max=floor.tokens_max)
             selection["floor"] = floor.to_dict()
             if not floor.passed:
-                message = "\n".join(floor.floor_lines())
+                message = "\n".join(floor_lines(floor, block.name))
                 failures.append(Failure("tool_selection", message))
                 summary.append((FLOORS, message))
         envelope["tool_selection"] = selection
@@ -264,6 +263,79 @@ def _token_efficiency(cassette, score, envelope: dict) -> Optional[Failure]:
     envelope["token_efficiency"] = token_efficiency(score.f1, score.true_positives, surface,
                                                     runs_cost(cassette.runs)).to_dict()
     return None
+
+
+# --------------------------------------------------------------------------- the floor in words (spec 001)
+
+
+def _show_number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _show_rate(rate: float) -> str:
+    """A fraction as the percent the spec prints: 0.8 -> ``80%``, 0.333 -> ``33.3%``."""
+    pct = round(rate * 100, 6)
+    return f"{_show_number(pct)}%"
+
+
+def floor_summary(floor, name: str) -> str:
+    """``tool-selection floor [PASS] weather selection: selection 9/10 (90%), pass^k 90%,
+    tokens 1520 median / 1840 max``."""
+    verdict = "PASS" if floor.passed else "FAIL"
+    n = len(floor.runs)
+    if floor.tokens_median is None:
+        tokens = "tokens not recorded"
+    else:
+        tokens = f"tokens {_show_number(floor.tokens_median)} median / {_show_number(floor.tokens_max)} max"
+    return (f"tool-selection floor [{verdict}] {name}: selection {floor.selected}/{n} "
+            f"({_show_rate(floor.selection_rate)}), pass^k {_show_rate(floor.pass_k)}, {tokens}")
+
+
+def floor_run_lines(floor) -> list[str]:
+    """One line per run that missed: ``run 7: did not select `get_weather`, called search``
+    and ``run 4: 2400 tokens, over budget``; a run that missed twice says both."""
+    lines = []
+    for r in floor.runs:
+        reasons = []
+        if not r.selected:
+            called = ", ".join(r.called) if r.called else "no tool"
+            reasons.append(f"did not select `{floor.expected_tool}`, called {called}")
+        if r.over_budget:
+            reasons.append(f"{_show_number(r.tokens)} tokens, over budget")
+        if r.unmetered:
+            reasons.append("no token count recorded, budget unverifiable")
+        if reasons:
+            lines.append(f"run {r.index}: " + "; ".join(reasons))
+    return lines
+
+
+def floor_lines(floor, name: str) -> list[str]:
+    """The spec's FLOOR lines for each condition that failed, then the runs that
+    missed (indented); empty when the floor passed."""
+    if floor.passed:
+        return []
+    n = len(floor.runs)
+    lines = []
+    if not floor.runs:
+        lines.append(f"FLOOR {name}: no runs recorded")
+    elif not floor.rate_ok:
+        lines.append(
+            f"FLOOR {name}: selection rate {_show_rate(floor.selection_rate)} is below the "
+            f"{_show_rate(floor.min_selection_rate)} floor ({floor.selected} of {n} runs selected "
+            f"`{floor.expected_tool}`)")
+    over = [r for r in floor.runs if r.over_budget]
+    if over:
+        worst = max(r.tokens for r in over)
+        lines.append(
+            f"FLOOR {name}: {len(over)} of {n} runs exceeded the "
+            f"{_show_number(floor.max_total_tokens)}-token budget (worst run {_show_number(worst)} tokens)")
+    unmetered = [r for r in floor.runs if r.unmetered]
+    if unmetered:
+        lines.append(
+            f"FLOOR {name}: {len(unmetered)} of {n} runs recorded no token count; the "
+            f"{_show_number(floor.max_total_tokens)}-token budget cannot be checked")
+    lines.extend("  " + line for line in floor_run_lines(floor))
+    return lines
 
 
 # --------------------------------------------------------------------------- terminal summary
