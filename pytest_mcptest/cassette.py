@@ -122,7 +122,8 @@ class _Reader:
             if entry.get("verdict") not in ("pass", "fail"):
                 raise self.fail(here + ["verdict"], f"a judgment's 'verdict' must be \"pass\" or \"fail\", "
                                 f"found {entry.get('verdict')!r}")
-        return Run(tool_calls=calls, turns=tuple(turns), tokens=tokens, cost_micros=cost, judgments=tuple(judgments))
+        return Run(tool_calls=calls, turns=tuple(turns), tokens=tokens, cost_micros=cost, judgments=tuple(judgments),
+                   task=raw.get("task"), trial=raw.get("trial"), meta=raw.get("meta") or None)
 
     def cassette(self, data) -> Cassette:
         self.expect_type(data, ["object"], [], "a cassette")

@@ -47,11 +47,12 @@ def evaluate(block, ctx: Context = Context()) -> Verdict:
                 runs.append(RunVerdict(number, result.envelope, result.failures + failed, results, result.lines))
         aggregate = None
         judge_all = getattr(module, "judge_all", None)
-        overall = judge_all(block, source, ctx) if judge_all is not None else None
+        overall = judge_all(block, source, ctx, tuple(runs)) if judge_all is not None else None
         if overall is not None:
             results, failed = _expect(overall, block.expect, None)
             summary += overall.summary
-            aggregate = AggregateVerdict(overall.envelope, overall.failures + failed, results, len(source.items))
+            aggregate = AggregateVerdict(overall.envelope, overall.failures + failed, results, len(source.items),
+                                         overall.replaces_runs)
     except SourceError as exc:
         return Verdict(block, exc.shown, problems=(Failure(exc.gate, exc.message),))
     return Verdict(block, source.shown, tuple(runs), source=source.head, aggregate=aggregate, summary=tuple(summary))

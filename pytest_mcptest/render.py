@@ -54,9 +54,14 @@ def render_verdict(verdict: Verdict, file: str | None = None) -> str:
     runs = verdict.runs
     lines = [f"{where}: {block.kind} failed: {_counts(verdict)} ({verdict.source})"]
     failing = [r for r in runs if not r.passed]
-    for run in failing:
+    if verdict.aggregate is not None and verdict.aggregate.replaces_runs:
+        lines += _runs_in_brief(verdict, failing)  # the gates over all runs decide: one line a run
+        failing_shown = []
+    else:
+        failing_shown = failing
+    for run in failing_shown:
         if len(runs) > 1:
-            lines += ["", f"{INDENT}{block.name} #{run.index} (run {run.index} of {len(runs)}): "
+            lines += ["", f"{INDENT}{block.name} #{run.index} ({_which(run, len(runs))}): "
                       f"{plural(len(run.failures), 'failure')}"]
         lines += run.lines
         lines += _expect_section(run, block.file)
@@ -66,6 +71,33 @@ def render_verdict(verdict: Verdict, file: str | None = None) -> str:
                 else "")
         lines += ["", f"{INDENT}{len(runs) - len(failing)} of {len(runs)} runs passed on their own{tail}"]
     return "\n".join(lines)
+
+
+def _which(run: RunVerdict, total: int) -> str:
+    """``task 3, trial 2`` when the run says which task it tried, else ``run 4 of 10``."""
+    task, trial = run.envelope.get("task"), run.envelope.get("trial")
+    if task is not None:
+        return f"task {task}" + (f", trial {trial}" if trial is not None else "")
+    return f"run {run.index} of {total}"
+
+
+BRIEF_RUNS = 20  # failing runs listed one line each under a stability floor
+
+
+def _runs_in_brief(verdict: Verdict, failing: list) -> list[str]:
+    """Under ``stability:``, the failing runs one line each (their first failure), so that a
+    cassette of 200 runs still reads at a glance."""
+    if not failing:
+        return []
+    name = verdict.block.name
+    lines = ["", f"{INDENT}runs that failed their own gates: {len(failing)} of {len(verdict.runs)}"]
+    for run in failing[:BRIEF_RUNS]:
+        first = run.failures[0]
+        lines.append(f"{INDENT * 2}{name} #{run.index} ({_which(run, len(verdict.runs))}): "
+                     f"{first.gate}: {first.message.splitlines()[0] if first.message else ''}")
+    if len(failing) > BRIEF_RUNS:
+        lines.append(f"{INDENT * 2}... and {len(failing) - BRIEF_RUNS} more")
+    return lines
 
 
 def _aggregate_section(verdict: Verdict, suite_file: str) -> list[str]:

@@ -43,7 +43,9 @@ class GateResult:
     ``expect`` pairs each expectation to check against ``envelope`` with hints to add when
     it fails (``None``: the block's own ``expect:``, with no hints); ``summary`` holds
     ``(section, payload)`` pairs of plain data for the terminal summary, which the gate
-    that emitted them also renders (see ``gates.summary_sections``).
+    that emitted them also renders (see ``gates.summary_sections``). A result over all
+    runs with ``replaces_runs`` (``stability:``) decides the item alone: a run's own
+    failures are still reported, but no longer fail the item.
     """
 
     envelope: dict
@@ -51,6 +53,7 @@ class GateResult:
     lines: tuple[str, ...] = ()
     expect: Optional[tuple[tuple[Expectation, tuple[str, ...]], ...]] = None
     summary: tuple[tuple[str, Any], ...] = ()
+    replaces_runs: bool = False  # over all runs: its gates decide instead of "every run must pass"
 
 
 @attrs.frozen
@@ -78,6 +81,7 @@ class AggregateVerdict:
     failures: tuple[Failure, ...]
     expect_results: tuple[ExpectResult, ...] = ()
     runs: int = 0  # how many runs were judged together
+    replaces_runs: bool = False  # see GateResult.replaces_runs
 
 
 @attrs.frozen
@@ -99,8 +103,13 @@ class Verdict:
 
     @property
     def failures(self) -> tuple[Failure, ...]:
-        tail = self.aggregate.failures if self.aggregate is not None else ()
-        return self.problems + tuple(f for r in self.runs for f in r.failures) + tail
+        """What fails the block: the problems, each run's failures, the gates over all runs;
+        when those replace the per-run verdict (``stability:``), not the runs' own."""
+        if self.aggregate is None:
+            return self.problems + tuple(f for r in self.runs for f in r.failures)
+        if self.aggregate.replaces_runs:
+            return self.problems + self.aggregate.failures
+        return self.problems + tuple(f for r in self.runs for f in r.failures) + self.aggregate.failures
 
     @property
     def passed(self) -> bool:

@@ -457,3 +457,16 @@ def test_result_to_dict():
     result = run({"turns": {">=": 1}})
     assert result.to_dict() == {"target": "turns", "matcher": {">=": 1}, "passed": True,
                                 "message": result.message, "actual": 2}
+
+
+def test_a_quoted_key_after_a_dot():
+    """``stability.pass_hat_k."3"``: the spelling the docs use for keys that are numbers."""
+    from pytest_mcptest.engine.paths import PathError, format_path, parse_path
+
+    assert parse_path('stability.pass_hat_k."3"') == ("stability", "pass_hat_k", "3")
+    assert parse_path('a."x.y".b') == ("a", "x.y", "b")
+    assert parse_path(format_path(("a", "x.y", 3))) == ("a", "x.y", 3)
+    with pytest.raises(PathError, match="missing '.' before the quoted key"):
+        parse_path('a"x"')
+    exp = compile_expectation({'runs."2"': {"exact": 1}})
+    assert check(exp, {"runs": {"2": 1}}).passed

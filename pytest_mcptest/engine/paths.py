@@ -17,6 +17,7 @@ _TOKEN = re.compile(
     | \[\s*(?P<index>-?\d+)\s*\]        # [3] or [-1]
     | \[\s*"(?P<dq>(?:[^"\\]|\\.)*)"\s*\]   # ["key with. dots"]
     | \[\s*'(?P<sq>(?:[^'\\]|\\.)*)'\s*\]   # ['key']
+    | "(?P<qk>(?:[^"\\]|\\.)*)"           # ."3" or ."key with. dots": a quoted key after a dot
     | (?P<dot>\.)
     """,
     re.VERBOSE,
@@ -58,6 +59,11 @@ def parse_path(path: str) -> tuple[Segment, ...]:
             expect_segment = False
         elif m.group("index") is not None:
             segments.append(int(m.group("index")))
+            expect_segment = False
+        elif m.group("qk") is not None:
+            if not expect_segment:
+                raise PathError(f"missing '.' before the quoted key at column {pos + 1} of path {path!r}")
+            segments.append(re.sub(r"\\(.)", r"\1", m.group("qk")))
             expect_segment = False
         else:
             raw = m.group("dq") if m.group("dq") is not None else m.group("sq")

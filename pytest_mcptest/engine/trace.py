@@ -85,13 +85,17 @@ def final_responses(turns: tuple) -> tuple[str, ...]:
 
 @attrs.frozen
 class Run:
-    """One recorded run: its tool calls, conversation, tokens and cost."""
+    """One recorded run: its tool calls, conversation, tokens and cost; the task it is a
+    trial of, which trial, and what the recorder noted of it (``meta``), when recorded."""
 
     tool_calls: tuple[ToolCall, ...] = ()
     turns: tuple = ()
     tokens: Optional[dict] = None
     cost_micros: Optional[float] = None
     judgments: tuple = ()
+    task: Any = None
+    trial: Optional[int] = None
+    meta: Optional[dict] = None
 
     @property
     def tool_names(self) -> list[str]:
@@ -120,4 +124,10 @@ class Run:
             env["final_response"] = finals[-1]
         if self.cost_micros is not None:
             env["cost_micros"] = self.cost_micros
+        if self.task is not None:
+            env["task"] = self.task
+        if self.trial is not None:
+            env["trial"] = self.trial
+        if self.meta:
+            env["meta"] = self.meta
         return env

@@ -22,7 +22,7 @@ from ..suite.doc import Doc, common, defaults, expectations, golden, near, plain
 from ..suite.model import Block
 from ..text import INDENT, findings, plural, table
 from ..verdict import Failure, GateResult
-from . import distractors
+from . import distractors, stability
 
 KIND = "agent"
 SECTIONS = ("agents", "tests")
@@ -61,11 +61,12 @@ class AgentBlock(Block):
     orchestration: Optional[tuple] = None  # its expect: entries
     token_efficiency: Optional[ClassGate] = None
     discovery: dict = attrs.field(factory=dict)  # {name_free: bool}: metadata, judged via the classes
+    stability: Optional[stability.StabilityGate] = None
 
     @property
     def has_aggregates(self) -> bool:
         return any(g is not None for g in (self.equal_function_sets, self.tool_selection,
-                                            self.orchestration, self.token_efficiency))
+                                            self.orchestration, self.token_efficiency, self.stability))
 
     @property
     def classes(self) -> tuple:
@@ -146,6 +147,7 @@ def build(doc: Doc, parts, raw: dict) -> AgentBlock | tuple[Block, ...]:
         orchestration=None if orchestration is None else expectations(
             doc, parts + ["orchestration", "expect"], orchestration.get("expect")),
         discovery=plain(raw.get("discovery") or {}),
+        stability=stability.build(doc, parts, raw),
         **common(doc, parts, raw, KIND))
     if raw.get("distractors") is None:
         return agent
@@ -198,10 +200,26 @@ def _trace_lines(trace: TraceValidation, calls) -> list[str]:
 # --------------------------------------------------------------------------- judging all runs
 
 
-def judge_all(block: AgentBlock, source, ctx: Context) -> GateResult | None:
+def judge_all(block: AgentBlock, source, ctx: Context, verdicts: tuple = ()) -> GateResult | None:
     """Spec 001's gates over every run: selection F1 (micro-averaged), the pass^k floor,
-    the orchestration diagnostics (pooled) and token efficiency (from the cassette's catalog)."""
+    the orchestration diagnostics (pooled) and token efficiency (from the cassette's catalog);
+    and ``stability:`` over the runs' own verdicts."""
     if not block.has_aggregates:
+        return None
+    spec001 = _spec001_gates(block, source)
+    if block.stability is None:
+        return spec001
+    steady = stability.judge(block.stability, source.items, verdicts)
+    if spec001 is None:
+        return steady
+    return GateResult({**spec001.envelope, **steady.envelope}, spec001.failures, expect=spec001.expect + steady.expect,
+                      summary=spec001.summary, replaces_runs=True)
+
+
+def _spec001_gates(block: AgentBlock, source) -> GateResult | None:
+    """Selection F1, the floor, orchestration and token efficiency, when any is declared."""
+    if not any(g is not None for g in (block.equal_function_sets, block.tool_selection, block.orchestration,
+                                       block.token_efficiency)):
         return None
     from ..engine.orchestration import orchestration
     from ..engine.selection import selection_f1, tool_selection_floor

@@ -18,6 +18,7 @@ from ..suite.doc import Doc, common, plain
 from ..suite.model import Block
 from ..text import findings
 from ..verdict import Failure, GateResult
+from . import stability
 
 KIND = "conversation"
 SECTIONS = ("conversations",)
@@ -31,6 +32,7 @@ class ConversationBlock(Block):
     spec: ConversationSpec = attrs.field(factory=ConversationSpec)
     synthetic_user: dict = attrs.field(factory=dict)
     config: dict = attrs.field(factory=dict)
+    stability: Optional[stability.StabilityGate] = None
 
 
 def claims_document(root: Any) -> bool:
@@ -68,7 +70,7 @@ def build(doc: Doc, parts, raw: dict) -> ConversationBlock:
         max_turns=user["max_turns"],
     )
     return ConversationBlock(description=raw["description"].strip(), spec=spec, synthetic_user=user,
-                             config=plain(raw.get("config") or {}),
+                             config=plain(raw.get("config") or {}), stability=stability.build(doc, parts, raw),
                              **common(doc, parts, raw, KIND, name=raw["name"].strip()))
 
 
@@ -82,6 +84,11 @@ def judge_run(block: ConversationBlock, run, number: int, total: int, ctx: Conte
         label = (lambda c: c) if total == 1 else (lambda c: f"{block.name} #{number}: {c}")
         summary = ((DEFERRED, [label(c) for c in result.deferred]),)
     return GateResult(envelope, failures, tuple(findings(failures)), summary=summary)
+
+
+def judge_all(block: ConversationBlock, source, ctx: Context, verdicts: tuple = ()) -> Optional[GateResult]:
+    """Only ``stability:``, over the runs' own verdicts, when the scenario was run repeatedly."""
+    return None if block.stability is None else stability.judge(block.stability, source.items, verdicts)
 
 
 # --------------------------------------------------------------------------- terminal summary

@@ -109,7 +109,7 @@ def _real_tools(block: DistractorsBlock, cassette) -> list:
     return merged_catalog_tools(mine or catalog)
 
 
-def judge_all(block: DistractorsBlock, source, ctx: Context) -> GateResult:
+def judge_all(block: DistractorsBlock, source, ctx: Context, runs: tuple = ()) -> GateResult:
     """Inject ``count`` look-alikes into the real tool list, then score each run's choices
     against the correct and injected ids."""
     from ..engine.distractors import inject_distractors, score_distractors

@@ -1,0 +1,116 @@
+"""``stability:``: pass^k per task mean (tau-bench's convention), flaky tasks, the pass rate
+with its Wilson interval, and a floor that replaces "every run must pass"."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_mcptest.engine.stability import ALL_RUNS, stability
+from pytest_mcptest.engine.stats import wilson_interval
+from pytest_mcptest.errors import InputError
+from pytest_mcptest.evaluate import evaluate
+from pytest_mcptest.render import render_verdict
+from pytest_mcptest.suite.build import load_suite
+
+TAU = json.loads((Path(__file__).parent / "data" / "tau-bench-gpt-4o-airline-rewards.json").read_text())
+
+
+def test_tau_bench_published_pass_k_of_gpt_4o_airline():
+    """tau-bench's README: gpt-4o on airline, 50 tasks x 4 trials: 0.420 / 0.273 / 0.220 / 0.200."""
+    result = stability([(task, reward == 1) for task, _trial, reward in TAU["runs"]])
+    assert len(result.tasks) == 50 and result.runs == 200
+    assert result.to_dict()["pass_hat_k"] == {"1": 42.0, "2": 27.33, "3": 22.0, "4": 20.0}
+
+
+def test_runs_without_tasks_are_trials_of_one_task_and_flaky_means_mixed():
+    result = stability([(None, True), (None, False), (None, True)])
+    assert [t.task for t in result.tasks] == [ALL_RUNS] and result.flaky_tasks == [ALL_RUNS]
+    assert result.pass_hat_k == {1: pytest.approx(2 / 3), 2: pytest.approx(1 / 3), 3: 0.0}
+    steady = stability([("a", True), ("a", True), ("b", False), ("b", False)])
+    assert steady.flaky_tasks == [] and steady.to_dict()["pass_rate"] == 50.0
+
+
+def test_k_runs_to_the_fewest_trials_of_any_task():
+    result = stability([("a", True), ("a", True), ("a", False), ("b", True)])
+    assert list(result.pass_hat_k) == [1]
+    assert result.pass_hat_k[1] == pytest.approx((2 / 3 + 1) / 2)
+
+
+def test_pass_rate_interval_is_wilson_in_percent():
+    data = stability([("t", i % 3 != 0) for i in range(30)]).to_dict()
+    low, high = wilson_interval(20, 30)
+    assert (data["pass_rate_low"], data["pass_rate_high"]) == (round(100 * low, 2), round(100 * high, 2))
+    assert data["pass_rate_low"] < data["pass_rate"] < data["pass_rate_high"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.booleans()), min_size=1, max_size=30))
+def test_pass_k_never_rises_with_k_and_starts_at_the_mean_rate(outcomes):
+    result = stability(outcomes)
+    values = list(result.pass_hat_k.values())
+    assert all(a >= b - 1e-12 for a, b in zip(values, values[1:]))
+    per_task_rates = [len(t.passed) / len(t.runs) for t in result.tasks]
+    assert values[0] == pytest.approx(sum(per_task_rates) / len(per_task_rates))
+
+
+# --------------------------------------------------------------------------- through a suite
+
+SUITE = """\
+agents:
+  - name: airline
+    cassette: runs.json
+    expect:
+      - meta.reward: {{exact: 1}}
+{stability}"""
+
+
+def _suite(tmp_path, stability_yaml: str, runs: list) -> object:
+    (tmp_path / "runs.json").write_text(json.dumps({"mcptest_cassette": 1, "runs": runs}))
+    (tmp_path / "s.mcptest.yml").write_text(SUITE.format(stability=stability_yaml))
+    return load_suite(str(tmp_path / "s.mcptest.yml")).blocks[0]
+
+
+def _runs(rows):
+    return [{"task": task, "trial": trial, "meta": {"reward": reward}, "tool_calls": [{"name": "book"}]}
+            for task, trial, reward in rows]
+
+
+def test_a_floor_replaces_every_run_must_pass(tmp_path):
+    block = _suite(tmp_path, "    stability:\n      expect:\n        - stability.pass_hat_k.\"1\": {\">=\": 40}\n",
+                   _runs(TAU["runs"]))
+    verdict = evaluate(block)
+    assert verdict.passed  # 116 runs fail their own expect, yet pass^1 = 42 >= 40
+    assert sum(not r.passed for r in verdict.runs) == 116
+    stab = verdict.envelope["stability"]
+    assert stab["pass_hat_k"]["4"] == 20.0 and stab["tasks"] == 50 and len(stab["flaky_tasks"]) == 26
+    assert verdict.envelope["runs"][0]["task"] == 0 and verdict.envelope["runs"][0]["meta"] == {"reward": 0.0}
+
+
+def test_a_missed_floor_names_flaky_tasks_and_runs_by_task_and_trial(tmp_path):
+    rows = [(1, 0, 1.0), (1, 1, 0.0), (2, 0, 1.0), (2, 1, 1.0), (3, 0, 0.0), (3, 1, 0.0)]
+    block = _suite(tmp_path, "    stability:\n      expect:\n        - stability.pass_hat_k.\"2\": {\">=\": 50}\n",
+                   _runs(rows))
+    verdict = evaluate(block)
+    assert not verdict.passed and [f.gate for f in verdict.failures] == ["expect"]
+    text = render_verdict(verdict)
+    assert "stability.pass_hat_k.\"2\"" in text or "stability.pass_hat_k" in text
+    assert "flaky: task 1 (1/2)" in text and "never passed: task 3" in text
+    assert "airline #2 (task 1, trial 1): expect:" in text
+    assert "runs that failed their own gates: 3 of 6" in text
+
+
+def test_stability_needs_a_floor(tmp_path):
+    with pytest.raises(InputError) as exc:
+        _suite(tmp_path, "    stability: {}\n", _runs([(1, 0, 1.0)]))
+    assert exc.value.line == 6 and "stability: needs an expect: list" in exc.value.message
+
+
+def test_without_stability_every_run_must_pass(tmp_path):
+    block = _suite(tmp_path, "", _runs([(1, 0, 1.0), (1, 1, 0.0)]))
+    verdict = evaluate(block)
+    assert not verdict.passed and "airline #2 (task 1, trial 1): 1 failure" in render_verdict(verdict)
