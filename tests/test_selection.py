@@ -286,3 +286,16 @@ def test_floor_rate_boundary_and_pass_hat_k():
 def test_floor_with_no_runs_fails():
     floor = tool_selection_floor([], "get_weather", 0.5)
     assert not floor.passed and floor_lines(floor, "w") == ["FLOOR w: no runs recorded"]
+
+
+def test_floor_pass_hat_k_is_the_mean_over_tasks_and_lines_name_task_and_trial():
+    def trial(task, n, ok):
+        return Run(tool_calls=(ToolCall("get_weather" if ok else "search"),), task=task, trial=n)
+
+    runs = [trial("a", 0, True), trial("a", 1, True), trial("b", 0, True), trial("b", 1, False),
+            trial("c", 0, False), trial("c", 1, False)]
+    floor = tool_selection_floor(runs, "get_weather", 0.9)
+    assert floor.pass_hat_k == {1: pytest.approx((1 + 0.5 + 0) / 3), 2: pytest.approx(1 / 3)}
+    pooled = tool_selection_floor([Run(r.tool_calls) for r in runs], "get_weather", 0.9)
+    assert pooled.pass_hat_k[2] == pytest.approx(3 / 15)  # C(3,2)/C(6,2) when the tasks are not known
+    assert "  run 4 (task b, trial 1): did not select `get_weather`, called search" in floor_lines(floor, "w")

@@ -240,6 +240,8 @@ class FloorRun:
     over_budget: bool
     unmetered: bool
     called: tuple[str, ...]
+    task: Any = None
+    trial: Optional[int] = None
 
     @property
     def passed(self) -> bool:
@@ -251,6 +253,10 @@ class FloorRun:
             out["tokens"] = self.tokens
         out["over_budget"] = self.over_budget
         out["called"] = list(self.called)
+        if self.task is not None:
+            out["task"] = self.task
+        if self.trial is not None:
+            out["trial"] = self.trial
         return out
 
 
@@ -335,6 +341,10 @@ class ToolSelectionFloor:
         return out
 
 
+def _field(run: Any, key: str) -> Any:
+    return run.get(key) if isinstance(run, Mapping) else getattr(run, key, None)
+
+
 def tool_selection_floor(
     runs: Sequence[Any],
     expected_tool: str,
@@ -346,7 +356,8 @@ def tool_selection_floor(
 
     A run selects the tool when any of its calls is named by ``expected_tool`` (the
     member rule: bare ids match any server, dotted ids one server). Runs are numbered
-    from 1 in the order given.
+    from 1 in the order given. When runs carry a ``task``, ``pass_hat_k`` is the mean over
+    tasks of each task's estimate (tau-bench's convention), for k up to the fewest trials.
     """
     rows = []
     for i, run in enumerate(runs, 1):
@@ -360,9 +371,15 @@ def tool_selection_floor(
             over_budget=budget and tokens is not None and tokens > max_total_tokens,
             unmetered=budget and tokens is None,
             called=_distinct(call_id(c) for c in calls),
+            task=_field(run, "task"),
+            trial=_field(run, "trial"),
         ))
-    successes = sum(r.passed for r in rows)
-    curve = pass_hat_k_curve([(successes, len(rows))]) if rows else {}
+    tasks: dict = {}  # task -> [passed, runs]; runs that name no task are one task together
+    for r in rows:
+        count = tasks.setdefault(r.task, [0, 0])
+        count[0] += r.passed
+        count[1] += 1
+    curve = pass_hat_k_curve([(c, n) for c, n in tasks.values()])
     return ToolSelectionFloor(
         expected_tool=expected_tool,
         min_selection_rate=min_selection_rate,

@@ -323,7 +323,8 @@ def floor_run_lines(floor) -> list[str]:
         if r.unmetered:
             reasons.append("no token count recorded, budget unverifiable")
         if reasons:
-            lines.append(f"run {r.index}: " + "; ".join(reasons))
+            which = "" if r.task is None else f" (task {r.task}" + ("" if r.trial is None else f", trial {r.trial}") + ")"
+            lines.append(f"run {r.index}{which}: " + "; ".join(reasons))
     return lines
 
 
