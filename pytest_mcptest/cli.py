@@ -229,7 +229,7 @@ def _fraction(text: str) -> float:
 def _report(args) -> int:
     """A saved report at a glance, or (``--compare``) its deltas and floor flips against a
     baseline. Exit 1 only with --compare, when something flipped to failed."""
-    from .report import compare_reports, load_report, render_comparison, render_summary
+    from .report import compare_reports, comparison_problem, load_report, render_comparison, render_summary
 
     try:
         current = load_report(args.current)
@@ -248,6 +248,10 @@ def _report(args) -> int:
         sys.stdout.write(json.dumps(comparison, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
     else:
         print(render_comparison(comparison))
+    problem = comparison_problem(comparison)
+    if problem:
+        print(f"mcptest report: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     return EXIT_FAILED if comparison["regressions"] else EXIT_OK
 
 

@@ -15,7 +15,8 @@ import pytest
 
 from .context import Context
 from .stash import CONTEXT_KEY
-from .report import ReportBuilder, compare_reports, item_entry, load_report, render_comparison, write_report
+from .report import (ReportBuilder, compare_reports, comparison_problem, item_entry, load_report, render_comparison,
+                     write_report)
 
 DEFAULT_PATTERNS = ("*.mcptest.yml", "*.mcptest.yaml")
 RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
@@ -116,13 +117,28 @@ def pytest_collect_file(file_path, parent):
     return None
 
 
+_REPORT_FILES = pytest.StashKey[dict]()
+
+
+def _report_id(config: pytest.Config, path, name: str | None = None) -> str:
+    """An item's id in the JSON report: its suite's path relative to the ini file's folder
+    (else the folder pytest was started in), then ``::name``. Unlike a node id it does not
+    move with pytest's rootdir, so two reports of one project always line up."""
+    files = config.stash.setdefault(_REPORT_FILES, {})
+    rel = files.get(path)
+    if rel is None:
+        base = config.inipath.parent if config.inipath else config.invocation_params.dir
+        rel = files[path] = os.path.relpath(str(path), str(base)).replace(os.sep, "/")
+    return rel if name is None else f"{rel}::{name}"
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     report = yield
     if _is_block_item(item):
         if item.config.getoption("mcptest_report") or item.config.getoption("mcptest_compare"):
             # Plain data on the report: pytest-xdist carries it to the controller.
-            report.mcptest = item_entry(item.nodeid, item.block, item.verdict)
+            report.mcptest = item_entry(_report_id(item.config, item.path, item.name), item.block, item.verdict)
         if call.when == "call":
             if item.verdict is not None and item.verdict.summary:
                 # (section, plain payload) pairs for the terminal summary, across xdist too
@@ -143,6 +159,7 @@ class _SessionHooks:
         self.patterns = DEFAULT_PATTERNS + tuple(config.getini("mcptest_files"))
         self.frozen = False
         self.summary: dict[str, list] = {}  # section -> [(nodeid, payload)], from the items' gates
+        self.comparison: dict | None = None
         # Registered now, before pytest's own plugins register theirs, so that it runs
         # after them: cleanups run last-in, first-out.
         config.add_cleanup(self.unfreeze)
@@ -195,18 +212,21 @@ class _SessionHooks:
 
     def _summarize_comparison(self, terminalreporter) -> None:
         """This run against ``--mcptest-compare``'s baseline: deltas and floor flips."""
-        if self.baseline is None or self.builder is None:
+        if self.comparison is None:
             return
-        comparison = compare_reports(self.builder.to_dict(), self.baseline)
         terminalreporter.section(f"mcptest: compared with {self.config.getoption('mcptest_compare')}")
-        for line in render_comparison(comparison).splitlines():
+        for line in render_comparison(self.comparison).splitlines():
             terminalreporter.write_line(line)
+        problem = comparison_problem(self.comparison)
+        if problem:
+            terminalreporter.write_line(f"mcptest: {problem}", red=True)
 
     def pytest_collectreport(self, report) -> None:
         if report.failed and report.nodeid and self._is_suite(report.nodeid):
             self.suite_errors.add(report.nodeid)
             if self.builder is not None:
-                self.builder.add_collect_error(report.nodeid, str(report.longrepr))
+                path = self.config.rootpath / report.nodeid.split("::", 1)[0]
+                self.builder.add_collect_error(_report_id(self.config, path), str(report.longrepr))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session) -> None:
@@ -220,6 +240,14 @@ class _SessionHooks:
             session.config.option.continue_on_collection_errors = True
 
     def pytest_sessionfinish(self, session) -> None:
+        if self.baseline is not None and self.builder is not None:
+            # A comparison that lines nothing up is a usage error (exit 2); a floor that
+            # flipped to failed fails the session (exit 1) even when no item did.
+            self.comparison = compare_reports(self.builder.to_dict(), self.baseline)
+            if comparison_problem(self.comparison):
+                session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            elif self.comparison["regressions"] and session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.builder is not None and self.config.getoption("mcptest_report"):
             path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_report"))
             write_report(path, self.builder.to_dict())

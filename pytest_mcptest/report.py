@@ -25,7 +25,7 @@ def item_entry(nodeid: str, block, verdict) -> dict:
         "id": nodeid,
         "name": block.name,
         "kind": block.kind,
-        "file": nodeid.split("::", 1)[0],
+        "file": nodeid.rsplit("::", 1)[0],
         "line": block.line,
         "envelope": verdict.envelope if verdict is not None else {},
         "failures": [f.to_dict() for f in verdict.failures] if verdict is not None else [],
@@ -219,7 +219,18 @@ def compare_reports(current: dict, baseline: dict) -> dict:
                             if i["status"] == "common" and i["outcome"]["before"] != i["outcome"]["after"]],
         "floor_flips": flips,
         "regressions": sum(1 for f in flips if f["after"] == _FAILED),
+        "common": sum(1 for i in items if i["status"] == "common"),
     }
+
+
+def comparison_problem(comparison: dict) -> Optional[str]:
+    """Why a comparison says nothing, if it does not: both reports hold items and none of
+    them are the same item (ids are suite paths relative to the ini file, plus names)."""
+    if comparison["common"] or not comparison["added"] or not comparison["removed"]:
+        return None
+    return (f"no item in common with the baseline ({len(comparison['removed'])} items there, "
+            f"{len(comparison['added'])} here): was it written for another project, or from another folder "
+            f"without an ini file? e.g. baseline {comparison['removed'][0]!r}, here {comparison['added'][0]!r}")
 
 
 def _show(value) -> str:

@@ -168,3 +168,41 @@ def test_pytest_compare_missing_or_invalid_baseline_is_a_usage_error(floor_suite
     result = floor_suite.runpytest("-p", "no:cacheprovider", "--mcptest-compare=bad.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*bad.json: not valid JSON*"])
+
+
+def test_report_ids_do_not_move_with_pytests_rootdir(floor_suite):
+    """When pytest's rootdir moves (``--rootdir``, or a path among the arguments), node ids
+    change; report ids are relative to the ini file (or the invocation folder) and do not."""
+    (floor_suite.path / "recordings").mkdir()
+    (floor_suite.path / "recordings" / "run.json").write_text(_cassette(["get_weather", "search"]))
+    floor_suite.runpytest("-p", "no:cacheprovider", "--mcptest-report=base.json")
+    result = floor_suite.runpytest("-p", "no:cacheprovider", "--cassette-dir", "recordings", "--rootdir=recordings",
+                                   "--mcptest-compare=base.json", "--mcptest-report=cur.json", "-v")
+    assert "recordings" in result.stdout.str().split("rootdir:", 1)[1].splitlines()[0]  # pytest's rootdir moved
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    ids = [i["id"] for i in json.loads((floor_suite.path / "cur.json").read_text())["items"]]
+    assert ids == ["a.mcptest.yml::weather selection"]
+    result.stdout.fnmatch_lines(["FLOOR FLIP a.mcptest.yml::weather selection: passed -> failed",
+                                 "1 items compared: 1 changed, 0 added, 0 removed, 2 floor flips (2 to failed)"])
+
+
+def test_a_comparison_with_no_item_in_common_is_a_usage_error(floor_suite, tmp_path, capsys):
+    (floor_suite.path / "other.json").write_text(json.dumps(_report(_item("elsewhere.mcptest.yml::x"))))
+    result = floor_suite.runpytest("-p", "no:cacheprovider", "--mcptest-compare=other.json", "--mcptest-report=cur.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stdout.fnmatch_lines(["*no item in common with the baseline (1 items there, 1 here)*"])
+    assert main(["report", str(floor_suite.path / "cur.json"), "--compare", str(floor_suite.path / "other.json")]) == 2
+    assert "no item in common" in capsys.readouterr().err
+
+
+def test_a_floor_flip_to_failed_fails_the_session_even_when_no_item_failed(floor_suite):
+    base = _report(_item("a.mcptest.yml::weather selection",
+                         envelope={"tool_selection": {"floor": {"passed": True}}}))
+    (floor_suite.path / "base.json").write_text(json.dumps(base))
+    (floor_suite.path / "a.mcptest.yml").write_text(FLOOR_SUITE + "    xfail: the floor is known to fail\n")
+    (floor_suite.path / "run.json").write_text(_cassette(["search", "search"]))
+    result = floor_suite.runpytest("-p", "no:cacheprovider", "--mcptest-compare=base.json")
+    result.assert_outcomes(xfailed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["FLOOR FLIP a.mcptest.yml::weather selection (tool_selection.floor.passed): "
+                                 "passed -> failed"])
