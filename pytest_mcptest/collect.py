@@ -26,6 +26,16 @@ class BlockFailed(Exception):
         self.verdict = verdict
 
 
+class _GateFailed(BlockFailed):
+    """A gate failed: what an ``xfail`` on a block expects."""
+
+
+class RecordingUnavailable(BlockFailed):
+    """Raised when the block could not be judged at all (its cassette is missing or broken,
+    its server would not start). Not a gate failure, so an ``xfail`` does not absorb it:
+    an expected failure is a gate that fails, not a recording that is not there."""
+
+
 def _register_marker(config: pytest.Config, name: str, origin: str) -> None:
     """Register a marker named in a suite, so ``--strict-markers`` accepts it."""
     known = config.stash.setdefault(MARKERS_KEY, set())
@@ -68,18 +78,23 @@ class BlockItem(pytest.Item):
         for mark in block.marks:
             if mark.name not in ("skip", "xfail", "skipif", "usefixtures", "filterwarnings"):
                 _register_marker(self.config, mark.name, "mark")
-            self.add_marker(getattr(pytest.mark, mark.name)(*mark.args, **mark.kwargs))
+            kwargs = mark.kwargs
+            if mark.name == "xfail" and "raises" not in kwargs:
+                kwargs = {**kwargs, "raises": _GateFailed}  # see RecordingUnavailable
+            self.add_marker(getattr(pytest.mark, mark.name)(*mark.args, **kwargs))
         for tag in block.tags:
             _register_marker(self.config, tag, "tag")
             self.add_marker(tag)
 
     def runtest(self) -> None:
         self.verdict = evaluate(self.block, self.config.stash[CONTEXT_KEY])
+        if self.verdict.problems:
+            raise RecordingUnavailable(self.verdict)
         if not self.verdict.passed:
-            raise BlockFailed(self.verdict)
+            raise _GateFailed(self.verdict)
 
     def repr_failure(self, excinfo, style=None):
-        if isinstance(excinfo.value, BlockFailed):
+        if isinstance(excinfo.value, BlockFailed):  # a gate failed, or nothing could be judged
             return render_verdict(excinfo.value.verdict, file=self.nodeid.split("::", 1)[0])
         return super().repr_failure(excinfo, style=style)
 

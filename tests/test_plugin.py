@@ -306,3 +306,15 @@ def test_report_path_must_be_a_file(shop):
     result = shop.runpytest("--mcptest-report", "reports")
     assert result.ret == 4 and "--mcptest-report needs a file path" in result.stderr.str()
     assert shop.runpytest("--mcptest-report", "").ret == 4
+
+
+def test_xfail_absorbs_a_failed_gate_but_not_a_missing_cassette(pytester):
+    pytester.makefile(".mcptest.yml", s=WIDGET_SUITE.replace("  - name: restock the widget shelf\n",
+                                                             "  - name: restock the widget shelf\n    xfail: known bad\n"))
+    result = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-report=r.json")
+    result.assert_outcomes(failed=1)  # no cassette at all: not the expected failure
+    result.stdout.fnmatch_lines(["*cassette not found*"])
+    assert json.loads((pytester.path / "r.json").read_text())["items"][0]["outcome"] == "failed"
+    (pytester.path / "cassettes").mkdir()
+    (pytester.path / "cassettes" / "restock.json").write_text(BAD_RUN)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(xfailed=1)  # the gate failed: expected

@@ -253,7 +253,9 @@ def _spec001_gates(block: AgentBlock, source) -> GateResult | None:
             if not floor.passed:
                 message = "\n".join(floor_lines(floor, block.name))
                 failures.append(Failure("tool_selection", message))
-                summary.append((FLOORS, message))
+                summary.append((FLOORS, floor_summary(floor, block.name) + "\n" + message))
+            else:
+                summary.append((FLOORS, floor_summary(floor, block.name)))
         envelope["tool_selection"] = selection
     if block.orchestration is not None:
         envelope["orchestration"] = orchestration(runs, block.classes).to_dict()
@@ -363,7 +365,8 @@ FLOORS = "tool-selection floors"
 
 
 def _floor_section(entries: list[tuple[str, Any]]) -> tuple[str, list[str]]:
-    """Spec 001's FLOOR lines of every agent item whose tool-selection floor failed."""
+    """Every agent item's tool-selection floor: spec 001's ``[PASS]``/``[FAIL]`` line, and
+    the FLOOR lines of each floor that failed."""
     lines = []
     for nodeid, message in sorted(entries):
         lines.append(nodeid)
