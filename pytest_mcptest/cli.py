@@ -28,13 +28,15 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def _pytest(targets: list[str], cassette_dir: Optional[str], as_json: bool) -> int:
-    """Run pytest on ``targets``; print its output (or, with ``as_json``, the report)."""
+def _pytest(targets: list[str], cassette_dir: Optional[str], as_json: bool, extra: Sequence[str] = ()) -> int:
+    """Run pytest on ``targets`` (with ``extra`` pytest options); print its output (or,
+    with ``as_json``, the report)."""
     import pytest
 
     with tempfile.TemporaryDirectory() as tmp:
         report_path = os.path.join(tmp, "report.json")
-        argv = targets + ["-p", "no:cacheprovider", f"--mcptest-report={report_path}", "-o", "python_files=", "-q"]
+        argv = targets + ["-p", "no:cacheprovider", f"--mcptest-report={report_path}", "-o", "python_files=", "-q",
+                          *extra]
         if cassette_dir:
             argv.append(f"--cassette-dir={os.path.abspath(cassette_dir)}")
         with contextlib.redirect_stdout(sys.stderr if as_json else sys.stdout):
@@ -45,6 +47,10 @@ def _pytest(targets: list[str], cassette_dir: Optional[str], as_json: bool) -> i
                 report = json.load(fh)
     if as_json and report is not None:
         sys.stdout.write(dumps(report))
+    if code == 5:
+        print(f"mcptest: no block to run in {', '.join(targets)} (no *.mcptest.yml suite there, or none "
+              "selected)", file=sys.stderr)
+        return EXIT_USAGE
     if report is None or code not in (0, 1):
         print(f"mcptest: pytest stopped with exit status {code} (see its output above)", file=sys.stderr)
         return EXIT_USAGE
@@ -61,7 +67,7 @@ def _run(args) -> int:
     if missing:
         print(f"{missing[0]}: no such file or directory", file=sys.stderr)
         return EXIT_USAGE
-    return _pytest(list(args.suites), args.cassette_dir, args.json)
+    return _pytest(list(args.suites), args.cassette_dir, args.json, args.pytest_args)
 
 
 def _scenario_run(args) -> int:
@@ -256,10 +262,14 @@ def _report(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
     parser = _Parser(prog="mcptest", description="Replay recorded MCP agent runs and gate them offline.")
+    parser.add_argument("--version", action="version", version=f"mcptest {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    run = sub.add_parser("run", help="run every block of the suites, as pytest would")
+    run = sub.add_parser("run", help="run every block of the suites, as pytest would",
+                         usage="mcptest run SUITE... [--cassette-dir DIR] [--json] [pytest options, e.g. -k X -m Y -x]")
     run.add_argument("suites", nargs="+", metavar="SUITE")
     run.add_argument("--cassette-dir", metavar="DIR")
     run.add_argument("--json", action="store_true", help="print the JSON report on stdout")
@@ -309,13 +319,55 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# `mcptest run`'s own options; every other option goes to pytest.
+_RUN_FLAGS = ("--json", "-h", "--help")
+_RUN_OPTIONS = ("--cassette-dir",)
+
+
+def _split_run(argv: list[str]) -> tuple[list[str], list[str]]:
+    """``mcptest run``'s arguments, and the pytest options among them (``-k widget``,
+    ``-m smoke``, ``-x``, ``--junitxml=out.xml``, and all after ``--``), in their order.
+
+    An option's value is taken with it when it does not name an existing path (so
+    ``-k widget examples/`` passes ``-k widget`` and keeps ``examples/`` a suite).
+    """
+    ours: list[str] = []
+    passed: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            passed += argv[i + 1:]
+            break
+        if arg in _RUN_FLAGS or arg.startswith(tuple(o + "=" for o in _RUN_OPTIONS)):
+            ours.append(arg)
+        elif arg in _RUN_OPTIONS:
+            ours += argv[i:i + 2]
+            i += 1
+        elif arg.startswith("-"):
+            passed.append(arg)
+            value = argv[i + 1] if i + 1 < len(argv) else None
+            if "=" not in arg and value is not None and not value.startswith("-") and not os.path.exists(value):
+                passed.append(value)
+                i += 1
+        else:
+            ours.append(arg)
+        i += 1
+    return ours, passed
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["mock"]:  # the mock server parses its own options (argparse would eat them)
         from .mcp.mock_server import main as mock_main
 
         return mock_main(argv[1:])
+    passed: list[str] = []
+    if argv[:1] == ["run"]:
+        mine, passed = _split_run(argv[1:])
+        argv = ["run"] + mine
     args = build_parser().parse_args(argv)
+    args.pytest_args = passed
     return args.func(args)
 
 

@@ -106,3 +106,27 @@ def test_run_bad_suite_exits_2(suite):
     assert done.returncode == 2
     assert "scenarios must be array" in done.stdout
     assert _cli("run", "nothing-here", cwd=suite).returncode == 2
+
+
+def test_version(capsys):
+    from pytest_mcptest import __version__
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0 and capsys.readouterr().out.strip() == f"mcptest {__version__}"
+
+
+def test_run_passes_pytest_options_through(suite, capsys):
+    assert main(["run", "shop.mcptest.yml", "-k", "ping", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [i["name"] for i in report["items"]] == ["ping once"]
+    assert main(["run", "-k", "restock", "shop.mcptest.yml", "--", "-x"]) == 0
+    assert "1 passed, 1 deselected" in capsys.readouterr().out
+
+
+def test_run_with_nothing_to_run_says_so(suite, capsys, tmp_path):
+    (tmp_path / "empty").mkdir()
+    assert main(["run", str(tmp_path / "empty")]) == 2
+    assert "no block to run in" in capsys.readouterr().err
+    assert main(["run", "shop.mcptest.yml", "-k", "nothing_matches"]) == 2
+    assert "none selected" in capsys.readouterr().err
