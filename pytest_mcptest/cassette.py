@@ -64,7 +64,8 @@ class _Reader:
             server, turn = raw.get("server"), raw.get("turn")
             if (type(name) is str and name and (error is False or error is True or error is None)
                     and (server is None or type(server) is str) and (turn is None or type(turn) is int)):
-                return ToolCall(name, raw.get("args"), server, bool(error), raw.get("result"), turn)
+                return ToolCall(name, raw.get("args"), server, bool(error), raw.get("result"), turn,
+                                raw.get("args_invalid_json") is True)
         return self._checked_call(raw, parts)
 
     def _checked_call(self, raw, parts) -> ToolCall:
@@ -86,7 +87,7 @@ class _Reader:
         if turn is not None:
             self.expect_type(turn, ["integer"], parts + ["turn"], "'turn'")
         return ToolCall(name=name, args=raw.get("args"), server=server, error=bool(error),
-                        result=raw.get("result"), turn=turn)
+                        result=raw.get("result"), turn=turn, args_invalid_json=raw.get("args_invalid_json") is True)
 
     def run(self, raw, parts) -> Run:
         self.expect_type(raw, ["object"], parts, "a run")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from pytest_mcptest.engine.orchestration import DIAGNOSTICS, orchestrate_run, orchestration
@@ -128,3 +130,13 @@ def test_single_run_aggregate_equals_run():
 ])
 def test_multi_run_empty_traces(runs, expected):
     assert scores(orchestration(runs, CLASSES)) == expected
+
+
+def test_arguments_that_were_not_json_are_not_well_formed():
+    from pytest_mcptest.cassette import parse_cassette
+
+    cassette = parse_cassette("c.json", json.dumps({"runs": [{"tool_calls": [
+        {"name": "catalog.search", "args": {"_raw": "{city: Paris"}, "args_invalid_json": True},
+        {"name": "catalog.search", "args": {"q": "Paris"}}]}]}))
+    assert orchestration(cassette.runs, CLASSES).to_dict()["syntax"] == 50
+    assert cassette.runs[0].tool_calls[0].to_dict()["args_invalid_json"] is True

@@ -50,8 +50,9 @@ def parameterized(call: ToolCall) -> bool:
 
 
 def well_formed(call: ToolCall) -> bool:
-    """A non-empty tool-name string paired with JSON-object args."""
-    return call.name != "" and isinstance(call.args, dict)
+    """A non-empty tool-name string paired with JSON-object args; arguments that were not
+    JSON in the log (kept as ``{"_raw": text}`` and flagged by the importer) are not."""
+    return call.name != "" and isinstance(call.args, dict) and not call.args_invalid_json
 
 
 @attrs.frozen

@@ -31,7 +31,8 @@ def as_call(call: Any) -> ToolCall:
     return ToolCall(name=name if isinstance(name, str) else "", args=get("args"),
                     server=server if isinstance(server, str) and server else None,
                     error=get("error", False) is True, result=get("result"),
-                    turn=turn if isinstance(turn, int) and not isinstance(turn, bool) else None)
+                    turn=turn if isinstance(turn, int) and not isinstance(turn, bool) else None,
+                    args_invalid_json=get("args_invalid_json", False) is True)
 
 
 def calls_of(run: Any) -> tuple[ToolCall, ...]:

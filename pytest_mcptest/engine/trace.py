@@ -21,6 +21,7 @@ class ToolCall:
     error: bool = False
     result: Any = None
     turn: Optional[int] = None
+    args_invalid_json: bool = False  # the log's arguments were not JSON; ``args`` keeps the text as ``_raw``
 
     def to_dict(self) -> dict:
         out: dict = {"name": self.name}
@@ -32,6 +33,8 @@ class ToolCall:
             out["result"] = self.result
         if self.turn is not None:
             out["turn"] = self.turn
+        if self.args_invalid_json:
+            out["args_invalid_json"] = True
         return out
 
 
