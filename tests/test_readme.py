@@ -1,0 +1,29 @@
+"""The README shows a suite and the failure text it gives: both are checked against what
+the code does, so the first page a user reads cannot drift from the product."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _blocks(text: str) -> tuple[str, list[str]]:
+    """The README's first YAML suite, and the failure text shown after 'A failure reads like this'."""
+    suite = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    shown = text.split("A failure reads like this:", 1)[1].split("```\n", 1)[1].split("```", 1)[0]
+    return suite, shown.rstrip("\n").splitlines()
+
+
+def test_the_readme_failure_text_is_what_its_suite_prints(pytester):
+    suite, shown = _blocks((ROOT / "README.md").read_text(encoding="utf-8"))
+    pytester.makefile(".mcptest.yml", shop=suite)
+    (pytester.path / "cassettes").mkdir()
+    # four calls: two refused by the server (no effect), a forbidden one and an invented one
+    (pytester.path / "cassettes" / "restock.json").write_text(
+        (ROOT / "tests" / "data" / "readme-restock.json").read_text(encoding="utf-8"))
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.lines
+    start = out.index(shown[0])
+    assert out[start:start + len(shown)] == shown
