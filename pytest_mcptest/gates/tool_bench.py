@@ -97,9 +97,19 @@ def judge_run(block: ToolBenchBlock, catalog, number: int, total: int, ctx: Cont
         raise SourceError("catalog", None, str(exc)) from None
     failures = ()
     if bench.passed is False:
-        failures = (Failure("min_drop", f"the largest selection drop {bench.max_drop} is below min_drop "
-                            f"{block.min_drop}: the descriptions do not carry the selection signal"),)
+        failures = (Failure("min_drop", f"the largest selection drop {_num(bench.max_drop)} is below min_drop "
+                            f"{_num(block.min_drop)}: the descriptions do not carry the selection signal"),)
     return GateResult(bench.to_dict(), failures, tuple(findings(failures)))
+
+
+def _num(value) -> str:
+    """A drop or a fraction as people read it: three decimals at most (``0.333``, ``0.5``)."""
+    return "none" if value is None else f"{round(value, 3):g}"
+
+
+def _smells(counts: dict) -> str:
+    """``underspecified +1, vague +2``, or ``none``."""
+    return ", ".join(f"{name} +{n}" for name, n in sorted(counts.items()) if n) or "none"
 
 
 def summary_lines(envelope: dict) -> list[str]:
@@ -109,9 +119,9 @@ def summary_lines(envelope: dict) -> list[str]:
              f"{envelope.get('tdqs_mean')} min {envelope.get('tdqs_min')}, catalog {envelope['catalog_tokens']} "
              f"whitespace tokens"]
     for m in envelope["mutations"]:
-        lines.append(f"  {m['tool']} {m['kind']}: drop {m['drop']}, smells introduced {m['smells_introduced']}, "
+        lines.append(f"  {m['tool']} {m['kind']}: drop {_num(m['drop'])}, smells introduced {_smells(m['smells_introduced'])}, "
                      f"tokens removed {m['tokens_removed']}")
     if envelope.get("min_drop") is not None:
         verdict = "PASS" if envelope.get("passed") else "FAIL"
-        lines.append(f"{verdict}: largest drop {envelope['max_drop']} against min-drop {envelope['min_drop']}")
+        lines.append(f"{verdict}: largest drop {_num(envelope['max_drop'])} against min-drop {_num(envelope['min_drop'])}")
     return lines
