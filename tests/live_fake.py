@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Optional
 
 OPENAI_MODEL = "gpt-4o-mini-2024-07-18"
-ANTHROPIC_MODEL = "claude-sonnet-4-5-20250929"
+ANTHROPIC_MODEL = "claude-haiku-4-5-20251001"
 
 
 class Seen:
@@ -114,6 +114,8 @@ class FakeProvider:
         self.script = script
         self.requests: list[Seen] = []
         self.lock = threading.Lock()
+        self.in_flight = 0
+        self.max_in_flight = 0
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -129,9 +131,15 @@ class FakeProvider:
                 seen = Seen(api, body, {k.lower(): v for k, v in self.headers.items()})
                 with fake.lock:
                     fake.requests.append(seen)
-                answer = fake.script(seen)
-                if answer.delay:
-                    time.sleep(answer.delay)
+                    fake.in_flight += 1
+                    fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+                try:
+                    answer = fake.script(seen)
+                    if answer.delay:
+                        time.sleep(answer.delay)
+                finally:
+                    with fake.lock:
+                        fake.in_flight -= 1
                 data = answer.body if isinstance(answer.body, bytes) else json.dumps(answer.body).encode()
                 self.send_response(answer.status)
                 self.send_header("content-type", "application/json")

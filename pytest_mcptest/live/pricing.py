@@ -8,8 +8,9 @@ cost (absent, never zero); the runner says so once per recording. A ``price:`` i
 suite's ``models:`` block overrides the table. Cache reads and writes are priced as
 plain input: an upper bound for cached prompts.
 
-The table was checked against the providers' price pages in November 2026; prices
-change, so a ``price:`` setting is the way to be exact.
+The table holds the providers' published list prices for the models it names, as
+known when it was written; newer models are not in it and prices change, so a
+``price:`` setting is the way to be exact.
 """
 
 from __future__ import annotations

@@ -6,9 +6,8 @@ commands run under this interpreter, ``tools/list`` is followed through every pa
 kept exactly as sent) and keeps the sessions open for the run's tool calls.
 
 :class:`ToolBoard` is what the model sees: every real tool under a name the provider
-accepts (``[A-Za-z0-9_-]``, at most 64 characters; the MCP name itself when it already
-fits and is unique, else ``server__name``, sanitized, with a counter if it still
-collides), then the injected distractors. It maps a name the model calls back to a
+accepts (``[A-Za-z0-9_-]``, at most 64 characters: the MCP name, other characters made
+``_``; ``server__name`` when two servers share a name; a counter if it still collides), then the injected distractors. It maps a name the model calls back to a
 server and tool, or says it is a distractor or unknown.
 """
 
@@ -25,8 +24,6 @@ import attrs
 
 from ..mcp.client import ServerError, _all_pages, _describe, _leaf, _pump, _quiet_sdk_logging, _tail
 from .provider import LiveError, ToolDef
-
-NAME_OK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 @attrs.frozen
@@ -134,11 +131,11 @@ class ToolBoard:
         self._targets: dict[str, Target] = {}
         for server, tool in real:
             name = tool["name"]
-            wanted = name if counts[name] == 1 and NAME_OK.match(name) else _safe(f"{server}__{name}")
+            wanted = _safe(name) if counts[name] == 1 else _safe(f"{server}__{name}")
             self._add(wanted, tool, Target(name, server))
         self.distractors: list[str] = []
         for tool in distractors:
-            if tool["name"] in self._targets:
+            if tool["name"] in counts:
                 continue  # a real tool already has that name; the real one wins
             self._add(_safe(tool["name"]), tool, Target(tool["name"], distractor=True))
             self.distractors.append(tool["name"])
