@@ -320,6 +320,16 @@ def test_an_unknown_model_has_no_cost_and_says_so_once(shop, live_env):
     assert recording.usage["llama3.1:8b"]["cost_micros"] == 0
 
 
+def test_a_temperature_the_anthropic_sdk_cannot_send_is_noted(shop, live_env):
+    with FakeProvider(lambda seen: reply(seen, text="hi")) as fake:
+        live_env(fake)
+        recording = record_agent(task(shop, "anthropic"), models={"anthropic": {"temperature": 0.5}})
+        sent = record_agent(task(shop, "openai"), models={"openai": {"temperature": 0.5}})
+    assert "temperature" not in fake.requests[0].body and fake.requests[1].body["temperature"] == 0.5
+    assert recording.notes == ("anthropic:claude-haiku-4-5: the installed SDK takes no temperature; it was not sent",)
+    assert sent.notes == ()
+
+
 def test_a_price_in_the_models_block_prices_any_model(shop, live_env):
     models = {"openai:gpt-4o-mini": {"price": {"input": 1, "output": 2}}}
     with FakeProvider(lambda seen: reply(seen, text="hi", model="llama3.1:8b")) as fake:

@@ -9,6 +9,8 @@ The runner's transcript is Chat Completions shaped; this module turns it into Me
 form (tool calls become ``tool_use`` blocks, consecutive tool results one user message
 of ``tool_result`` blocks) and reads the answer's JSON back (``content`` blocks,
 ``usage``, ``model``, ``stop_reason``). Input tokens include cache writes and reads.
+A ``temperature`` is sent only when the installed SDK's ``messages.create`` takes one
+(recent ones do not); otherwise the recording notes that it was not sent.
 """
 
 from __future__ import annotations
@@ -38,6 +40,12 @@ class AnthropicProvider(Provider):
     async def close(self) -> None:
         await self._client.close()
 
+    def _takes_temperature(self) -> bool:
+        """Recent SDKs dropped ``temperature`` from ``messages.create``; older ones take it."""
+        import inspect
+
+        return "temperature" in inspect.signature(self._client.messages.create).parameters
+
     async def _request(self, system, turns, tools, temperature) -> Any:
         kwargs: dict = {"model": self.ref.name, "max_tokens": self.settings.max_tokens or DEFAULT_MAX_TOKENS,
                         "messages": messages(turns)}
@@ -46,7 +54,10 @@ class AnthropicProvider(Provider):
         if tools:
             kwargs["tools"] = [_tool(t) for t in tools]
         if temperature is not None:
-            kwargs["temperature"] = temperature
+            if self._takes_temperature():
+                kwargs["temperature"] = temperature
+            else:
+                self.ignored.add("temperature")
         raw = await self._client.messages.with_raw_response.create(**kwargs)
         try:
             return json.loads(raw.http_response.text)

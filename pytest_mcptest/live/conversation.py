@@ -207,6 +207,10 @@ class _Roles:
             self._open[text] = open_model(text, models, budget, ledger)
         return self._open[text]
 
+    @property
+    def models(self) -> list[Model]:
+        return list(self._open.values())
+
     async def close(self) -> None:
         for model in self._open.values():
             await model.provider.close()
@@ -283,7 +287,8 @@ async def record_conversation_async(task: ConversationTask, models: Optional[Map
         await roles.close()
     meta = {"conversation": task.name, "recorder": RECORDER, "model": task.model,
             "synthetic_user_model": str(roles.user.provider.ref), "judge_model": str(roles.judge.provider.ref)}
-    return finish(runs, catalogs[0] or {}, meta, notes_for(ledger, catalogs) + sorted(notes), ledger)
+    return finish(runs, catalogs[0] or {}, meta, notes_for(ledger, catalogs, roles.models) + sorted(notes),
+                  ledger)
 
 
 def record_conversation(task: ConversationTask, models: Optional[Mapping] = None, concurrency: int = 4) -> Recording:

@@ -226,6 +226,7 @@ class Provider:
     def __init__(self, ref: ModelRef, settings: ModelSettings):
         self.ref = ref
         self.settings = settings
+        self.ignored: set[str] = set()  # settings this provider could not send
 
     @property
     def base_url(self) -> str:

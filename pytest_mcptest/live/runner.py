@@ -309,9 +309,11 @@ def item_budget(model_text: str, models: Optional[Mapping]) -> Budget:
     return Budget(settings.item_max_tokens, None if cost is None else int(round(cost * 1_000_000)))
 
 
-def notes_for(ledger: Ledger, catalogs: Sequence) -> list[str]:
+def notes_for(ledger: Ledger, catalogs: Sequence, models: Sequence[Model]) -> list[str]:
     notes = [f"no price is known for model {m!r}: cost_micros is not recorded (set price: in the "
              f"suite's models: block)" for m in ledger.unpriced]
+    notes += [f"{m.provider.ref}: the installed SDK takes no {setting}; it was not sent"
+              for m in models for setting in sorted(m.provider.ignored)]
     first = catalogs[0] if catalogs else None
     for i, other in enumerate(catalogs[1:], start=1):
         if other is not None and first is not None and other != first:
@@ -345,7 +347,7 @@ async def record_agent_async(task: AgentTask, models: Optional[Mapping] = None, 
     meta["prompt"] = task.prompt
     if task.system_prompt is not None:
         meta["system_prompt"] = task.system_prompt
-    return finish(runs, catalogs[0] or {}, meta, notes_for(ledger, catalogs), ledger)
+    return finish(runs, catalogs[0] or {}, meta, notes_for(ledger, catalogs, [model]), ledger)
 
 
 def record_agent(task: AgentTask, models: Optional[Mapping] = None, concurrency: int = 4) -> Recording:
