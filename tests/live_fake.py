@@ -7,7 +7,8 @@ Each test scripts it with a function ``script(request) -> Answer``; :class:`Seen
 the request a provider-neutral reading (presented tool names, system prompt, user texts,
 tool results so far) so one script serves both formats. Every request is kept, headers
 included, for the test to inspect. Answers may be delayed (a slow model) and may be
-any status or body (429, 500, malformed).
+any status or body (429, 500, malformed). The fixtures at the end give a test the
+mock MCP server ``shop`` and point both SDKs at a fake with test keys.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Optional
+
+import pytest
+
+from pytest_mcptest.live.servers import ServerSpec
 
 OPENAI_MODEL = "gpt-4o-mini-2024-07-18"
 ANTHROPIC_MODEL = "claude-haiku-4-5-20251001"
@@ -161,3 +166,48 @@ class FakeProvider:
     def __exit__(self, *exc) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+# --------------------------------------------------------------------------- fixtures
+
+OPENAI_KEY = "sk-openai-test-7f3a9c2e41d8b605"
+ANTHROPIC_KEY = "sk-ant-test-0b8e5d1f93c7a426"
+MODELS = {"openai": "openai:gpt-4o-mini", "anthropic": "anthropic:claude-haiku-4-5"}
+
+MANIFEST = """\
+mock_server:
+  name: shop
+  tools:
+    - name: get_weather
+      description: Current weather for a city.
+      input_schema: {type: object, properties: {city: {type: string}}, required: [city]}
+      response: "72F in ${args.city}"
+    - name: search
+      description: Search the web.
+      input_schema: {type: object, properties: {q: {type: string}}, required: [q]}
+"""
+TOOLS = [
+    {"name": "get_weather", "description": "Current weather for a city.",
+     "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}},
+    {"name": "search", "description": "Search the web.",
+     "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}},
+]
+
+
+@pytest.fixture
+def shop(tmp_path):
+    path = tmp_path / "shop.yml"
+    path.write_text(MANIFEST)
+    return ServerSpec("shop", ("mcptest", "mock", "--tools-from", str(path)))
+
+
+@pytest.fixture
+def live_env(monkeypatch):
+    """Point both SDKs at a fake: ``live_env(fake)``."""
+    def point(fake: FakeProvider) -> None:
+        monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.url + "/v1")
+        monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+        monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    return point

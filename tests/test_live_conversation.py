@@ -8,8 +8,7 @@ import re
 
 import pytest
 
-from live_fake import ANTHROPIC_MODEL, OPENAI_MODEL, FakeProvider, reply
-from test_live_runner import shop, live_env  # noqa: F401 - fixtures
+from live_fake import ANTHROPIC_MODEL, OPENAI_MODEL, FakeProvider, live_env, reply, shop  # noqa: F401
 from pytest_mcptest.cassette import parse_cassette
 from pytest_mcptest.engine.conversation import ConversationSpec, evaluate_conversation
 from pytest_mcptest.live.conversation import ConversationTask, record_conversation

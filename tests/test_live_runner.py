@@ -9,56 +9,14 @@ import threading
 
 import pytest
 
-from live_fake import ANTHROPIC_MODEL, OPENAI_MODEL, Answer, FakeProvider, error, reply, tool_then_answer
+from live_fake import (ANTHROPIC_KEY, ANTHROPIC_MODEL, MODELS, OPENAI_KEY, OPENAI_MODEL, TOOLS, Answer, FakeProvider,
+                       error, live_env, reply, shop, tool_then_answer)  # noqa: F401 - fixtures
 from pytest_mcptest.cassette import parse_cassette
 from pytest_mcptest.engine.distractors import inject_distractors
 from pytest_mcptest.engine.tokens import merged_catalog_tools
 from pytest_mcptest.live.provider import LiveError
 from pytest_mcptest.live.runner import AgentTask, DistractorPlan, record_agent
 from pytest_mcptest.live.servers import ServerSpec
-
-OPENAI_KEY = "sk-openai-test-7f3a9c2e41d8b605"
-ANTHROPIC_KEY = "sk-ant-test-0b8e5d1f93c7a426"
-MODELS = {"openai": "openai:gpt-4o-mini", "anthropic": "anthropic:claude-haiku-4-5"}
-
-MANIFEST = """\
-mock_server:
-  name: shop
-  tools:
-    - name: get_weather
-      description: Current weather for a city.
-      input_schema: {type: object, properties: {city: {type: string}}, required: [city]}
-      response: "72F in ${args.city}"
-    - name: search
-      description: Search the web.
-      input_schema: {type: object, properties: {q: {type: string}}, required: [q]}
-"""
-TOOLS = [
-    {"name": "get_weather", "description": "Current weather for a city.",
-     "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}},
-    {"name": "search", "description": "Search the web.",
-     "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}},
-]
-
-
-@pytest.fixture
-def shop(tmp_path):
-    path = tmp_path / "shop.yml"
-    path.write_text(MANIFEST)
-    return ServerSpec("shop", ("mcptest", "mock", "--tools-from", str(path)))
-
-
-@pytest.fixture
-def live_env(monkeypatch):
-    """Point both SDKs at a fake: ``live_env(fake)``."""
-    def point(fake: FakeProvider) -> None:
-        monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
-        monkeypatch.setenv("OPENAI_BASE_URL", fake.url + "/v1")
-        monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
-        monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
-    return point
-
 
 def task(shop, api: str, **kw) -> AgentTask:
     kw.setdefault("prompt", "What is the weather in Sacramento?")
@@ -208,11 +166,11 @@ def test_a_429_is_retried_and_then_succeeds(api, shop, live_env):
 
 
 @pytest.mark.parametrize("api", ["openai", "anthropic"])
-def test_a_500_three_times_is_one_clear_failure(api, shop, live_env):
+def test_a_500_three_times_is_one_clear_failure(api, live_env):
     with FakeProvider(lambda seen: error(seen, 500, "the model is on fire", {"retry-after-ms": "5"})) as fake:
         live_env(fake)
         with pytest.raises(LiveError) as info:
-            record_agent(task(shop, api, runs=2), concurrency=1)
+            record_agent(AgentTask(model=MODELS[api], prompt="hi", runs=2), concurrency=1)
     message = str(info.value)
     assert len(fake.requests) == 3
     assert message == (f"{MODELS[api]}: HTTP 500 from {fake.url}{'/v1' if api == 'openai' else ''} after 3 "
@@ -228,11 +186,11 @@ def test_a_500_three_times_is_one_clear_failure(api, shop, live_env):
     ("anthropic", {"type": "message", "content": "text"}, "no 'content' list in the answer (keys: content, type)"),
     ("anthropic", {"content": [{"type": "tool_use", "id": "t"}]}, "content[0] is a tool_use block with no name"),
 ])
-def test_a_malformed_answer_is_named(api, body, what, shop, live_env):
+def test_a_malformed_answer_is_named(api, body, what, live_env):
     with FakeProvider(lambda seen: Answer(body)) as fake:
         live_env(fake)
         with pytest.raises(LiveError) as info:
-            record_agent(task(shop, api))
+            record_agent(AgentTask(model=MODELS[api], prompt="hi"))
     base = fake.url + ("/v1" if api == "openai" else "")
     assert str(info.value) == f"{MODELS[api]}: malformed answer from {base}: {what} (0 of 1 run(s) completed)"
 
@@ -291,7 +249,7 @@ def test_no_api_key_byte_is_returned_or_written(shop, live_env, tmp_path):
         with FakeProvider(refuse) as fake:
             live_env(fake)
             with pytest.raises(LiveError) as info:
-                record_agent(task(shop, api))
+                record_agent(AgentTask(model=MODELS[api], prompt="hi"))
         variable = "OPENAI_API_KEY" if api == "openai" else "ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN"
         assert str(info.value).startswith(f"{MODELS[api]}: the API refused the key in {variable} (HTTP 401): "
                                           f"invalid key <redacted>")

@@ -269,11 +269,18 @@ async def run_indexed(runs: int, concurrency: int, one) -> list:
 
     results: list = [None] * runs
     done: dict = {}
+    failed: list = []
     gate = anyio.CapacityLimiter(max(1, concurrency))
 
     async def worker(i: int) -> None:
         async with gate:
-            results[i] = await one(i)
+            if failed:  # a waiting run does not start after another one failed
+                return
+            try:
+                results[i] = await one(i)
+            except BaseException:
+                failed.append(i)
+                raise
             done[i] = results[i]
 
     try:
