@@ -13,7 +13,7 @@ from pytest_mcptest.live.pricing import cost_micros, price_of
 from pytest_mcptest.live.provider import (LiveError, ModelRef, ModelSettings, Price, Usage, make_provider,
                                           parse_model, scrub, settings_for)
 from pytest_mcptest.live.runner import AgentTask, record_agent
-from pytest_mcptest.live.servers import ToolBoard
+from pytest_mcptest.live.servers import ServerSpec, ToolBoard, server_specs
 
 
 @pytest.mark.parametrize("text, ref", [
@@ -157,3 +157,33 @@ def test_the_plugin_imports_nothing_live():
             "or m.startswith('pytest_mcptest.live')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_server_specs_from_the_suites_servers():
+    servers = {"shop": {"command": ["mcptest", "mock", "--tools-from", "shop.yml"], "env": {"A": "1"},
+                        "cwd": "/srv", "timeout": 5},
+               "docs": {"catalog": "catalogs/docs.json"}}
+    assert server_specs(servers, ["shop"]) == (
+        ServerSpec("shop", ("mcptest", "mock", "--tools-from", "shop.yml"), {"A": "1"}, "/srv", 5.0),)
+    with pytest.raises(LiveError, match=r"server 'docs' is a saved catalog with no command; a live run needs"):
+        server_specs(servers, ["shop", "docs"])
+    with pytest.raises(LiveError, match=r"server 'web' is not in the suite's servers: \(docs, shop\)"):
+        server_specs(servers, ["web"])
+
+
+def test_dry_run_lines_and_usage_lines():
+    from pytest_mcptest.engine.conversation import ConversationSpec
+    from pytest_mcptest.live.conversation import ConversationTask
+    from pytest_mcptest.live.runner import usage_lines
+
+    agent = AgentTask(model="openai:gpt-4o-mini", prompt="hi", runs=5, max_turns=4, name="weather",
+                      servers=(ServerSpec("shop", ("x",)),))
+    assert agent.dry_run() == "'weather': openai:gpt-4o-mini, 5 run(s) of up to 4 model replies, servers: shop"
+    chat = ConversationTask(name="w", model="openai:gpt-4o-mini", synthetic_user={"max_turns": 3},
+                            evaluation=ConversationSpec(), config={"judge": {"model": "anthropic:claude-haiku-4-5"}})
+    assert chat.dry_run() == ("'w': agent openai:gpt-4o-mini, synthetic user openai:gpt-4o-mini, "
+                              "judge anthropic:claude-haiku-4-5, 1 run(s) of up to 3 user turns")
+    usage = {"b": {"calls": 2, "input": 250, "output": 50, "cost_micros": 68},
+             "a": {"calls": 1, "input": 10, "output": 2, "cost_micros": 0}}
+    assert usage_lines(usage) == ["a: 1 calls, 12 tokens (10 in, 2 out), cost unknown",
+                                  "b: 2 calls, 300 tokens (250 in, 50 out), $0.0001"]

@@ -18,27 +18,14 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from .provider import ModelRef, ModelSettings, Provider, Reply, ToolDef, ToolUse, Usage, missing_extra
+from .provider import Provider, Reply, ToolDef, ToolUse, Usage
 
 DEFAULT_MAX_TOKENS = 4096
 
 
 class AnthropicProvider(Provider):
-    def __init__(self, ref: ModelRef, settings: ModelSettings):
-        super().__init__(ref, settings)
-        try:
-            import anthropic
-        except ImportError:
-            raise missing_extra("anthropic") from None
-        self._client = anthropic.AsyncAnthropic(base_url=settings.base_url, timeout=settings.timeout,
-                                                max_retries=settings.max_retries)
-
-    @property
-    def base_url(self) -> str:
-        return str(self._client.base_url).rstrip("/")
-
-    async def close(self) -> None:
-        await self._client.close()
+    SDK = "anthropic"
+    CLIENT = "AsyncAnthropic"
 
     def _takes_temperature(self) -> bool:
         """Recent SDKs dropped ``temperature`` from ``messages.create``; older ones take it."""
@@ -59,10 +46,7 @@ class AnthropicProvider(Provider):
             else:
                 self.ignored.add("temperature")
         raw = await self._client.messages.with_raw_response.create(**kwargs)
-        try:
-            return json.loads(raw.http_response.text)
-        except ValueError:
-            raise self.malformed(f"the body is not JSON: {raw.http_response.text[:200]!r}") from None
+        return self._json(raw)
 
     def _reply(self, data: dict) -> Reply:
         content = data.get("content")

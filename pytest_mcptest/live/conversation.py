@@ -59,6 +59,14 @@ class ConversationTask:
     agent_max_steps: int = 10                    # agent replies per user message
     runs: int = 1
 
+    def dry_run(self) -> str:
+        """What recording this scenario would spend, in one line (for ``--dry-run``)."""
+        user = _override(self, "synthetic_user").get("model") or self.user_model or self.model
+        judge = _override(self, "judge").get("model") or self.judge_model or self.model
+        turns = self.synthetic_user.get("max_turns") or self.evaluation.max_turns
+        return (f"{self.name!r}: agent {self.model}, synthetic user {user}, judge {judge}, {self.runs} run(s) "
+                f"of up to {turns} user turns")
+
 
 def _override(task: ConversationTask, role: str) -> Mapping:
     entry = (task.config or {}).get(role)
@@ -88,17 +96,16 @@ def user_system_prompt(task: ConversationTask) -> str:
     return "\n".join(lines)
 
 
-def _transcript(turns: list, calls: list) -> str:
-    """The conversation as the user and the judge read it: messages, and tool calls
-    with their arguments and (shortened) results in the order they happened."""
-    out, by_id = [], {}
+def _transcript(turns: list) -> str:
+    """The conversation as the judge reads it: messages, and tool calls with their
+    arguments and (shortened) results in the order they happened."""
+    out = []
     for turn in turns:
         role = turn["role"]
         if role == "user":
             out.append(f"USER: {turn['content']}")
         elif role == "assistant":
             for call in turn.get("tool_calls") or ():
-                by_id[call["id"]] = call["function"]
                 out.append(f"ASSISTANT CALLS TOOL {call['function']['name']} WITH {call['function']['arguments']}")
             if turn.get("content"):
                 out.append(f"ASSISTANT: {turn['content']}")
@@ -131,7 +138,7 @@ def criteria(spec: ConversationSpec) -> list[dict]:
     return items
 
 
-def judge_prompt(task: ConversationTask, items: list, turns: list, calls: list) -> tuple[str, str]:
+def judge_prompt(task: ConversationTask, items: list, turns: list) -> tuple[str, str]:
     system = ("You are a strict, fair evaluator of an AI assistant's conversation with a user. For each numbered "
               "statement, decide from the transcript alone whether it is true of the conversation. Answer with "
               'one JSON object and nothing else: {"results": [{"id": <number>, "holds": true|false, '
@@ -143,7 +150,7 @@ def judge_prompt(task: ConversationTask, items: list, turns: list, calls: list) 
     for n, item in enumerate(items, start=1):
         about = f" (about calls of the tool {item['tool']})" if item["kind"] == "tool_call" else ""
         statements.append(f"{n}. {item['criterion']}{about}")
-    user = (f"Scenario: {task.name}\n\nTranscript:\n{_transcript(turns, calls)}\n\n"
+    user = (f"Scenario: {task.name}\n\nTranscript:\n{_transcript(turns)}\n\n"
             "Statements:\n" + "\n".join(statements))
     return system, user
 
@@ -256,7 +263,7 @@ async def _conversation_run(task: ConversationTask, roles: _Roles, notes: list, 
     items = criteria(task.evaluation)
     judgments: list = []
     if items:
-        system, prompt = judge_prompt(task, items, turns, calls)
+        system, prompt = judge_prompt(task, items, turns)
         verdict, cost = await roles.judge.ask(system, [{"role": "user", "content": prompt}], [],
                                               judge_cfg.get("temperature"))
         judge.add(verdict, cost)
@@ -274,8 +281,8 @@ async def _conversation_run(task: ConversationTask, roles: _Roles, notes: list, 
 async def record_conversation_async(task: ConversationTask, models: Optional[Mapping] = None,
                                     concurrency: int = 4) -> Recording:
     """:func:`record_conversation` inside a running event loop."""
-    if task.runs < 1:
-        raise LiveError(f"runs must be at least 1, found {task.runs}")
+    if task.runs < 1 or task.agent_max_steps < 1:
+        raise LiveError(f"runs and agent_max_steps must be at least 1, found {task.runs} and {task.agent_max_steps}")
     ledger = Ledger()
     roles = _Roles(task, models, item_budget(task.model, models), ledger)
     notes: list = []

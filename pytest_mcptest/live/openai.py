@@ -16,25 +16,12 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from .provider import ModelRef, ModelSettings, Provider, Reply, ToolDef, ToolUse, Usage, missing_extra
+from .provider import Provider, Reply, ToolDef, ToolUse, Usage
 
 
 class OpenAIProvider(Provider):
-    def __init__(self, ref: ModelRef, settings: ModelSettings):
-        super().__init__(ref, settings)
-        try:
-            import openai
-        except ImportError:
-            raise missing_extra("openai") from None
-        self._client = openai.AsyncOpenAI(base_url=settings.base_url, timeout=settings.timeout,
-                                          max_retries=settings.max_retries)
-
-    @property
-    def base_url(self) -> str:
-        return str(self._client.base_url).rstrip("/")
-
-    async def close(self) -> None:
-        await self._client.close()
+    SDK = "openai"
+    CLIENT = "AsyncOpenAI"
 
     async def _request(self, system, turns, tools, temperature) -> Any:
         messages = ([{"role": "system", "content": system}] if system else []) + [_message(t) for t in turns]
@@ -46,10 +33,7 @@ class OpenAIProvider(Provider):
         if self.settings.max_tokens is not None:
             kwargs["max_tokens"] = self.settings.max_tokens
         raw = await self._client.chat.completions.with_raw_response.create(**kwargs)
-        try:
-            return json.loads(raw.http_response.text)
-        except ValueError:
-            raise self.malformed(f"the body is not JSON: {raw.http_response.text[:200]!r}") from None
+        return self._json(raw)
 
     def _reply(self, data: dict) -> Reply:
         choices = data.get("choices")

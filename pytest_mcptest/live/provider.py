@@ -18,6 +18,7 @@ from any text or JSON value before it leaves the live tier.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from typing import Any, Mapping, Optional
@@ -220,17 +221,39 @@ class ToolDef:
 
 
 class Provider:
-    """One model behind one SDK client. Subclasses implement :meth:`_request` (one call
-    of the SDK, returning the answer's JSON) and :meth:`_reply` (that JSON -> Reply)."""
+    """One model behind one SDK client. Subclasses name the SDK module and its async
+    client class, and implement :meth:`_request` (one call of the SDK, returning the
+    answer's JSON through :meth:`_json`) and :meth:`_reply` (that JSON -> Reply)."""
+
+    SDK = ""
+    CLIENT = ""
 
     def __init__(self, ref: ModelRef, settings: ModelSettings):
+        import importlib
+
         self.ref = ref
         self.settings = settings
         self.ignored: set[str] = set()  # settings this provider could not send
+        try:
+            sdk = importlib.import_module(self.SDK)
+        except ImportError:
+            raise missing_extra(self.SDK) from None
+        # The SDK reads the key (and, without base_url, the *_BASE_URL variable) itself.
+        self._client = getattr(sdk, self.CLIENT)(base_url=settings.base_url, timeout=settings.timeout,
+                                                 max_retries=settings.max_retries)
 
     @property
     def base_url(self) -> str:
-        raise NotImplementedError
+        return str(self._client.base_url).rstrip("/")
+
+    def _json(self, raw: Any) -> Any:
+        """The JSON of a raw SDK response (``with_raw_response``), read here so that a
+        malformed answer is named instead of failing inside the SDK's typed models."""
+        text = raw.http_response.text
+        try:
+            return json.loads(text)
+        except ValueError:
+            raise self.malformed(f"the body is not JSON: {text[:200]!r}") from None
 
     async def complete(self, system: Optional[str], turns: list, tools: list[ToolDef],
                        temperature: Optional[float] = None) -> Reply:
@@ -248,6 +271,7 @@ class Provider:
 
     async def close(self) -> None:
         """Release the SDK client's connections."""
+        await self._client.close()
 
     async def _request(self, system, turns, tools, temperature) -> Any:
         raise NotImplementedError

@@ -70,6 +70,23 @@ class AgentTask:
     distractors: Union[DistractorPlan, tuple, None] = None   # a plan, or tool dicts to inject
     name: Optional[str] = None                  # the item's name, for messages and meta
 
+    def dry_run(self) -> str:
+        """What recording this item would spend, in one line (for ``--dry-run``)."""
+        return (f"{self.name or self.prompt[:40]!r}: {self.model}, {self.runs} run(s) of up to {self.max_turns} "
+                f"model replies, servers: {', '.join(s.name for s in self.servers) or 'none'}")
+
+
+def usage_lines(usage: Mapping) -> list[str]:
+    """The terminal summary's lines for a ``Recording.usage`` (or several merged):
+    ``gpt-4o-mini-2024-07-18: 10 calls, 2500 tokens (2000 in, 500 out), $0.0006``."""
+    lines = []
+    for model in sorted(usage):
+        row = usage[model]
+        cost = f"${row['cost_micros'] / 1e6:.4f}" if row["cost_micros"] else "cost unknown"
+        lines.append(f"{model}: {row['calls']} calls, {row['input'] + row['output']} tokens "
+                     f"({row['input']} in, {row['output']} out), {cost}")
+    return lines
+
 
 class Ledger:
     """Model calls, tokens and cost per model id: the terminal summary's figures."""

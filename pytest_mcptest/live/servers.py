@@ -34,6 +34,24 @@ class ServerSpec:
     command: tuple[str, ...]
     env: Optional[Mapping[str, str]] = None
     cwd: Optional[str] = None
+    timeout: float = 30.0  # seconds for start-up, initialize and tools/list
+
+
+def server_specs(servers: Mapping[str, Mapping], names: Sequence[str]) -> tuple[ServerSpec, ...]:
+    """The specs of an item's ``servers: [names]``, from the suite's resolved ``servers:``
+    entries (``command``, ``env``, ``cwd``, ``timeout``). An unknown name, or a server that
+    is only a saved ``catalog:`` (nothing could execute its tools), is a :class:`LiveError`."""
+    specs = []
+    for name in names:
+        entry = servers.get(name)
+        if entry is None:
+            raise LiveError(f"server {name!r} is not in the suite's servers: ({', '.join(sorted(servers)) or 'none'})")
+        if not entry.get("command"):
+            raise LiveError(f"server {name!r} is a saved catalog with no command; a live run needs a server "
+                            f"it can start (servers: {name}: command: [...])")
+        specs.append(ServerSpec(name, tuple(entry["command"]), entry.get("env"), entry.get("cwd"),
+                                float(entry.get("timeout", 30.0))))
+    return tuple(specs)
 
 
 def _argv(command: Sequence[str]) -> list[str]:
@@ -63,7 +81,7 @@ class ServerHub:
 
 
 @asynccontextmanager
-async def open_servers(specs: Sequence[ServerSpec], timeout: float = 30.0, call_timeout: float = 60.0):
+async def open_servers(specs: Sequence[ServerSpec], call_timeout: float = 60.0):
     """Start ``specs``, initialize each session and list its tools; yield a :class:`ServerHub`.
     A server that cannot be started or listed is a :class:`LiveError` with its stderr tail."""
     import anyio
@@ -89,12 +107,12 @@ async def open_servers(specs: Sequence[ServerSpec], timeout: float = 30.0, call_
                 group.start_soon(_pump, read_stream, tap_send, raw_pages)
                 stack.callback(group.cancel_scope.cancel)  # runs before the group is awaited
                 session = await stack.enter_async_context(ClientSession(tap_receive, write_stream))
-                with anyio.fail_after(timeout):  # scoped to the exchange: contexts above outlive it
+                with anyio.fail_after(spec.timeout):  # scoped to the exchange: contexts above outlive it
                     await session.initialize()
                     tools = await _all_pages(session, mcp_types, raw_pages)
             except Exception as exc:  # noqa: BLE001 - one clear line with the server's stderr
                 leaf = _leaf(exc)
-                reason = leaf.reason if isinstance(leaf, ServerError) else _describe(leaf, timeout)
+                reason = leaf.reason if isinstance(leaf, ServerError) else _describe(leaf, spec.timeout)
                 raise LiveError(f"server {spec.name!r}: {ServerError(argv, reason, _tail(errlog))}") from None
             hub.sessions[spec.name] = session
             hub.catalog[spec.name] = {"tools": tools}
