@@ -178,6 +178,16 @@ def test_a_500_three_times_is_one_clear_failure(api, live_env):
     assert info.value.completed == {}
 
 
+def test_a_model_that_does_not_answer_in_time_is_one_clear_failure(live_env):
+    models = {"openai": {"timeout": 0.3, "max_retries": 0}}
+    with FakeProvider(lambda seen: reply(seen, text="late", delay=3)) as fake:
+        live_env(fake)
+        with pytest.raises(LiveError) as info:
+            record_agent(AgentTask(model="openai:gpt-4o-mini", prompt="hi"), models=models)
+    assert str(info.value) == (f"openai:gpt-4o-mini: no answer from {fake.url}/v1 within 0.3 s (1 attempt(s)) "
+                               "(0 of 1 run(s) completed)")
+
+
 @pytest.mark.parametrize("api, body, what", [
     ("openai", b"<html>gateway</html>", "the body is not JSON: '<html>gateway</html>'"),
     ("openai", {"id": "x", "object": "chat.completion"}, "no choices[0] in the answer (keys: id, object)"),

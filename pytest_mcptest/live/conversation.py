@@ -35,7 +35,7 @@ from ..mcp.client import _run_sync
 from .limits import Budget
 from .provider import LiveError
 from .runner import (Ledger, Model, Recording, Tally, agent_steps, finish, item_budget, notes_for, open_model,
-                     result_text, run_dict, run_indexed)
+                     run_dict, run_indexed)
 from .servers import ServerSpec, ToolBoard, open_servers
 
 DONE = "[DONE]"

@@ -31,7 +31,7 @@ when the API did not report usage or the model has no known price.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Mapping, Optional, Sequence, Union
 
 import attrs
 
