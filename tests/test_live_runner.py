@@ -195,6 +195,8 @@ def test_a_model_that_does_not_answer_in_time_is_one_clear_failure(live_env):
      "choices[0].message.tool_calls[0] has no function name"),
     ("anthropic", {"type": "message", "content": "text"}, "no 'content' list in the answer (keys: content, type)"),
     ("anthropic", {"content": [{"type": "tool_use", "id": "t"}]}, "content[0] is a tool_use block with no name"),
+    ("anthropic", [1, 2], "the answer is not a JSON object (list)"),
+    ("anthropic", {"content": [{"type": "text", "text": 7}]}, "content[0].text is not a string"),
 ])
 def test_a_malformed_answer_is_named(api, body, what, live_env):
     with FakeProvider(lambda seen: Answer(body)) as fake:
@@ -203,6 +205,18 @@ def test_a_malformed_answer_is_named(api, body, what, live_env):
             record_agent(AgentTask(model=MODELS[api], prompt="hi"))
     base = fake.url + ("/v1" if api == "openai" else "")
     assert str(info.value) == f"{MODELS[api]}: malformed answer from {base}: {what} (0 of 1 run(s) completed)"
+
+
+def test_usage_that_cannot_be_read_is_absent_not_zero(live_env):
+    body = {"choices": [{"message": {"content": "x"}, "finish_reason": "stop"}], "usage": "many"}
+    with FakeProvider(lambda seen: Answer(body)) as fake:
+        live_env(fake)
+        recording = record_agent(AgentTask(model="openai:gpt-4o-mini", prompt="hi"))
+    run = recording.runs[0]
+    assert "tokens" not in run["conversation"] and "cost_micros" not in run
+    assert run["conversation"]["turns"][-1] == {"role": "assistant", "content": "x"}
+    assert recording.notes == ("model 'gpt-4o-mini' answered without token usage: tokens and cost_micros are "
+                               "not recorded for those runs",)
 
 
 def test_a_model_that_never_stops_is_stopped_at_max_turns(shop, live_env):

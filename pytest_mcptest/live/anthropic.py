@@ -56,6 +56,8 @@ class AnthropicProvider(Provider):
         for i, block in enumerate(content):
             kind = block.get("type") if isinstance(block, dict) else None
             if kind == "text":
+                if not isinstance(block.get("text", ""), str):
+                    raise self.malformed(f"content[{i}].text is not a string")
                 texts.append(block.get("text") or "")
             elif kind == "tool_use":
                 if not isinstance(block.get("name"), str):

@@ -267,7 +267,12 @@ class Provider:
             raise LiveError(scrub(self._describe(exc))) from None
         if not isinstance(data, dict):
             raise self.malformed(f"the answer is not a JSON object ({type(data).__name__})")
-        return self._reply(data)
+        try:
+            return self._reply(data)
+        except LiveError:
+            raise
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:  # a shape no check above foresaw
+            raise self.malformed(f"{type(exc).__name__}: {exc}") from None
 
     async def close(self) -> None:
         """Release the SDK client's connections."""

@@ -93,14 +93,18 @@ class Ledger:
 
     def __init__(self):
         self.models: dict[str, dict] = {}
-        self.unpriced: list[str] = []
+        self.unpriced: list[str] = []   # models with usage but no known price
+        self.unmetered: list[str] = []  # models that answered without usage
 
     def add(self, model: str, usage: Optional[Usage], cost: Optional[int]) -> None:
         row = self.models.setdefault(model, {"calls": 0, "input": 0, "output": 0, "cost_micros": 0})
         row["calls"] += 1
-        if usage is not None:
-            row["input"] += usage.input
-            row["output"] += usage.output
+        if usage is None:
+            if model not in self.unmetered:
+                self.unmetered.append(model)
+            return
+        row["input"] += usage.input
+        row["output"] += usage.output
         if cost is not None:
             row["cost_micros"] += cost
         elif model not in self.unpriced:
@@ -310,8 +314,8 @@ async def run_indexed(runs: int, concurrency: int, one) -> list:
             raise leaf from None
         message = str(leaf) if isinstance(leaf, LiveError) else f"{type(leaf).__name__}: {leaf}"
         completed = len(done)
-        raise LiveError(f"{message} ({completed} of {runs} run(s) completed)",
-                        {i: done[i] for i in sorted(done)}) from None
+        raise LiveError(f"{message} ({completed} of {runs} run(s) completed)", {i: done[i] for i in sorted(done)}) \
+            from (None if isinstance(leaf, LiveError) else leaf)
     return results
 
 
@@ -336,6 +340,8 @@ def item_budget(model_text: str, models: Optional[Mapping]) -> Budget:
 def notes_for(ledger: Ledger, catalogs: Sequence, models: Sequence[Model]) -> list[str]:
     notes = [f"no price is known for model {m!r}: cost_micros is not recorded (set price: in the "
              f"suite's models: block)" for m in ledger.unpriced]
+    notes += [f"model {m!r} answered without token usage: tokens and cost_micros are not recorded for "
+              f"those runs" for m in ledger.unmetered]
     notes += [f"{m.provider.ref}: the installed SDK takes no {setting}; it was not sent"
               for m in models for setting in sorted(m.provider.ignored)]
     first = catalogs[0] if catalogs else None
