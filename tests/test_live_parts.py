@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from pytest_mcptest.live.limits import Budget, RateLimiter
+from pytest_mcptest.live.limits import Budget, RateLimiter, SharedRateLimiter, limiter_for
 from pytest_mcptest.live.pricing import cost_micros, price_of
 from pytest_mcptest.live.provider import (LiveError, ModelRef, ModelSettings, Price, Usage, make_provider,
                                           parse_model, scrub, settings_for)
@@ -187,3 +187,20 @@ def test_dry_run_lines_and_usage_lines():
              "a": {"calls": 1, "input": 10, "output": 2, "cost_micros": 0}}
     assert usage_lines(usage) == ["a: 1 calls, 12 tokens (10 in, 2 out), cost unknown",
                                   "b: 2 calls, 300 tokens (250 in, 50 out), $0.0001"]
+
+
+def test_a_shared_limiter_holds_across_processes(tmp_path):
+    """Two limiters on one file stand for two pytest-xdist workers: each sees the other's requests."""
+    now = [1000.0]
+    path = str(tmp_path / "rate.json")
+    first = SharedRateLimiter(path, requests_per_minute=3, clock=lambda: now[0])
+    second = SharedRateLimiter(path, requests_per_minute=3, clock=lambda: now[0])
+    assert first.try_acquire() == 0 and second.try_acquire() == 0 and first.try_acquire() == 0
+    assert second.try_acquire() == 60.0
+    now[0] = 1060.5
+    assert second.try_acquire() == 0
+    (tmp_path / "rate.json").write_text("{torn")
+    assert first.try_acquire() == 0  # a torn file starts a fresh window rather than failing a recording
+    shared = limiter_for("openai http://x", 5, None, str(tmp_path))
+    assert isinstance(shared, SharedRateLimiter) and shared is limiter_for("openai http://x", 5, None, str(tmp_path))
+    assert type(limiter_for("openai http://x", None, None, str(tmp_path))) is RateLimiter

@@ -201,17 +201,18 @@ def parse_judgment(text: str, items: list, model: str) -> tuple[list, list]:
 class _Roles:
     """The agent, the synthetic user and the judge of one recording (one Model per model)."""
 
-    def __init__(self, task: ConversationTask, models: Optional[Mapping], budget: Budget, ledger: Ledger):
+    def __init__(self, task: ConversationTask, models: Optional[Mapping], budget: Budget, ledger: Ledger,
+                 rate_dir: Optional[str]):
         self._open: dict[str, Model] = {}
-        self.agent = self._model(task.model, models, budget, ledger)
+        opened = dict(models=models, budget=budget, ledger=ledger, rate_dir=rate_dir)
+        self.agent = self._model(task.model, **opened)
         self.user = self._model(_override(task, "synthetic_user").get("model") or task.user_model or task.model,
-                                models, budget, ledger)
-        self.judge = self._model(_override(task, "judge").get("model") or task.judge_model or task.model,
-                                 models, budget, ledger)
+                                **opened)
+        self.judge = self._model(_override(task, "judge").get("model") or task.judge_model or task.model, **opened)
 
-    def _model(self, text: str, models, budget, ledger) -> Model:
+    def _model(self, text: str, **opened) -> Model:
         if text not in self._open:
-            self._open[text] = open_model(text, models, budget, ledger)
+            self._open[text] = open_model(text, **opened)
         return self._open[text]
 
     @property
@@ -279,12 +280,12 @@ async def _conversation_run(task: ConversationTask, roles: _Roles, notes: list, 
 
 
 async def record_conversation_async(task: ConversationTask, models: Optional[Mapping] = None,
-                                    concurrency: int = 4) -> Recording:
+                                    concurrency: int = 4, rate_dir: Optional[str] = None) -> Recording:
     """:func:`record_conversation` inside a running event loop."""
     if task.runs < 1 or task.agent_max_steps < 1:
         raise LiveError(f"runs and agent_max_steps must be at least 1, found {task.runs} and {task.agent_max_steps}")
     ledger = Ledger()
-    roles = _Roles(task, models, item_budget(task.model, models), ledger)
+    roles = _Roles(task, models, item_budget(task.model, models), ledger, rate_dir)
     notes: list = []
     catalogs: list = [None] * task.runs
     try:
@@ -298,7 +299,9 @@ async def record_conversation_async(task: ConversationTask, models: Optional[Map
                   ledger)
 
 
-def record_conversation(task: ConversationTask, models: Optional[Mapping] = None, concurrency: int = 4) -> Recording:
-    """Record ``task.runs`` live conversations; see the module docstring. Raises
-    :class:`LiveError` (one line; ``.completed`` holds finished runs) on failure."""
-    return _run_sync(record_conversation_async, task, models, concurrency)
+def record_conversation(task: ConversationTask, models: Optional[Mapping] = None, concurrency: int = 4,
+                        rate_dir: Optional[str] = None) -> Recording:
+    """Record ``task.runs`` live conversations; see the module docstring and
+    :func:`.runner.record_agent` for the arguments. Raises :class:`LiveError` (one line;
+    ``.completed`` holds finished runs) on failure."""
+    return _run_sync(record_conversation_async, task, models, concurrency, rate_dir)

@@ -117,12 +117,12 @@ class Ledger:
 class Model:
     """A provider behind the item's rate limiter and budget, pricing every reply."""
 
-    def __init__(self, provider: Provider, budget: Budget, ledger: Ledger):
+    def __init__(self, provider: Provider, budget: Budget, ledger: Ledger, rate_dir: Optional[str] = None):
         self.provider = provider
         settings = provider.settings
         self.settings = settings
         self.limiter = limiter_for(f"{provider.ref.provider} {provider.base_url}",
-                                   settings.requests_per_minute, settings.tokens_per_minute)
+                                   settings.requests_per_minute, settings.tokens_per_minute, rate_dir)
         self.budget = budget
         self.ledger = ledger
 
@@ -319,13 +319,14 @@ async def run_indexed(runs: int, concurrency: int, one) -> list:
     return results
 
 
-def open_model(model_text: str, models: Optional[Mapping], budget: Budget, ledger: Ledger) -> Model:
+def open_model(model_text: str, models: Optional[Mapping], budget: Budget, ledger: Ledger,
+               rate_dir: Optional[str] = None) -> Model:
     ref = parse_model(model_text)
     try:
         settings = settings_for(models, ref)
     except ValueError as exc:
         raise LiveError(str(exc)) from None
-    return Model(make_provider(ref, settings), budget, ledger)
+    return Model(make_provider(ref, settings), budget, ledger, rate_dir)
 
 
 def item_budget(model_text: str, models: Optional[Mapping]) -> Budget:
@@ -358,14 +359,15 @@ def finish(runs: list, catalog: dict, meta: dict, notes: list, ledger: Ledger) -
                      notes=tuple(scrub(notes, secrets)), usage=ledger.to_dict())
 
 
-async def record_agent_async(task: AgentTask, models: Optional[Mapping] = None, concurrency: int = 4) -> Recording:
+async def record_agent_async(task: AgentTask, models: Optional[Mapping] = None, concurrency: int = 4,
+                             rate_dir: Optional[str] = None) -> Recording:
     """:func:`record_agent` inside a running event loop."""
     if task.runs < 1:
         raise LiveError(f"runs must be at least 1, found {task.runs}")
     if task.max_turns < 1:
         raise LiveError(f"max_turns must be at least 1, found {task.max_turns}")
     ledger = Ledger()
-    model = open_model(task.model, models, item_budget(task.model, models), ledger)
+    model = open_model(task.model, models, item_budget(task.model, models), ledger, rate_dir)
     catalogs: list = [None] * task.runs
     try:
         runs = await run_indexed(task.runs, concurrency, lambda i: _agent_run(task, model, i, catalogs))
@@ -380,11 +382,14 @@ async def record_agent_async(task: AgentTask, models: Optional[Mapping] = None, 
     return finish(runs, catalogs[0] or {}, meta, notes_for(ledger, catalogs, [model]), ledger)
 
 
-def record_agent(task: AgentTask, models: Optional[Mapping] = None, concurrency: int = 4) -> Recording:
+def record_agent(task: AgentTask, models: Optional[Mapping] = None, concurrency: int = 4,
+                 rate_dir: Optional[str] = None) -> Recording:
     """Record ``task.runs`` live runs of one agent item; see the module docstring.
 
     ``models`` is the suite's ``models:`` block (``base_url``, limits, budget, price per
-    provider or model). Raises :class:`LiveError` (one line; ``.completed`` holds the
-    runs that finished) when the model, a server or the budget fails.
+    provider or model); ``concurrency`` how many runs at once; ``rate_dir`` a folder all
+    pytest-xdist workers share, to hold the per-minute limits across them. Raises
+    :class:`LiveError` (one line; ``.completed`` holds the runs that finished) when the
+    model, a server or the budget fails.
     """
-    return _run_sync(record_agent_async, task, models, concurrency)
+    return _run_sync(record_agent_async, task, models, concurrency, rate_dir)
