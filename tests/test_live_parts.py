@@ -204,3 +204,14 @@ def test_a_shared_limiter_holds_across_processes(tmp_path):
     shared = limiter_for("openai http://x", 5, None, str(tmp_path))
     assert isinstance(shared, SharedRateLimiter) and shared is limiter_for("openai http://x", 5, None, str(tmp_path))
     assert type(limiter_for("openai http://x", None, None, str(tmp_path))) is RateLimiter
+
+
+def test_what_the_model_is_shown_of_a_tool_result():
+    from pytest_mcptest.live.runner import result_text
+
+    result = {"content": [{"type": "text", "text": "hello"}, {"type": "image", "mimeType": "image/png", "data": "QUJD"},
+                          {"type": "resource_link", "uri": "file:///a", "name": "a"}]}
+    assert result_text(result) == ('hello\n[image image/png, 4 base64 characters]\n'
+                                   '{"name": "a", "type": "resource_link", "uri": "file:///a"}')
+    assert result_text({"content": [], "structuredContent": {"t": 72}}) == '{"t": 72}'
+    assert result_text({}) == ""

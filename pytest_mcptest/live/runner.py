@@ -161,12 +161,15 @@ class Tally:
 
 
 def result_text(result: Mapping) -> str:
-    """What the model is shown of a tool's answer: its text blocks, other blocks as JSON,
-    or the structured content when there is no content."""
+    """What the model is shown of a tool's answer: its text blocks, an image or audio block
+    as a one-line description (its base64 data is not text a model can read), other blocks
+    as JSON, or the structured content when there is no content."""
     parts = []
     for block in result.get("content") or ():
         if isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str):
             parts.append(block["text"])
+        elif isinstance(block, Mapping) and isinstance(block.get("data"), str):
+            parts.append(f"[{block.get('type')} {block.get('mimeType', '')}, {len(block['data'])} base64 characters]")
         else:
             parts.append(json.dumps(block, ensure_ascii=False, sort_keys=True))
     if not parts and result.get("structuredContent") is not None:
