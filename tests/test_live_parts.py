@@ -215,3 +215,11 @@ def test_what_the_model_is_shown_of_a_tool_result():
                                    '{"name": "a", "type": "resource_link", "uri": "file:///a"}')
     assert result_text({"content": [], "structuredContent": {"t": 72}}) == '{"t": 72}'
     assert result_text({}) == ""
+
+
+def test_a_bad_base_url_in_the_environment_is_one_line(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-00000000")
+    monkeypatch.setenv("OPENAI_BASE_URL", "::not a url::")
+    with pytest.raises(LiveError) as info:
+        make_provider(parse_model("openai:gpt-4o-mini"))
+    assert str(info.value).startswith("openai:gpt-4o-mini: the openai client could not be set up: ")

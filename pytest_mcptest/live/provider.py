@@ -239,8 +239,11 @@ class Provider:
         except ImportError:
             raise missing_extra(self.SDK) from None
         # The SDK reads the key (and, without base_url, the *_BASE_URL variable) itself.
-        self._client = getattr(sdk, self.CLIENT)(base_url=settings.base_url, timeout=settings.timeout,
-                                                 max_retries=settings.max_retries)
+        try:
+            self._client = getattr(sdk, self.CLIENT)(base_url=settings.base_url, timeout=settings.timeout,
+                                                     max_retries=settings.max_retries)
+        except Exception as exc:  # noqa: BLE001 - a bad URL or credential setting in the environment
+            raise LiveError(scrub(f"{ref}: the {self.SDK} client could not be set up: {exc}")) from None
 
     @property
     def base_url(self) -> str:
