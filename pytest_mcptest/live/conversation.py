@@ -1,0 +1,307 @@
+"""Conversations live (spec 002): a synthetic user, the agent with its servers, a judge.
+
+:func:`record_conversation` plays one MCProbe scenario ``runs`` times. The synthetic user
+is a model given the scenario's persona, traits (patience, verbosity, expertise), known
+and unknown facts; it opens with ``initial_query`` verbatim, and after each answer of the
+agent writes the next message, or ``[DONE]`` when it is satisfied or gives up. The agent
+answers every user message with the tool-use loop of :mod:`.runner` (its tools executed
+on the real servers). The conversation ends when the user says ``[DONE]``, after
+``max_turns`` user messages, or when the agent exhausts its steps on one message.
+
+The judge then decides every ``correctness_criteria``, ``failure_criteria`` and
+``tool_call_criteria`` assertion from the transcript and the tool calls, with a short
+reason each. It is asked whether each statement *holds*; the verdict is the test's
+outcome: a correctness or tool-call statement that holds is ``pass``, a failure
+statement that holds (the failure happened) is ``fail``. Verdicts are written as
+``judgments`` keyed by the exact criterion text, which is what the replayed
+conversation gate reads; a criterion the judge left out is not written (it stays
+deferred on replay) and a note says so.
+
+``config.synthetic_user`` and ``config.judge`` override ``model``, ``temperature`` and
+``extra_instructions`` per scenario. The run's tokens and ``cost_micros`` are the
+agent's; the user's and the judge's are in the run's ``meta``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Mapping, Optional
+
+import attrs
+
+from ..engine.conversation import ConversationSpec
+from ..mcp.client import _run_sync
+from .limits import Budget
+from .provider import LiveError
+from .runner import (Ledger, Model, Recording, Tally, agent_steps, finish, item_budget, notes_for, open_model,
+                     run_dict, run_indexed)
+from .servers import ServerSpec, ToolBoard, open_servers
+
+DONE = "[DONE]"
+RECORDER = "mcptest live conversation"
+RESULT_CHARS = 2000
+
+
+@attrs.frozen
+class ConversationTask:
+    """One conversation scenario to record."""
+
+    name: str
+    model: str                                   # the agent's provider:name
+    synthetic_user: Mapping                      # spec 002's synthetic_user block
+    evaluation: ConversationSpec
+    servers: tuple[ServerSpec, ...] = ()
+    config: Mapping = attrs.field(factory=dict)  # spec 002's config: {synthetic_user: {...}, judge: {...}}
+    user_model: Optional[str] = None             # default: the agent's model
+    judge_model: Optional[str] = None            # default: the agent's model
+    system_prompt: Optional[str] = None          # the agent's
+    agent_max_steps: int = 10                    # agent replies per user message
+    runs: int = 1
+
+    def dry_run(self) -> str:
+        """What recording this scenario would spend, in one line (for ``--dry-run``)."""
+        user = _override(self, "synthetic_user").get("model") or self.user_model or self.model
+        judge = _override(self, "judge").get("model") or self.judge_model or self.model
+        turns = self.synthetic_user.get("max_turns") or self.evaluation.max_turns
+        return (f"{self.name!r}: agent {self.model}, synthetic user {user}, judge {judge}, {self.runs} run(s) "
+                f"of up to {turns} user turns")
+
+
+def _override(task: ConversationTask, role: str) -> Mapping:
+    entry = (task.config or {}).get(role)
+    return entry if isinstance(entry, Mapping) else {}
+
+
+def user_system_prompt(task: ConversationTask) -> str:
+    """The synthetic user's instructions, from the scenario's persona, traits and facts."""
+    user = task.synthetic_user
+    behaviour = user.get("clarification_behavior") or {}
+    traits = {"patience": "medium", "verbosity": "concise", "expertise": "novice", **(behaviour.get("traits") or {})}
+    lines = [
+        "You play a human user talking to an AI assistant, to test the assistant. Stay in character; never "
+        "reveal that you are simulated and never act as the assistant.",
+        f"Your persona: {str(user.get('persona', '')).strip()}",
+        f"Your patience is {traits['patience']}, your verbosity {traits['verbosity']}, "
+        f"your expertise {traits['expertise']}.",
+    ]
+    if behaviour.get("known_facts"):
+        lines.append("Facts you know and give when asked: " + "; ".join(map(str, behaviour["known_facts"])))
+    if behaviour.get("unknown_facts"):
+        lines.append("Facts you do not know (say so if asked): " + "; ".join(map(str, behaviour["unknown_facts"])))
+    lines.append(f"When your request has been handled, or you give up, answer with exactly {DONE}.")
+    extra = _override(task, "synthetic_user").get("extra_instructions")
+    if extra:
+        lines.append(str(extra).strip())
+    return "\n".join(lines)
+
+
+def _transcript(turns: list) -> str:
+    """The conversation as the judge reads it: messages, and tool calls with their
+    arguments and (shortened) results in the order they happened."""
+    out = []
+    for turn in turns:
+        role = turn["role"]
+        if role == "user":
+            out.append(f"USER: {turn['content']}")
+        elif role == "assistant":
+            for call in turn.get("tool_calls") or ():
+                out.append(f"ASSISTANT CALLS TOOL {call['function']['name']} WITH {call['function']['arguments']}")
+            if turn.get("content"):
+                out.append(f"ASSISTANT: {turn['content']}")
+        elif role == "tool":
+            text = turn.get("content", "")
+            if len(text) > RESULT_CHARS:
+                text = text[:RESULT_CHARS] + " [...]"
+            status = "ERROR" if turn.get("is_error") else "RESULT"
+            out.append(f"TOOL {status} ({turn.get('name')}): {text}")
+    return "\n".join(out)
+
+
+def _user_view(turns: list) -> list:
+    visible = [t for t in turns if t["role"] == "user" or (t["role"] == "assistant" and t.get("content")
+                                                             and not t.get("tool_calls"))]
+    lines = [f"{'YOU' if t['role'] == 'user' else 'ASSISTANT'}: {t['content']}" for t in visible]
+    return [{"role": "user", "content": "The conversation so far:\n\n" + "\n".join(lines) +
+             f"\n\nWrite your next message to the assistant, and nothing else; or answer exactly {DONE}."}]
+
+
+# --------------------------------------------------------------------------- the judge
+
+
+def criteria(spec: ConversationSpec) -> list[dict]:
+    """Every statement to judge, numbered from 1, with its kind (and tool)."""
+    items = [{"criterion": c, "kind": "correctness"} for c in spec.correctness]
+    items += [{"criterion": c, "kind": "failure"} for c in spec.failure]
+    items += [{"criterion": a, "kind": "tool_call", "tool": tool} for tool, assertions in spec.tool_call_criteria
+              for a in assertions]
+    return items
+
+
+def judge_prompt(task: ConversationTask, items: list, turns: list) -> tuple[str, str]:
+    system = ("You are a strict, fair evaluator of an AI assistant's conversation with a user. For each numbered "
+              "statement, decide from the transcript alone whether it is true of the conversation. Answer with "
+              'one JSON object and nothing else: {"results": [{"id": <number>, "holds": true|false, '
+              '"reason": "<one short sentence>"}]}, one entry per statement.')
+    extra = _override(task, "judge").get("extra_instructions")
+    if extra:
+        system += "\n" + str(extra).strip()
+    statements = []
+    for n, item in enumerate(items, start=1):
+        about = f" (about calls of the tool {item['tool']})" if item["kind"] == "tool_call" else ""
+        statements.append(f"{n}. {item['criterion']}{about}")
+    user = (f"Scenario: {task.name}\n\nTranscript:\n{_transcript(turns)}\n\n"
+            "Statements:\n" + "\n".join(statements))
+    return system, user
+
+
+def _json_object(text: str) -> Any:
+    text = re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip())
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end < start:
+        raise ValueError("no JSON object")
+    return json.loads(text[start:end + 1])
+
+
+def parse_judgment(text: str, items: list, model: str) -> tuple[list, list]:
+    """The judge's answer -> (judgments keyed by criterion text, notes). Raises
+    :class:`LiveError` when the answer is not the JSON that was asked for."""
+    try:
+        data = _json_object(text)
+        results = data["results"]
+        if not isinstance(results, list):
+            raise ValueError("'results' is not a list")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise LiveError(f"judge {model}: the answer is not the JSON asked for ({exc}): {text[:200]!r}") from None
+    found: dict[int, dict] = {}
+    for entry in results:
+        if (isinstance(entry, dict) and isinstance(entry.get("id"), int) and isinstance(entry.get("holds"), bool)
+                and 1 <= entry["id"] <= len(items)):
+            found.setdefault(entry["id"], entry)
+    judgments, missing = [], []
+    for n, item in enumerate(items, start=1):
+        entry = found.get(n)
+        if entry is None:
+            missing.append(item["criterion"])
+            continue
+        holds = entry["holds"]
+        verdict = ("fail" if holds else "pass") if item["kind"] == "failure" else ("pass" if holds else "fail")
+        judgment = {"criterion": item["criterion"], "verdict": verdict,
+                    "reason": str(entry.get("reason") or "").strip(), "model": model}
+        if item["kind"] == "tool_call":
+            judgment["tool"] = item["tool"]
+        judgments.append(judgment)
+    notes = [f"judge {model} gave no verdict for {c!r}; it stays deferred on replay" for c in missing]
+    return judgments, notes
+
+
+# --------------------------------------------------------------------------- one run
+
+
+class _Roles:
+    """The agent, the synthetic user and the judge of one recording (one Model per model)."""
+
+    def __init__(self, task: ConversationTask, models: Optional[Mapping], budget: Budget, ledger: Ledger,
+                 rate_dir: Optional[str]):
+        self._open: dict[str, Model] = {}
+        opened = dict(models=models, budget=budget, ledger=ledger, rate_dir=rate_dir)
+        self.agent = self._model(task.model, **opened)
+        self.user = self._model(_override(task, "synthetic_user").get("model") or task.user_model or task.model,
+                                **opened)
+        self.judge = self._model(_override(task, "judge").get("model") or task.judge_model or task.model, **opened)
+
+    def _model(self, text: str, **opened) -> Model:
+        if text not in self._open:
+            self._open[text] = open_model(text, **opened)
+        return self._open[text]
+
+    @property
+    def models(self) -> list[Model]:
+        return list(self._open.values())
+
+    async def close(self) -> None:
+        for model in self._open.values():
+            await model.provider.close()
+
+
+def _side(tally: Tally, model: Model) -> dict:
+    out: dict = {"model": tally.model or model.provider.ref.name, "model_calls": tally.calls}
+    if tally.usage is not None and tally.calls:
+        out["tokens"] = tally.usage.to_dict()
+    if tally.cost is not None and tally.calls:
+        out["cost_micros"] = tally.cost
+    return out
+
+
+async def _conversation_run(task: ConversationTask, roles: _Roles, notes: list, catalogs: list, index: int) -> dict:
+    user_cfg, judge_cfg = _override(task, "synthetic_user"), _override(task, "judge")
+    max_turns = int(task.synthetic_user.get("max_turns") or task.evaluation.max_turns)
+    user_system = user_system_prompt(task)
+    turns: list = [{"role": "user", "content": str(task.synthetic_user.get("initial_query", ""))}]
+    calls: list = []
+    agent, user, judge = Tally(), Tally(), Tally()
+    async with open_servers(task.servers) as hub:
+        catalogs[index] = hub.catalog
+        board = ToolBoard(hub.catalog)
+        user_turns = 1
+        while True:
+            last = await agent_steps(roles.agent, task.system_prompt, board, hub, turns, calls, agent,
+                                     task.agent_max_steps)
+            if last.calls:
+                stopped = "agent_max_steps"
+                break
+            if user_turns >= max_turns:
+                stopped = "max_turns"
+                break
+            said, cost = await roles.user.ask(user_system, _user_view(turns), [], user_cfg.get("temperature"))
+            user.add(said, cost)
+            text = said.text.strip()
+            if not text or DONE in text:
+                stopped = "user_done"
+                break
+            turns.append({"role": "user", "content": text})
+            user_turns += 1
+    items = criteria(task.evaluation)
+    judgments: list = []
+    if items:
+        system, prompt = judge_prompt(task, items, turns)
+        verdict, cost = await roles.judge.ask(system, [{"role": "user", "content": prompt}], [],
+                                              judge_cfg.get("temperature"))
+        judge.add(verdict, cost)
+        judgments, missing = parse_judgment(verdict.text, items, verdict.model or roles.judge.provider.ref.name)
+        notes.extend(f"run {index}: {n}" for n in missing)
+    meta = {"model": agent.model or roles.agent.provider.ref.name, "stopped": stopped, "user_turns": user_turns,
+            "model_calls": agent.calls, "synthetic_user": _side(user, roles.user)}
+    if items:
+        meta["judge"] = _side(judge, roles.judge)
+    run = run_dict(calls, turns, agent, meta)
+    run["judgments"] = judgments
+    return run
+
+
+async def record_conversation_async(task: ConversationTask, models: Optional[Mapping] = None,
+                                    concurrency: int = 4, rate_dir: Optional[str] = None) -> Recording:
+    """:func:`record_conversation` inside a running event loop."""
+    if task.runs < 1 or task.agent_max_steps < 1:
+        raise LiveError(f"runs and agent_max_steps must be at least 1, found {task.runs} and {task.agent_max_steps}")
+    ledger = Ledger()
+    roles = _Roles(task, models, item_budget(task.model, models), ledger, rate_dir)
+    notes: list = []
+    catalogs: list = [None] * task.runs
+    try:
+        runs = await run_indexed(task.runs, concurrency,
+                                 lambda i: _conversation_run(task, roles, notes, catalogs, i))
+    finally:
+        await roles.close()
+    meta = {"conversation": task.name, "recorder": RECORDER, "model": task.model,
+            "synthetic_user_model": str(roles.user.provider.ref), "judge_model": str(roles.judge.provider.ref)}
+    return finish(runs, catalogs[0] or {}, meta, notes_for(ledger, catalogs, roles.models) + sorted(notes),
+                  ledger)
+
+
+def record_conversation(task: ConversationTask, models: Optional[Mapping] = None, concurrency: int = 4,
+                        rate_dir: Optional[str] = None) -> Recording:
+    """Record ``task.runs`` live conversations; see the module docstring and
+    :func:`.runner.record_agent` for the arguments. Raises :class:`LiveError` (one line;
+    ``.completed`` holds finished runs) on failure."""
+    return _run_sync(record_conversation_async, task, models, concurrency, rate_dir)

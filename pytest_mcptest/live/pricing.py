@@ -1,0 +1,64 @@
+"""What a run cost: ``cost_micros`` (millionths of a US dollar) from a small price table.
+
+Prices are list prices in US dollars per million tokens (input, output), so
+``tokens * price`` is already in micro-dollars. A model id the API returns often carries
+a date (``claude-sonnet-4-5-20250929``, ``gpt-4o-mini-2024-07-18``): the longest table
+entry that is the id, or the id less such a date, prices it. An unknown model has no
+cost (absent, never zero); the runner says so once per recording. A ``price:`` in the
+suite's ``models:`` block overrides the table. Cache reads and writes are priced as
+plain input: an upper bound for cached prompts.
+
+The table holds the providers' published list prices for the models it names, as
+known when it was written; newer models are not in it and prices change, so a
+``price:`` setting is the way to be exact.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Optional
+
+from .provider import Price, Usage
+
+PRICES: dict[str, Price] = {
+    # Anthropic
+    "claude-opus-4-5": Price(5, 25),
+    "claude-opus-4-1": Price(15, 75),
+    "claude-opus-4": Price(15, 75),
+    "claude-sonnet-4-5": Price(3, 15),
+    "claude-sonnet-4": Price(3, 15),
+    "claude-haiku-4-5": Price(1, 5),
+    "claude-3-7-sonnet": Price(3, 15),
+    "claude-3-5-sonnet": Price(3, 15),
+    "claude-3-5-haiku": Price(0.8, 4),
+    "claude-3-haiku": Price(0.25, 1.25),
+    # OpenAI
+    "gpt-5": Price(1.25, 10),
+    "gpt-5-mini": Price(0.25, 2),
+    "gpt-5-nano": Price(0.05, 0.4),
+    "gpt-4.1": Price(2, 8),
+    "gpt-4.1-mini": Price(0.4, 1.6),
+    "gpt-4.1-nano": Price(0.1, 0.4),
+    "gpt-4o": Price(2.5, 10),
+    "gpt-4o-mini": Price(0.15, 0.6),
+    "o3": Price(2, 8),
+    "o3-mini": Price(1.1, 4.4),
+    "o4-mini": Price(1.1, 4.4),
+}
+
+_DATE = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$")
+
+
+def price_of(model: Optional[str]) -> Optional[Price]:
+    """The table's price for a model id, allowing a trailing date; ``None`` when unknown."""
+    if not model:
+        return None
+    name = model.rsplit("/", 1)[-1]  # "openai/gpt-4o-mini" on routers
+    return PRICES.get(name) or PRICES.get(_DATE.sub("", name))
+
+
+def cost_micros(usage: Usage, price: Price) -> int:
+    """``usage`` at ``price``, in micro-dollars, rounded half up (exact decimal arithmetic)."""
+    exact = Decimal(usage.input) * Decimal(str(price.input)) + Decimal(usage.output) * Decimal(str(price.output))
+    return int(exact.quantize(Decimal(1), rounding=ROUND_HALF_UP))

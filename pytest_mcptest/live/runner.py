@@ -1,0 +1,398 @@
+"""The agent runner: a real model drives real MCP servers, and the result is cassette runs.
+
+:func:`record_agent` is the whole job for one agent item. For each of its ``runs`` it
+starts the item's servers, lists their tools, shows them to the model (with the
+runtime distractors, when asked), and runs the tool-use loop: every tool call the model
+asks for is executed on its server and the answer fed back, until the model answers
+without calling a tool or ``max_turns`` model replies have been spent (the run is then
+marked ``stopped: max_turns``). A call to an injected distractor, or to a name that was
+never shown, is answered with a fixed "not available" error and never reaches a server.
+
+Runs are independent trials (each starts its own server processes, so no state leaks
+from one run into the next) and run concurrently, up to ``concurrency`` at once and
+within the endpoint's requests and tokens per minute; they are returned in index order,
+so the output has the same shape and order as a serial recording.
+
+Each run is a cassette v1 run dict::
+
+    {"tool_calls": [{"name", "server", "args", "error", "result", "turn"}, ...],
+     "conversation": {"turns": [...], "tokens": {"input", "output", "total"}},
+     "cost_micros": 4200,
+     "meta": {"model": "<id the API returned>", "stopped": "final_response" | "max_turns",
+              "stop_reason": "<the provider's own>", "model_calls": 2,
+              "distractors": ["<presented distractor names>"]}}
+
+``turns`` is the transcript in Chat Completions shape (user, assistant with
+``tool_calls``, ``tool`` results), whatever the provider; ``turn`` of a call is the
+index of the model reply that asked for it. Tokens and cost are absent, never zero,
+when the API did not report usage or the model has no known price.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Mapping, Optional, Sequence, Union
+
+import attrs
+
+from ..mcp.client import _leaf, _run_sync
+from .limits import Budget, limiter_for
+from .pricing import cost_micros, price_of
+from .provider import (LiveError, Provider, Reply, Usage, make_provider, parse_model, scrub, secret_values,
+                       settings_for)
+from .servers import ServerHub, ServerSpec, ToolBoard, open_servers
+
+RECORDER = "mcptest live runner"
+NOT_AVAILABLE = "Tool `{name}` is not available."
+
+
+@attrs.frozen
+class DistractorPlan:
+    """Runtime distractors, as an agent's ``distractors:`` block asks for them: ``count``
+    tools from ``source`` (``catalog`` or ``near_duplicate`` of the names in ``of``),
+    drawn exactly as the replayed ``distractors`` item draws them from the catalog."""
+
+    count: int
+    source: str = "catalog"
+    of: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class AgentTask:
+    """One agent item to record."""
+
+    model: str                                  # provider:name
+    prompt: str
+    servers: tuple[ServerSpec, ...] = ()
+    system_prompt: Optional[str] = None
+    max_turns: int = 10                         # model replies per run
+    runs: int = 1
+    distractors: Union[DistractorPlan, tuple, None] = None   # a plan, or tool dicts to inject
+    name: Optional[str] = None                  # the item's name, for messages and meta
+
+    def dry_run(self) -> str:
+        """What recording this item would spend, in one line (for ``--dry-run``)."""
+        return (f"{self.name or self.prompt[:40]!r}: {self.model}, {self.runs} run(s) of up to {self.max_turns} "
+                f"model replies, servers: {', '.join(s.name for s in self.servers) or 'none'}")
+
+
+def usage_lines(usage: Mapping) -> list[str]:
+    """The terminal summary's lines for a ``Recording.usage`` (or several merged):
+    ``gpt-4o-mini-2024-07-18: 10 calls, 2500 tokens (2000 in, 500 out), $0.0006``."""
+    lines = []
+    for model in sorted(usage):
+        row = usage[model]
+        cost = f"${row['cost_micros'] / 1e6:.4f}" if row["cost_micros"] else "cost unknown"
+        lines.append(f"{model}: {row['calls']} calls, {row['input'] + row['output']} tokens "
+                     f"({row['input']} in, {row['output']} out), {cost}")
+    return lines
+
+
+class Ledger:
+    """Model calls, tokens and cost per model id: the terminal summary's figures."""
+
+    def __init__(self):
+        self.models: dict[str, dict] = {}
+        self.unpriced: list[str] = []   # models with usage but no known price
+        self.unmetered: list[str] = []  # models that answered without usage
+
+    def add(self, model: str, usage: Optional[Usage], cost: Optional[int]) -> None:
+        row = self.models.setdefault(model, {"calls": 0, "input": 0, "output": 0, "cost_micros": 0})
+        row["calls"] += 1
+        if usage is None:
+            if model not in self.unmetered:
+                self.unmetered.append(model)
+            return
+        row["input"] += usage.input
+        row["output"] += usage.output
+        if cost is not None:
+            row["cost_micros"] += cost
+        elif model not in self.unpriced:
+            self.unpriced.append(model)
+
+    def to_dict(self) -> dict:
+        return {m: dict(row, total=row["input"] + row["output"]) for m, row in sorted(self.models.items())}
+
+
+class Model:
+    """A provider behind the item's rate limiter and budget, pricing every reply."""
+
+    def __init__(self, provider: Provider, budget: Budget, ledger: Ledger, rate_dir: Optional[str] = None):
+        self.provider = provider
+        settings = provider.settings
+        self.settings = settings
+        self.limiter = limiter_for(f"{provider.ref.provider} {provider.base_url}",
+                                   settings.requests_per_minute, settings.tokens_per_minute, rate_dir)
+        self.budget = budget
+        self.ledger = ledger
+
+    async def ask(self, system: Optional[str], turns: list, tools: list,
+                  temperature: Optional[float] = None) -> tuple[Reply, Optional[int]]:
+        """One model reply and its cost in micro-dollars (``None`` when unknown)."""
+        self.budget.check(str(self.provider.ref))
+        await self.limiter.acquire()
+        reply = await self.provider.complete(system, turns, tools, temperature)
+        model = reply.model or self.provider.ref.name
+        price = self.settings.price or price_of(model)
+        cost = cost_micros(reply.usage, price) if (price is not None and reply.usage is not None) else None
+        self.limiter.spent(reply.usage.total if reply.usage else 0)
+        self.budget.add(reply.usage, cost)
+        self.ledger.add(model, reply.usage, cost)
+        return reply, cost
+
+
+class Tally:
+    """What one run's model replies added up to; unknown parts make the sum unknown."""
+
+    def __init__(self):
+        self.usage: Optional[Usage] = Usage()
+        self.cost: Optional[int] = 0
+        self.calls = 0
+        self.model: Optional[str] = None
+
+    def add(self, reply: Reply, cost: Optional[int]) -> None:
+        self.calls += 1
+        self.model = reply.model or self.model
+        self.usage = None if (self.usage is None or reply.usage is None) else self.usage + reply.usage
+        self.cost = None if (self.cost is None or cost is None) else self.cost + cost
+
+
+# --------------------------------------------------------------------------- the tool-use loop
+
+
+def result_text(result: Mapping) -> str:
+    """What the model is shown of a tool's answer: its text blocks, an image or audio block
+    as a one-line description (its base64 data is not text a model can read), other blocks
+    as JSON, or the structured content when there is no content."""
+    parts = []
+    for block in result.get("content") or ():
+        if isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif isinstance(block, Mapping) and isinstance(block.get("data"), str):
+            parts.append(f"[{block.get('type')} {block.get('mimeType', '')}, {len(block['data'])} base64 characters]")
+        else:
+            parts.append(json.dumps(block, ensure_ascii=False, sort_keys=True))
+    if not parts and result.get("structuredContent") is not None:
+        parts.append(json.dumps(result["structuredContent"], ensure_ascii=False, sort_keys=True))
+    return "\n".join(parts)
+
+
+def _unavailable(name: str) -> dict:
+    return {"content": [{"type": "text", "text": NOT_AVAILABLE.format(name=name)}], "isError": True}
+
+
+async def agent_steps(model: Model, system: Optional[str], board: ToolBoard, hub: ServerHub, turns: list,
+                      calls: list, tally: Tally, max_steps: int, temperature: Optional[float] = None) -> Reply:
+    """Let the model act on ``turns`` (which end with a user message) until it answers
+    without a tool call or has replied ``max_steps`` times. Appends to ``turns`` and
+    ``calls``; returns the last reply (its ``calls`` non-empty when the cap stopped it)."""
+    reply = None
+    for _ in range(max_steps):
+        reply, cost = await model.ask(system, turns, board.tools, temperature)
+        step = tally.calls
+        tally.add(reply, cost)
+        message: dict = {"role": "assistant", "content": reply.text}
+        if reply.calls:
+            message["tool_calls"] = [{"id": c.id, "type": "function",
+                                      "function": {"name": c.name,
+                                                   "arguments": json.dumps(c.args, ensure_ascii=False)}}
+                                     for c in reply.calls]
+        turns.append(message)
+        if not reply.calls:
+            return reply
+        for use in reply.calls:
+            target = board.target(use.name)
+            if use.bad_args is not None:
+                result = {"content": [{"type": "text", "text": "The arguments are not a JSON object: "
+                                       f"{use.bad_args[:200]}"}], "isError": True}
+                error = True
+            elif target is None or target.distractor:
+                result, error = _unavailable(use.name), True
+            else:
+                result, error = await hub.call(target.server, target.name, use.args)
+            record: dict = {"name": target.name if target else use.name}
+            if target is not None and target.server is not None:
+                record["server"] = target.server
+            record.update({"args": use.args, "error": error, "result": result, "turn": step})
+            calls.append(record)
+            tool_message = {"role": "tool", "tool_call_id": use.id, "name": use.name, "content": result_text(result)}
+            if error:
+                tool_message["is_error"] = True
+            turns.append(tool_message)
+    return reply
+
+
+def run_dict(calls: list, turns: list, tally: Tally, meta: dict) -> dict:
+    conversation: dict = {"turns": turns}
+    if tally.usage is not None and tally.calls:
+        conversation["tokens"] = tally.usage.to_dict()
+    run: dict = {"tool_calls": calls, "conversation": conversation}
+    if tally.cost is not None and tally.calls:
+        run["cost_micros"] = tally.cost
+    run["meta"] = meta
+    return run
+
+
+def _distractor_tools(plan, catalog: dict) -> list:
+    if plan is None:
+        return []
+    if not isinstance(plan, DistractorPlan):
+        return [dict(t) for t in plan]
+    from ..engine.distractors import inject_distractors
+    from ..engine.tokens import merged_catalog_tools
+
+    try:
+        injection = inject_distractors(merged_catalog_tools(catalog), plan.count, plan.source, plan.of)
+    except ValueError as exc:
+        raise LiveError(f"distractors: {exc}") from None
+    wanted = set(injection.distractors)
+    return [t for t in injection.tools if t["name"] in wanted]
+
+
+async def _agent_run(task: AgentTask, model: Model, index: int, catalogs: list) -> dict:
+    async with open_servers(task.servers) as hub:
+        catalogs[index] = hub.catalog
+        board = ToolBoard(hub.catalog, _distractor_tools(task.distractors, hub.catalog))
+        turns: list = [{"role": "user", "content": task.prompt}]
+        calls: list = []
+        tally = Tally()
+        last = await agent_steps(model, task.system_prompt, board, hub, turns, calls, tally, task.max_turns)
+    meta: dict = {"model": tally.model or model.provider.ref.name,
+                  "stopped": "max_turns" if last.calls else "final_response",
+                  "stop_reason": last.stop_reason, "model_calls": tally.calls}
+    if board.distractors:
+        meta["distractors"] = list(board.distractors)
+    return run_dict(calls, turns, tally, meta)
+
+
+# --------------------------------------------------------------------------- many runs
+
+
+@attrs.frozen
+class Recording:
+    """What a live recording produced: runs in index order, each server's ``tools/list``
+    answer, cassette ``meta``, notes for the user (said once each) and the spend per
+    model (``{model: {calls, input, output, total, cost_micros}}``)."""
+
+    runs: tuple
+    catalog: dict
+    meta: dict
+    notes: tuple[str, ...] = ()
+    usage: dict = attrs.field(factory=dict)
+
+    def cassette(self) -> dict:
+        """A complete cassette v1 document (``recorded_at`` is left to the writer)."""
+        return {"mcptest_cassette": 1, "meta": dict(self.meta), "catalog": self.catalog, "runs": list(self.runs)}
+
+
+async def run_indexed(runs: int, concurrency: int, one) -> list:
+    """``await one(i)`` for every index, at most ``concurrency`` at once; results in index
+    order. A failure stops the rest and raises :class:`LiveError` carrying the runs that
+    completed."""
+    import anyio
+
+    results: list = [None] * runs
+    done: dict = {}
+    failed: list = []
+    gate = anyio.CapacityLimiter(max(1, concurrency))
+
+    async def worker(i: int) -> None:
+        async with gate:
+            if failed:  # a waiting run does not start after another one failed
+                return
+            try:
+                results[i] = await one(i)
+            except BaseException:
+                failed.append(i)
+                raise
+            done[i] = results[i]
+
+    try:
+        async with anyio.create_task_group() as group:
+            for i in range(runs):
+                group.start_soon(worker, i)
+    except BaseException as exc:  # noqa: BLE001 - one clear line; Ctrl-C passes through
+        leaf = _leaf(exc)
+        if isinstance(leaf, (KeyboardInterrupt, SystemExit)):
+            raise leaf from None
+        message = str(leaf) if isinstance(leaf, LiveError) else f"{type(leaf).__name__}: {leaf}"
+        completed = len(done)
+        raise LiveError(f"{message} ({completed} of {runs} run(s) completed)", {i: done[i] for i in sorted(done)}) \
+            from (None if isinstance(leaf, LiveError) else leaf)
+    return results
+
+
+def open_model(model_text: str, models: Optional[Mapping], budget: Budget, ledger: Ledger,
+               rate_dir: Optional[str] = None) -> Model:
+    ref = parse_model(model_text)
+    try:
+        settings = settings_for(models, ref)
+    except ValueError as exc:
+        raise LiveError(str(exc)) from None
+    return Model(make_provider(ref, settings), budget, ledger, rate_dir)
+
+
+def item_budget(model_text: str, models: Optional[Mapping]) -> Budget:
+    try:
+        settings = settings_for(models, parse_model(model_text))
+    except ValueError as exc:
+        raise LiveError(str(exc)) from None
+    cost = settings.item_max_cost_usd
+    return Budget(settings.item_max_tokens, None if cost is None else int(round(cost * 1_000_000)))
+
+
+def notes_for(ledger: Ledger, catalogs: Sequence, models: Sequence[Model]) -> list[str]:
+    notes = [f"no price is known for model {m!r}: cost_micros is not recorded (set price: in the "
+             f"suite's models: block)" for m in ledger.unpriced]
+    notes += [f"model {m!r} answered without token usage: tokens and cost_micros are not recorded for "
+              f"those runs" for m in ledger.unmetered]
+    notes += [f"{m.provider.ref}: the installed SDK takes no {setting}; it was not sent"
+              for m in models for setting in sorted(m.provider.ignored)]
+    first = catalogs[0] if catalogs else None
+    for i, other in enumerate(catalogs[1:], start=1):
+        if other is not None and first is not None and other != first:
+            notes.append(f"run {i} saw a different tools/list than run 0; the cassette keeps run 0's catalog")
+            break
+    return notes
+
+
+def finish(runs: list, catalog: dict, meta: dict, notes: list, ledger: Ledger) -> Recording:
+    secrets = secret_values()
+    return Recording(runs=tuple(scrub(runs, secrets)), catalog=scrub(catalog, secrets), meta=scrub(meta, secrets),
+                     notes=tuple(scrub(notes, secrets)), usage=ledger.to_dict())
+
+
+async def record_agent_async(task: AgentTask, models: Optional[Mapping] = None, concurrency: int = 4,
+                             rate_dir: Optional[str] = None) -> Recording:
+    """:func:`record_agent` inside a running event loop."""
+    if task.runs < 1:
+        raise LiveError(f"runs must be at least 1, found {task.runs}")
+    if task.max_turns < 1:
+        raise LiveError(f"max_turns must be at least 1, found {task.max_turns}")
+    ledger = Ledger()
+    model = open_model(task.model, models, item_budget(task.model, models), ledger, rate_dir)
+    catalogs: list = [None] * task.runs
+    try:
+        runs = await run_indexed(task.runs, concurrency, lambda i: _agent_run(task, model, i, catalogs))
+    finally:
+        await model.provider.close()
+    meta: dict = {"recorder": RECORDER, "model": task.model}
+    if task.name is not None:
+        meta = {"agent": task.name, **meta}
+    meta["prompt"] = task.prompt
+    if task.system_prompt is not None:
+        meta["system_prompt"] = task.system_prompt
+    return finish(runs, catalogs[0] or {}, meta, notes_for(ledger, catalogs, [model]), ledger)
+
+
+def record_agent(task: AgentTask, models: Optional[Mapping] = None, concurrency: int = 4,
+                 rate_dir: Optional[str] = None) -> Recording:
+    """Record ``task.runs`` live runs of one agent item; see the module docstring.
+
+    ``models`` is the suite's ``models:`` block (``base_url``, limits, budget, price per
+    provider or model); ``concurrency`` how many runs at once; ``rate_dir`` a folder all
+    pytest-xdist workers share, to hold the per-minute limits across them. Raises
+    :class:`LiveError` (one line; ``.completed`` holds the runs that finished) when the
+    model, a server or the budget fails.
+    """
+    return _run_sync(record_agent_async, task, models, concurrency, rate_dir)

@@ -1,0 +1,216 @@
+"""A fake model provider for the live tier's tests: a real HTTP server on 127.0.0.1.
+
+It speaks the OpenAI Chat Completions wire format (``POST /v1/chat/completions``) and
+the Anthropic Messages one (``POST /v1/messages``), so the real ``openai`` and
+``anthropic`` SDK clients talk to it through ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL``.
+Each test scripts it with a function ``script(request) -> Answer``; :class:`Seen` gives
+the request a provider-neutral reading (presented tool names, system prompt, user texts,
+tool results so far) so one script serves both formats. Every request is kept, headers
+included, for the test to inspect. Answers may be delayed (a slow model) and may be
+any status or body (429, 500, malformed). The fixtures at the end give a test the
+mock MCP server ``shop`` and point both SDKs at a fake with test keys.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Optional
+
+import pytest
+
+from pytest_mcptest.live.servers import ServerSpec
+
+OPENAI_MODEL = "gpt-4o-mini-2024-07-18"
+ANTHROPIC_MODEL = "claude-haiku-4-5-20251001"
+
+
+class Seen:
+    """One request, read the same way whichever API it came in."""
+
+    def __init__(self, api: str, body: dict, headers: dict):
+        self.api = api
+        self.body = body
+        self.headers = headers
+        self.tool_names = [t["function"]["name"] if api == "openai" else t["name"] for t in body.get("tools", [])]
+        self.system = ""
+        self.user_texts: list[str] = []
+        self.results: list[str] = []
+        self.assistant_turns = 0
+        messages = body.get("messages", [])
+        if api == "anthropic":
+            system = body.get("system", "")
+            self.system = system if isinstance(system, str) else " ".join(b.get("text", "") for b in system)
+        for msg in messages:
+            role, content = msg.get("role"), msg.get("content")
+            if role == "system":
+                self.system = content
+            elif role == "assistant":
+                self.assistant_turns += 1
+            elif role == "tool":
+                self.results.append(content)
+            elif role == "user" and isinstance(content, list):
+                for block in content:
+                    if block.get("type") == "tool_result":
+                        self.results.append(block.get("content"))
+                    elif block.get("type") == "text":
+                        self.user_texts.append(block["text"])
+            elif role == "user":
+                self.user_texts.append(content)
+
+
+class Answer:
+    """What the fake sends back: a status, a JSON body (or raw bytes), headers, a delay."""
+
+    def __init__(self, body: Any, status: int = 200, headers: Optional[dict] = None, delay: float = 0.0):
+        self.body = body
+        self.status = status
+        self.headers = headers or {}
+        self.delay = delay
+
+
+def reply(seen: Seen, text: str = "", calls: tuple = (), usage: tuple = (100, 20),
+          model: Optional[str] = None, delay: float = 0.0) -> Answer:
+    """A well-formed answer in ``seen``'s format: ``calls`` are ``(name, args)`` pairs."""
+    step = seen.assistant_turns
+    if seen.api == "openai":
+        message: dict = {"role": "assistant", "content": text or None}
+        if calls:
+            message["tool_calls"] = [{"id": f"call_{step}_{j}", "type": "function",
+                                      "function": {"name": name, "arguments": json.dumps(args)}}
+                                     for j, (name, args) in enumerate(calls)]
+        body = {"id": f"chatcmpl-{step}", "object": "chat.completion", "created": 1700000000,
+                "model": model or OPENAI_MODEL,
+                "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+                "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1],
+                          "total_tokens": usage[0] + usage[1]}}
+    else:
+        content: list = [{"type": "text", "text": text}] if text else []
+        content += [{"type": "tool_use", "id": f"toolu_{step}_{j}", "name": name, "input": args}
+                    for j, (name, args) in enumerate(calls)]
+        body = {"id": f"msg_{step}", "type": "message", "role": "assistant", "model": model or ANTHROPIC_MODEL,
+                "content": content, "stop_reason": "tool_use" if calls else "end_turn", "stop_sequence": None,
+                "usage": {"input_tokens": usage[0], "output_tokens": usage[1]}}
+    return Answer(body, delay=delay)
+
+
+def error(seen: Seen, status: int, message: str, headers: Optional[dict] = None) -> Answer:
+    kind = "rate_limit_error" if status == 429 else "api_error"
+    body = ({"error": {"message": message, "type": kind}} if seen.api == "openai"
+            else {"type": "error", "error": {"type": kind, "message": message}})
+    return Answer(body, status=status, headers=headers)
+
+
+def tool_then_answer(tool: str, args: dict, delay: float = 0.0) -> Callable[[Seen], Answer]:
+    """A model that calls ``tool`` once, then answers with what the tool said."""
+    def script(seen: Seen) -> Answer:
+        if not seen.results:
+            return reply(seen, calls=((tool, args),), delay=delay)
+        return reply(seen, text=f"Answer: {seen.results[-1]}", usage=(150, 30), delay=delay)
+    return script
+
+
+class FakeProvider:
+    """The server; use as a context manager. ``url`` is ``http://127.0.0.1:<port>``."""
+
+    def __init__(self, script: Callable[[Seen], Answer]):
+        self.script = script
+        self.requests: list[Seen] = []
+        self.lock = threading.Lock()
+        self.in_flight = 0
+        self.max_in_flight = 0
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                api = "anthropic" if self.path.rstrip("/").endswith("/messages") else "openai"
+                seen = Seen(api, body, {k.lower(): v for k, v in self.headers.items()})
+                with fake.lock:
+                    fake.requests.append(seen)
+                    fake.in_flight += 1
+                    fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+                try:
+                    answer = fake.script(seen)
+                    if answer.delay:
+                        time.sleep(answer.delay)
+                finally:
+                    with fake.lock:
+                        fake.in_flight -= 1
+                data = answer.body if isinstance(answer.body, bytes) else json.dumps(answer.body).encode()
+                self.send_response(answer.status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                for key, value in answer.headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                try:
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up waiting
+                    pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> "FakeProvider":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+# --------------------------------------------------------------------------- fixtures
+
+OPENAI_KEY = "sk-openai-test-7f3a9c2e41d8b605"
+ANTHROPIC_KEY = "sk-ant-test-0b8e5d1f93c7a426"
+MODELS = {"openai": "openai:gpt-4o-mini", "anthropic": "anthropic:claude-haiku-4-5"}
+
+MANIFEST = """\
+mock_server:
+  name: shop
+  tools:
+    - name: get_weather
+      description: Current weather for a city.
+      input_schema: {type: object, properties: {city: {type: string}}, required: [city]}
+      response: "72F in ${args.city}"
+    - name: search
+      description: Search the web.
+      input_schema: {type: object, properties: {q: {type: string}}, required: [q]}
+"""
+TOOLS = [
+    {"name": "get_weather", "description": "Current weather for a city.",
+     "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}},
+    {"name": "search", "description": "Search the web.",
+     "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}},
+]
+
+
+@pytest.fixture
+def shop(tmp_path):
+    path = tmp_path / "shop.yml"
+    path.write_text(MANIFEST)
+    return ServerSpec("shop", ("mcptest", "mock", "--tools-from", str(path)))
+
+
+@pytest.fixture
+def live_env(monkeypatch):
+    """Point both SDKs at a fake: ``live_env(fake)``."""
+    def point(fake: FakeProvider) -> None:
+        monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.url + "/v1")
+        monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+        monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    return point
