@@ -10,8 +10,9 @@ import pytest
 
 from pytest_mcptest.live.limits import Budget, RateLimiter, SharedRateLimiter, limiter_for
 from pytest_mcptest.live.pricing import cost_micros, price_of
-from pytest_mcptest.live.provider import (LiveError, ModelRef, ModelSettings, Price, Usage, make_provider,
+from pytest_mcptest.live.provider import (LiveError, ModelRef, ModelSettings, Price, Usage,
                                           parse_model, scrub, settings_for)
+from pytest_mcptest.live.providers import make_provider
 from pytest_mcptest.live.runner import AgentTask, record_agent
 from pytest_mcptest.live.servers import ServerSpec, ToolBoard, server_specs
 

@@ -8,7 +8,7 @@ A provider turns the runner's neutral transcript (OpenAI-shaped chat messages: t
 ``conversation.turns`` a cassette stores) and the presented tools into one request of
 its own wire format, and the answer back into a :class:`Reply`: text, tool calls, token
 usage, the model id the API reported, its stop reason. Nothing here imports a model
-SDK: :func:`make_provider` imports the one asked for, and a missing SDK is a
+SDK: :func:`~.providers.make_provider` imports the one asked for, and a missing SDK is a
 :class:`LiveError` naming the extra to install.
 
 Keys come only from the SDKs' own environment variables and are never passed around
@@ -339,20 +339,6 @@ def require_key(ref: ModelRef, base_url: Optional[str]) -> None:
 
 def missing_extra(sdk: str) -> LiveError:
     return LiveError(f"live runs need the `{sdk}` SDK, which is not installed: {EXTRA_HINT}")
-
-
-def make_provider(ref: ModelRef, settings: ModelSettings = ModelSettings()) -> Provider:
-    """The provider for ``ref``, its SDK imported now. Raises :class:`LiveError` when the
-    SDK is missing (naming the extra) or no key is set (naming the variable)."""
-    base_url = settings.base_url or os.environ.get(BASE_URL_VARIABLES[ref.provider])
-    require_key(ref, base_url)
-    if ref.provider == "anthropic":
-        from .anthropic import AnthropicProvider
-
-        return AnthropicProvider(ref, settings)
-    from .openai import OpenAIProvider
-
-    return OpenAIProvider(ref, settings)
 
 
 # --------------------------------------------------------------------------- secrets

@@ -38,8 +38,9 @@ import attrs
 from ..mcp.client import _leaf, _run_sync
 from .limits import Budget, limiter_for
 from .pricing import cost_micros, price_of
-from .provider import (LiveError, Provider, Reply, Usage, make_provider, parse_model, scrub, secret_values,
+from .provider import (LiveError, Provider, Reply, Usage, parse_model, scrub, secret_values,
                        settings_for)
+from .providers import make_provider
 from .servers import ServerHub, ServerSpec, ToolBoard, open_servers
 
 RECORDER = "mcptest live runner"
