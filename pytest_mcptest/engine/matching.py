@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .bipartite import group, json_key, match_groups
 from .paths import format_path
 from .values import json_equal, type_name
 
@@ -27,22 +28,17 @@ def subset(actual: Any, expected: Any) -> bool:
 
 
 def _multiset_match(actual: list, expected: list) -> bool:
-    """Each expected item pairs with a distinct actual item (a maximum bipartite matching)."""
+    """Each expected item pairs with a distinct actual item (a maximum bipartite matching).
+
+    Equal items are grouped first, so ``subset`` runs once per distinct pair of items.
+    """
     if len(expected) > len(actual):
         return False
-    owner: dict[int, int] = {}
-
-    def place(e: int, seen: set) -> bool:
-        for a in range(len(actual)):
-            if a in seen or not subset(actual[a], expected[e]):
-                continue
-            seen.add(a)
-            if a not in owner or place(owner[a], seen):
-                owner[a] = e
-                return True
-        return False
-
-    return all(place(e, set()) for e in range(len(expected)))
+    expected_group, expected_members = group(json_key(e) for e in expected)
+    _, actual_members = group(json_key(a) for a in actual)
+    edges = [[g for g, members in enumerate(actual_members) if subset(actual[members[0]], expected[first[0]])]
+             for first in expected_members]
+    return len(match_groups(expected_group, actual_members, edges)) == len(expected)
 
 
 def contains(actual: Any, expected: Any) -> bool:

@@ -20,10 +20,12 @@ a trace with a valid pairing always passes. A malformed schema raises
 
 from __future__ import annotations
 
+import bisect
 from typing import Any, Optional, Sequence
 
 import attrs
 
+from .bipartite import group, json_key, match_groups
 from .matching import schema_validator, subset
 from .values import json_diff, json_equal, show
 
@@ -178,32 +180,84 @@ def tool_calls_from_envelope(envelope: Any) -> list:
     return []
 
 
-def _best_partner(expected: ExpectedCall, calls: Sequence[Any]) -> tuple[Optional[int], tuple[ArgDiff, ...]]:
-    """The recorded call closest to ``expected`` (same name first), to explain a miss."""
-    same = [i for i, c in enumerate(calls) if _name(c) == expected.name]
-    if same:
-        i = min(same, key=lambda k: len(expected.diffs(calls[k])))
-        return i, tuple(expected.diffs(calls[i]))
-    return None, ()
+class _Calls:
+    """The recorded calls grouped for matching: calls with one name and equal arguments
+    fit the same expected calls, so each shape comparison is made once per group."""
 
+    def __init__(self, ref: Sequence[ExpectedCall], calls: Sequence[Any]):
+        self.ref, self.calls = ref, calls
+        self.call_group, self.call_members = group((json_key(_name(c)), json_key(_args(c))) for c in calls)
+        self.ref_group, self.ref_members = group(_shape_key(e) for e in ref)
+        self.ref_first = [m[0] for m in self.ref_members]
+        self.by_name: dict[Any, list[int]] = {}  # name key -> call groups, in order
+        self.by_args: dict[Any, int] = {}  # (name key, args key) -> call group
+        for g, members in enumerate(self.call_members):
+            call = calls[members[0]]
+            name_key = json_key(_name(call))
+            self.by_name.setdefault(name_key, []).append(g)
+            self.by_args[(name_key, json_key(_args(call)))] = g
+        self._fits: dict[tuple[int, int], bool] = {}
+        self._misses: dict[tuple[int, int], tuple[ArgDiff, ...]] = {}
 
-def _matching(left: int, right: int, fits) -> dict[int, int]:
-    """A maximum bipartite matching (augmenting paths): left index -> right index."""
-    owner: dict[int, int] = {}
+    def fits(self, i: int, k: int) -> bool:
+        """Does expected call ``i`` fit recorded call ``k``?"""
+        key = (self.ref_group[i], self.call_group[k])
+        hit = self._fits.get(key)
+        if hit is None:
+            hit = self._fits[key] = self.ref[i].matches(self.calls[k])
+        return hit
 
-    def place(a: int, seen: set) -> bool:
-        for b in range(right):
-            if b in seen or not fits(a, b):
+    def diffs(self, i: int, k: int) -> tuple[ArgDiff, ...]:
+        key = (self.ref_group[i], self.call_group[k])
+        hit = self._misses.get(key)
+        if hit is None:
+            hit = self._misses[key] = tuple(self.ref[i].diffs(self.calls[k]))
+        return hit
+
+    def edges(self) -> list[list[int]]:
+        """For each group of expected calls, the groups of recorded calls it fits."""
+        out = []
+        for first in self.ref_first:
+            exp = self.ref[first]
+            name_key = json_key(exp.name)
+            if exp.args_kind == "exact":
+                g = self.by_args.get((name_key, json_key(exp.args)))
+                out.append([] if g is None else [g])
+            else:
+                out.append([g for g in self.by_name.get(name_key, ())
+                            if self.fits(first, self.call_members[g][0])])
+        return out
+
+    def best_partner(self, i: int, start: int = 0) -> tuple[Optional[int], tuple[ArgDiff, ...]]:
+        """The recorded call from ``start`` on closest to expected call ``i`` (same name
+        first, fewest differences, earliest), to explain a miss."""
+        best: Optional[tuple[int, int]] = None
+        for g in self.by_name.get(json_key(self.ref[i].name), ()):
+            members = self.call_members[g]
+            at = bisect.bisect_left(members, start)
+            if at == len(members):
                 continue
-            seen.add(b)
-            if b not in owner or place(owner[b], seen):
-                owner[b] = a
-                return True
-        return False
+            k = members[at]
+            score = (len(self.diffs(i, k)), k)
+            if best is None or score < best:
+                best = score
+        if best is None:
+            return None, ()
+        return best[1], self.diffs(i, best[1])
 
-    for a in range(left):
-        place(a, set())
-    return {a: b for b, a in owner.items()}
+
+def _shape_key(expected: ExpectedCall) -> Any:
+    if expected.args_kind in ("any", "ignore"):
+        return (json_key(expected.name), "any")
+    return (json_key(expected.name), expected.args_kind, json_key(expected.args))
+
+
+def _transpose(edges: list[list[int]], width: int) -> list[list[int]]:
+    out: list[list[int]] = [[] for _ in range(width)]
+    for g, targets in enumerate(edges):
+        for t in targets:
+            out[t].append(g)
+    return out
 
 
 def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValidation:
@@ -219,7 +273,7 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
                          for i, c in enumerate(calls))
             return TraceValidation(False, expected.mode, miss)
         return TraceValidation(True, expected.mode)
-    fits = [[e.matches(c) for c in calls] for e in ref]
+    grouped = _Calls(ref, calls)
     mismatches: list[TraceMismatch] = []
     pairs: list[tuple[int, int]] = []
     if mode == "strict":
@@ -230,18 +284,17 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
             elif i >= len(calls):
                 mismatches.append(TraceMismatch(i, None, (), f"expected call {i} {ref[i].describe()}: "
                                                 f"the trace ran out after {len(calls)} calls"))
-            elif fits[i][i]:
+            elif grouped.fits(i, i):
                 pairs.append((i, i))
             else:
-                mismatches.append(TraceMismatch(i, i, tuple(ref[i].diffs(calls[i])),
+                mismatches.append(TraceMismatch(i, i, grouped.diffs(i, i),
                                                 f"position {i}: {ref[i].describe()} does not match"))
     elif mode == "subsequence":
         at = 0
         for i, exp in enumerate(ref):
-            j = next((k for k in range(at, len(calls)) if fits[i][k]), None)
+            j = next((k for k in range(at, len(calls)) if grouped.fits(i, k)), None)
             if j is None:
-                partner, diffs = _best_partner(exp, calls[at:])  # only what is left to look at
-                partner = None if partner is None else partner + at
+                partner, diffs = grouped.best_partner(i, at)  # only what is left to look at
                 where = f"after recorded call {at - 1}" if at else "in the trace"
                 mismatches.append(TraceMismatch(i, partner, diffs, f"expected call {i} {exp.describe()}: "
                                                 f"not found {where}"))
@@ -249,16 +302,17 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
                 pairs.append((i, j))
                 at = j + 1
     elif mode in ("unordered", "superset"):
-        match = _matching(len(ref), len(calls), lambda a, b: fits[a][b])
+        match = match_groups(grouped.ref_group, grouped.call_members, grouped.edges())
         for i, exp in enumerate(ref):
             if i in match:
                 pairs.append((i, match[i]))
             else:
-                partner, diffs = _best_partner(exp, calls)
+                partner, diffs = grouped.best_partner(i)
                 mismatches.append(TraceMismatch(i, partner, diffs, f"expected call {i} {exp.describe()}: "
                                                 "no distinct recorded call matches it"))
     else:  # subset: every recorded call needs a distinct reference call
-        match = _matching(len(calls), len(ref), lambda a, b: fits[b][a])
+        edges = _transpose(grouped.edges(), len(grouped.call_members))
+        match = match_groups(grouped.call_group, grouped.ref_members, edges)
         for j, call in enumerate(calls):
             if j in match:
                 pairs.append((match[j], j))

@@ -1,0 +1,165 @@
+"""One maximum bipartite matcher, over groups of interchangeable items.
+
+Trace validation (``unordered``, ``superset``, ``subset``) and the multiset ``contains``
+both pair items one to one: each left item (an expected call, an expected list item)
+with a distinct right item (a recorded call, an actual list item) it fits. Greedy
+first-fit fails inputs that have a valid pairing, so the pairing is a maximum matching.
+
+Items that are equal (same tool name and equal arguments, equal JSON values) fit
+exactly the same partners, so the matcher works on *groups*: a left group with a count,
+a right group with a capacity, and an edge where one representative of each fits the
+other. A trace of 10,000 calls over a few dozen distinct calls is then a graph of a few
+dozen nodes, and the number of shape comparisons is the product of distinct shapes,
+not of calls.
+
+Left items are placed in order, each by a breadth-first augmenting path over the groups
+(no recursion, so no depth limit). Placing in order keeps the answer the one a user
+can predict: a left item stays unmatched only when it cannot be added to the pairing
+of the items before it, whichever augmenting paths were taken (the matched items form
+the greedy basis of a transversal matroid). A group that once failed to place an item
+fails for every later item of it, so it is never searched again.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from typing import Any, Hashable, Iterable, Sequence
+
+
+def group(keys: Iterable[Hashable]) -> tuple[list[int], list[list[int]]]:
+    """Number the distinct keys in order of first appearance.
+
+    Returns the group of each item and the items of each group, in order.
+    """
+    ids: dict[Hashable, int] = {}
+    of: list[int] = []
+    members: list[list[int]] = []
+    for index, key in enumerate(keys):
+        gid = ids.get(key)
+        if gid is None:
+            gid = ids[key] = len(members)
+            members.append([])
+        of.append(gid)
+        members[gid].append(index)
+    return of, members
+
+
+def match_groups(left_group: Sequence[int], right_members: Sequence[Sequence[int]],
+                 edges: Sequence[Sequence[int]]) -> dict[int, int]:
+    """A maximum matching: left item -> right item.
+
+    ``left_group[i]`` is the group of left item ``i``; ``right_members[r]`` the right items
+    of right group ``r``; ``edges[g]`` the right groups that left group ``g`` fits, in the
+    order to try them. Deterministic: the same input gives the same pairs.
+    """
+    capacity = [len(m) for m in right_members]
+    used = [0] * len(right_members)
+    # flow[g][r]: how many items of left group g sit in right group r (insertion-ordered).
+    flow: list[dict[int, int]] = [{} for _ in edges]
+    users: list[dict[int, None]] = [{} for _ in right_members]  # left groups with flow into r
+    placed = [0] * len(edges)  # items of each left group matched so far
+    failed = [False] * len(edges)
+    matched_left: list[list[int]] = [[] for _ in edges]
+
+    for item, g in enumerate(left_group):
+        if failed[g] or not _augment(g, edges, capacity, used, flow, users):
+            failed[g] = True
+            continue
+        placed[g] += 1
+        matched_left[g].append(item)
+
+    # Hand out concrete items: each left group's matched items in order, to its right
+    # groups in edge order, each right group's items in order.
+    next_right = [0] * len(right_members)
+    pairs: dict[int, int] = {}
+    for g, items in enumerate(matched_left):
+        at = 0
+        for r in edges[g]:
+            for _ in range(flow[g].get(r, 0)):
+                pairs[items[at]] = right_members[r][next_right[r]]
+                next_right[r] += 1
+                at += 1
+    return pairs
+
+
+def _augment(start: int, edges, capacity, used, flow, users) -> bool:
+    """Add one unit from left group ``start``: a free right slot, or a chain of moves."""
+    for r in edges[start]:  # the common case: a partner is free
+        if used[r] < capacity[r]:
+            _move(start, None, r, flow, users)
+            used[r] += 1
+            return True
+    came_from_right: dict[int, int] = {}  # right group -> the left group that reached it
+    came_from_left: dict[int, int] = {start: -1}  # left group -> the right group it is moved out of
+    queue = deque([start])
+    while queue:
+        g = queue.popleft()
+        for r in edges[g]:
+            if r in came_from_right:
+                continue
+            came_from_right[r] = g
+            if used[r] < capacity[r]:
+                used[r] += 1
+                while True:  # walk back: each left group moves one unit into the slot after it
+                    g = came_from_right[r]
+                    out = came_from_left[g]
+                    _move(g, out if out >= 0 else None, r, flow, users)
+                    if out < 0:
+                        return True
+                    r = out
+            for h in users[r]:
+                if h not in came_from_left:
+                    came_from_left[h] = r
+                    queue.append(h)
+    return False
+
+
+def _move(g: int, source, target: int, flow, users) -> None:
+    """Move one unit of left group ``g`` from right group ``source`` (None: a new unit) to ``target``."""
+    if source is not None:
+        left = flow[g][source] - 1
+        if left:
+            flow[g][source] = left
+        else:
+            del flow[g][source]
+            del users[source][g]
+    flow[g][target] = flow[g].get(target, 0) + 1
+    users[target][g] = None
+
+
+def json_key(value: Any) -> Hashable:
+    """A hashable key under which JSON-equal values meet: ``1`` and ``1.0`` share one,
+    ``true`` and ``1`` do not, object key order does not matter.
+
+    Iterative, so a deeply nested value costs no stack.
+    """
+    # Post-order over an explicit stack: ("enter", value) builds ("done", key) entries.
+    out: list = []
+    stack: list = [(0, value)]
+    while stack:
+        op, node = stack.pop()
+        if op == 1:  # close a container: node is (tag, count, keys)
+            tag, count, names = node
+            parts = out[len(out) - count:] if count else []
+            del out[len(out) - count:]
+            out.append((tag, tuple(zip(names, parts)) if names is not None else tuple(parts)))
+            continue
+        if isinstance(node, bool):
+            out.append(("b", node))
+        elif isinstance(node, (int, float)):
+            out.append(("n", node) if not (isinstance(node, float) and math.isnan(node)) else ("nan", id(node)))
+        elif isinstance(node, str):
+            out.append(("s", node))
+        elif node is None:
+            out.append(("z",))
+        elif isinstance(node, dict):
+            names = sorted(node, key=str)
+            stack.append((1, ("d", len(names), tuple(names))))
+            stack.extend((0, node[k]) for k in reversed(names))
+        elif isinstance(node, (list, tuple)):
+            stack.append((1, ("l", len(node), None)))
+            stack.extend((0, v) for v in reversed(node))
+        else:
+            out.append(("x", id(node)))  # not JSON: never equal to anything else
+    return out[0]
