@@ -29,6 +29,7 @@ from .bipartite import group, json_key, match_groups
 from .matching import schema_validator, subset
 from .values import json_diff, json_equal, show
 
+EXPLAINED_MISSES = 100  # misses that get a closest recorded call and its differences
 ARG_KINDS = ("any", "ignore", "exact", "subset", "schema")
 MODES = ("strict", "exact_sequence", "exact-sequence", "subsequence", "unordered", "superset", "subset")
 
@@ -73,25 +74,39 @@ class ExpectedCall:
 
     def diffs(self, call: Any) -> list[ArgDiff]:
         """What keeps ``call`` (a recorded call: name and args) from matching; empty when it matches."""
+        out = []
+        for path, e, a, schema_error in self._misses(call):
+            if path is None:
+                out.append(ArgDiff("/name", e, a, f"name: expected {e!r}, recorded {a!r}"))
+            elif schema_error is not None:
+                out.append(ArgDiff(_pointer(("args",) + path), None, a, f"args{_pointer(path)}: {schema_error}"))
+            else:
+                out.append(ArgDiff(_pointer(("args",) + path), e, a,
+                                   f"args{_pointer(path)}: expected {show(e)}, recorded {show(a)}"))
+        return out
+
+    def miss_count(self, call: Any) -> int:
+        """How many differences :meth:`diffs` would list, without wording them."""
+        return len(self._misses(call))
+
+    def matches(self, call: Any) -> bool:
+        return not self._misses(call)
+
+    def _misses(self, call: Any) -> list[tuple]:
+        """``(path into args or None for the name, expected, recorded, schema message or None)``."""
         name, args = _name(call), _args(call)
         if name != self.name:
-            return [ArgDiff("/name", self.name, name, f"name: expected {self.name!r}, recorded {name!r}")]
+            return [(None, self.name, name, None)]
         if self.args_kind in ("any", "ignore"):
             return []
         if self.args_kind == "exact":
-            return [ArgDiff(_pointer(("args",) + path), e, a, f"args{_pointer(path) or ''}: expected {show(e)}, "
-                            f"recorded {show(a)}") for path, e, a in json_diff(self.args, args)]
+            return [(path, e, a, None) for path, e, a in json_diff(self.args, args)]
         if self.args_kind == "subset":
             if subset(args, self.args):
                 return []
-            return [ArgDiff(_pointer(("args",) + path), e, a, f"args{_pointer(path)}: expected {show(e)}, "
-                            f"recorded {show(a)}") for path, e, a in _subset_misses(self.args, args, ())]
+            return [(path, e, a, None) for path, e, a in _subset_misses(self.args, args, ())]
         errors = sorted(schema_validator(self.args).iter_errors(args), key=lambda e: list(e.absolute_path))
-        return [ArgDiff(_pointer(("args",) + tuple(err.absolute_path)), None, err.instance,
-                        f"args{_pointer(err.absolute_path)}: {err.message}") for err in errors]
-
-    def matches(self, call: Any) -> bool:
-        return not self.diffs(call)
+        return [(tuple(err.absolute_path), None, err.instance, err.message) for err in errors]
 
 
 def _subset_misses(expected: Any, recorded: Any, path: tuple) -> list:
@@ -197,6 +212,8 @@ class _Calls:
             self.by_name.setdefault(name_key, []).append(g)
             self.by_args[(name_key, json_key(_args(call)))] = g
         self._fits: dict[tuple[int, int], bool] = {}
+        self.explained = 0
+        self._positions: dict[int, list[int]] = {}
         self._misses: dict[tuple[int, int], tuple[ArgDiff, ...]] = {}
 
     def fits(self, i: int, k: int) -> bool:
@@ -216,21 +233,37 @@ class _Calls:
 
     def edges(self) -> list[list[int]]:
         """For each group of expected calls, the groups of recorded calls it fits."""
-        out = []
-        for first in self.ref_first:
-            exp = self.ref[first]
-            name_key = json_key(exp.name)
-            if exp.args_kind == "exact":
-                g = self.by_args.get((name_key, json_key(exp.args)))
-                out.append([] if g is None else [g])
-            else:
-                out.append([g for g in self.by_name.get(name_key, ())
-                            if self.fits(first, self.call_members[g][0])])
-        return out
+        return [self._fitting_groups(g) for g in range(len(self.ref_first))]
+
+    def _fitting_groups(self, g: int) -> list[int]:
+        first = self.ref_first[g]
+        exp = self.ref[first]
+        name_key = json_key(exp.name)
+        if exp.args_kind == "exact":
+            hit = self.by_args.get((name_key, json_key(exp.args)))
+            return [] if hit is None else [hit]
+        return [h for h in self.by_name.get(name_key, ()) if self.fits(first, self.call_members[h][0])]
+
+    def first_fit(self, i: int, start: int) -> Optional[int]:
+        """The first recorded call at or after ``start`` that expected call ``i`` fits."""
+        g = self.ref_group[i]
+        positions = self._positions.get(g)
+        if positions is None:
+            positions = self._positions[g] = sorted(k for h in self._fitting_groups(g) for k in self.call_members[h])
+        at = bisect.bisect_left(positions, start)
+        return positions[at] if at < len(positions) else None
 
     def best_partner(self, i: int, start: int = 0) -> tuple[Optional[int], tuple[ArgDiff, ...]]:
         """The recorded call from ``start`` on closest to expected call ``i`` (same name
-        first, fewest differences, earliest), to explain a miss."""
+        first, fewest differences, earliest), to explain a miss.
+
+        Only the first :data:`EXPLAINED_MISSES` misses are explained: each search compares
+        every distinct recorded call of that tool, and a trace where thousands of calls
+        miss would spend its time on explanations nobody reads.
+        """
+        self.explained += 1
+        if self.explained > EXPLAINED_MISSES:
+            return None, ()
         best: Optional[tuple[int, int]] = None
         for g in self.by_name.get(json_key(self.ref[i].name), ()):
             members = self.call_members[g]
@@ -238,7 +271,7 @@ class _Calls:
             if at == len(members):
                 continue
             k = members[at]
-            score = (len(self.diffs(i, k)), k)
+            score = (self.ref[i].miss_count(self.calls[k]), k)
             if best is None or score < best:
                 best = score
         if best is None:
@@ -292,7 +325,7 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
     elif mode == "subsequence":
         at = 0
         for i, exp in enumerate(ref):
-            j = next((k for k in range(at, len(calls)) if grouped.fits(i, k)), None)
+            j = grouped.first_fit(i, at)
             if j is None:
                 partner, diffs = grouped.best_partner(i, at)  # only what is left to look at
                 where = f"after recorded call {at - 1}" if at else "in the trace"
