@@ -27,10 +27,13 @@ import os
 import stat
 from typing import Any, Optional
 
+from .engine.values import NestingError
 from .errors import InputError, json_pointer
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
 MAX_JSON_DEPTH = 128
+_TOO_DEEP = f"nested more than {MAX_JSON_DEPTH} levels deep"
+POINTER_PARTS = 12  # how much of the way to a too-deep part a message shows
 
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
@@ -92,14 +95,6 @@ def read_json(path: str, name: Optional[str] = None) -> Any:
     return loads_json(read_text(path, shown), shown)
 
 
-class NestingError(ValueError):
-    """JSON nested deeper than :data:`MAX_JSON_DEPTH`; ``path`` leads to the first too-deep part."""
-
-    def __init__(self, path: Optional[list]):
-        super().__init__(f"nested more than {MAX_JSON_DEPTH} levels deep")
-        self.path = path
-
-
 def strict_json(text: str) -> Any:
     """``json.loads`` refusing NaN, Infinity, numbers beyond a float and deep nesting.
 
@@ -109,10 +104,10 @@ def strict_json(text: str) -> Any:
     try:
         data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except RecursionError:
-        raise NestingError(None) from None
+        raise NestingError(_TOO_DEEP) from None
     where = too_deep(data, MAX_JSON_DEPTH)
     if where is not None:
-        raise NestingError(where)
+        raise NestingError(_TOO_DEEP, where)
     return data
 
 
@@ -123,8 +118,10 @@ def loads_json(text: str, shown: str, what: str = "JSON") -> Any:
     except json.JSONDecodeError as exc:
         raise InputError(shown, f"invalid {what}: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
     except NestingError as exc:
-        raise InputError(shown, f"invalid {what}: {exc}",
-                         pointer=None if exc.path is None else json_pointer(exc.path)) from None
+        if exc.path is None:
+            raise InputError(shown, f"invalid {what}: {exc}") from None
+        raise InputError(shown, f"invalid {what}: {exc} (below this point)",
+                         pointer=json_pointer(exc.path[:POINTER_PARTS])) from None
     except ValueError as exc:  # a number JSON cannot hold, or an integer of thousands of digits
         raise InputError(shown, f"invalid {what}: {exc}") from None
 

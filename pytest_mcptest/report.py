@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 from .engine.values import type_name
 from .errors import InputError, json_pointer
-from .files import MAX_JSON_DEPTH, atomic_write, read_json
+from .files import MAX_JSON_DEPTH, POINTER_PARTS, atomic_write, read_json
 
 REPORT_VERSION = 1
 
@@ -139,7 +139,8 @@ def json_safe(report: dict) -> dict:
 def _note(notes: dict, path: tuple, text: str) -> None:
     item = path[1] if len(path) >= 2 and path[0] == "items" else None
     inner = path[2:] if item is not None else path
-    notes.setdefault(item, []).append(f"{json_pointer(inner) or '/'}: {text}")
+    shown = json_pointer(inner[:POINTER_PARTS]) + ("/..." if len(inner) > POINTER_PARTS else "")
+    notes.setdefault(item, []).append(f"{shown or '/'}: {text}")
 
 
 def write_report(path: str, report: dict) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from .bipartite import group, json_key, match_groups
 from .paths import format_path
-from .values import json_equal, type_name
+from .values import NestingError, json_equal, type_name
 
 
 class MalformedSchema(ValueError):
@@ -19,12 +19,34 @@ class MalformedSchema(ValueError):
 
 
 def subset(actual: Any, expected: Any) -> bool:
-    """Object subset with multiset arrays: every expected key/item is in ``actual``."""
-    if isinstance(expected, dict):
-        return isinstance(actual, dict) and all(k in actual and subset(actual[k], v) for k, v in expected.items())
-    if isinstance(expected, list):
-        return isinstance(actual, list) and _multiset_match(actual, expected)
-    return json_equal(actual, expected)
+    """Object subset with multiset arrays: every expected key/item is in ``actual``.
+
+    Objects are walked with an explicit stack; only arrays inside arrays recurse (through
+    the matching), and a value nested too deeply for that raises :class:`NestingError`.
+    """
+    try:
+        return _subset(actual, expected)
+    except RecursionError:
+        raise NestingError("the values are nested too deeply to compare") from None
+
+
+def _subset(actual: Any, expected: Any) -> bool:
+    pending = [(actual, expected)]
+    while pending:
+        actual, expected = pending.pop()
+        if isinstance(expected, dict):
+            if not isinstance(actual, dict):
+                return False
+            for key, value in expected.items():
+                if key not in actual:
+                    return False
+                pending.append((actual[key], value))
+        elif isinstance(expected, list):
+            if not (isinstance(actual, list) and _multiset_match(actual, expected)):
+                return False
+        elif not json_equal(actual, expected):
+            return False
+    return True
 
 
 def _multiset_match(actual: list, expected: list) -> bool:
@@ -36,18 +58,25 @@ def _multiset_match(actual: list, expected: list) -> bool:
         return False
     expected_group, expected_members = group(json_key(e) for e in expected)
     _, actual_members = group(json_key(a) for a in actual)
-    edges = [[g for g, members in enumerate(actual_members) if subset(actual[members[0]], expected[first[0]])]
+    edges = [[g for g, members in enumerate(actual_members) if _subset(actual[members[0]], expected[first[0]])]
              for first in expected_members]
     return len(match_groups(expected_group, actual_members, edges)) == len(expected)
 
 
 def contains(actual: Any, expected: Any) -> bool:
     """Substring for strings, membership for a list and a non-list, subset otherwise."""
+    try:
+        return _contains(actual, expected)
+    except RecursionError:
+        raise NestingError("the values are nested too deeply to compare") from None
+
+
+def _contains(actual: Any, expected: Any) -> bool:
     if isinstance(actual, str) and isinstance(expected, str):
         return expected in actual
     if isinstance(actual, list) and not isinstance(expected, list):
-        return any(subset(item, expected) for item in actual)
-    return subset(actual, expected)
+        return any(_subset(item, expected) for item in actual)
+    return _subset(actual, expected)
 
 
 _VALIDATORS: dict[str, Any] = {}

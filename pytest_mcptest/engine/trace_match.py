@@ -27,7 +27,7 @@ import attrs
 
 from .bipartite import group, json_key, match_groups
 from .matching import schema_validator, subset
-from .values import json_diff, json_equal, show
+from .values import NestingError, json_diff, json_equal, show
 
 EXPLAINED_MISSES = 100  # misses that get a closest recorded call and its differences
 ARG_KINDS = ("any", "ignore", "exact", "subset", "schema")
@@ -102,8 +102,11 @@ class ExpectedCall:
         if self.args_kind == "exact":
             return [(path, e, a, None) for path, e, a in json_diff(self.args, args)]
         if self.args_kind == "subset":
-            if subset(args, self.args):
-                return []
+            try:
+                if subset(args, self.args):
+                    return []
+            except NestingError as exc:
+                return [((), self.args, args, str(exc))]
             return [(path, e, a, None) for path, e, a in _subset_misses(self.args, args, ())]
         errors = sorted(schema_validator(self.args).iter_errors(args), key=lambda e: list(e.absolute_path))
         return [(tuple(err.absolute_path), None, err.instance, err.message) for err in errors]
@@ -113,15 +116,19 @@ def _subset_misses(expected: Any, recorded: Any, path: tuple) -> list:
     """The places an object subset fails: missing keys, differing values (arrays as a whole)."""
     from .values import ABSENT
 
-    if isinstance(expected, dict) and isinstance(recorded, dict):
-        out = []
-        for key, value in expected.items():
-            if key not in recorded:
-                out.append((path + (key,), value, ABSENT))
-            elif not subset(recorded[key], value):
-                out.extend(_subset_misses(value, recorded[key], path + (key,)))
-        return out
-    return [(path, expected, recorded)]
+    out = []
+    pending = [(expected, recorded, path)]
+    while pending:
+        expected, recorded, path = pending.pop()
+        if isinstance(expected, dict) and isinstance(recorded, dict):
+            for key in reversed(list(expected)):  # a stack: reversed keeps the keys in order
+                if key not in recorded:
+                    pending.append((expected[key], ABSENT, path + (key,)))
+                elif not subset(recorded[key], expected[key]):
+                    pending.append((expected[key], recorded[key], path + (key,)))
+        else:
+            out.append((path, expected, recorded))
+    return out
 
 
 @attrs.frozen

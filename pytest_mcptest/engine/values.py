@@ -11,6 +11,14 @@ import json
 from typing import Any
 
 
+class NestingError(ValueError):
+    """A value nested too deeply to walk; ``path`` (when known) leads to where it got too deep."""
+
+    def __init__(self, message: str, path=None):
+        super().__init__(message)
+        self.path = path
+
+
 def is_number(value: Any) -> bool:
     """True for ints and floats, never for booleans."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -138,7 +146,12 @@ def show(value: Any, limit: int = 80) -> str:
     try:
         text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
     except (TypeError, ValueError):
-        text = repr(value)
+        try:
+            text = repr(value)
+        except RecursionError:
+            text = f"(a {type_name(value)} nested too deeply to show)"
+    except RecursionError:
+        text = f"(a {type_name(value)} nested too deeply to show)"
     if len(text) > limit:
         text = text[: limit - 3] + "..."
     return text
