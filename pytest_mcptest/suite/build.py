@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import re
 from typing import Any, Callable
 
 from ..engine.conversation import ConversationSpec
@@ -22,6 +21,7 @@ from ..engine.world import EFFECT_OPS, GUARD_OPS, Effect, ForbiddenRule, Guard, 
 from ..errors import InputError
 from ..expect import ExpectSyntaxError, compile_expectation
 from .loader import LineDict, load_documents, line_of
+from .marks import build_marks
 from .model import (AgentBlock, Block, ClassGate, ConversationBlock, DistractorsBlock, Mark, OrchestrationGate, ScenarioBlock,
                     SelectionFloor, Suite, ToolBenchBlock, ToolQualityBlock)
 from .validate import validate_document
@@ -113,53 +113,8 @@ def _fmt(parts) -> str:
 
 
 def _marks(doc: _Doc, parts, raw: dict) -> tuple[tuple[Mark, ...], tuple[str, ...]]:
-    marks = []
-    skip = raw.get("skip")
-    if skip is True or (isinstance(skip, str) and skip):
-        marks.append(Mark("skip", (), {"reason": skip} if isinstance(skip, str) else {}))
-    xfail = raw.get("xfail")
-    if xfail is True:
-        marks.append(Mark("xfail"))
-    elif isinstance(xfail, str):
-        marks.append(Mark("xfail", (), {"reason": xfail}))
-    elif isinstance(xfail, dict):
-        marks.append(Mark("xfail", (), dict(xfail)))
-    for i, entry in enumerate(raw.get("marks") or ()):
-        if isinstance(entry, str):
-            marks.append(Mark(entry))
-            continue
-        (name, value), = entry.items()
-        if isinstance(value, dict):
-            marks.append(Mark(name, (), dict(value)))
-        elif isinstance(value, list):
-            marks.append(Mark(name, tuple(value), {}))
-        elif value is None:
-            marks.append(Mark(name))
-        else:
-            marks.append(Mark(name, (value,), {}))
-    for i, mark in enumerate(marks):
-        if not mark.name.isidentifier():
-            raise doc.error(parts + ["marks"], f"mark name {mark.name!r} is not a valid identifier")
-        if mark.name in MEANINGLESS_MARKS:
-            raise doc.error(parts + ["marks"], f"the mark {mark.name!r} means nothing on a suite block "
-                            "(it has no fixtures and no parameters)")
-    tags = tuple(raw.get("tags") or ())
-    for i, tag in enumerate(tags):
-        if not _SELECTABLE.fullmatch(tag) or tag in ("and", "or", "not"):
-            raise doc.error(parts + ["tags", i], f"tag {tag!r} could not be selected with `-m` or `-k` "
-                            "(use letters, digits and _ - . + / without spaces, and not and/or/not)")
-        if tag in BEHAVIOUR_MARKS:
-            raise doc.error(parts + ["tags", i], f"tag {tag!r} is one of pytest's own marks and would change how "
-                            f"the item runs; use `{tag}:` or `marks:` for that, or pick another tag")
-    return tuple(marks), tags
-
-
-# What pytest's `-m` and `-k` expressions read as one name.
-_SELECTABLE = re.compile(r"[\w+\-./]+")  # no ':' either: it ends a marker's name in the ini
-# pytest marks that act on an item: a tag of that name would silently skip or xfail it.
-BEHAVIOUR_MARKS = frozenset({"skip", "skipif", "xfail", "usefixtures", "parametrize", "filterwarnings"})
-# pytest marks that only make sense on Python test functions.
-MEANINGLESS_MARKS = frozenset({"usefixtures", "parametrize"})
+    """Marks and tags, checked and built by :mod:`.marks` (no string is ever run as code)."""
+    return build_marks(raw, lambda sub, message: doc.error(parts + sub, message))
 
 
 def _common(doc: _Doc, parts, raw: dict, kind: str, name: str | None = None) -> dict:
