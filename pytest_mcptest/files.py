@@ -49,7 +49,7 @@ def read_text(path: str, name: Optional[str] = None, limit: Optional[int] = None
     except FileNotFoundError:
         raise
     except IsADirectoryError:
-        raise InputError(shown, "is a directory, not a file") from None
+        raise InputError(shown, "is a directory, not a regular file; mcptest reads only regular files") from None
     except OSError as exc:
         raise InputError(shown, f"cannot read: {exc.strerror or exc}") from None
     try:
