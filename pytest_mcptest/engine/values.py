@@ -108,17 +108,17 @@ ABSENT = _Absent()
 
 
 def _diff(expected, actual, path, out, limit) -> None:
-    pending = [(expected, actual, path)]  # a stack, newest last: pushed in reverse to keep key order
+    # A stack, newest last: children are pushed in reverse to keep key and index order.
+    # Equal subtrees are walked rather than compared first, so a deep value costs its size.
+    pending = [(expected, actual, path)]
     while pending and len(out) < limit:
         expected, actual, path = pending.pop()
-        if json_equal(expected, actual):
-            continue
         if isinstance(expected, dict) and isinstance(actual, dict):
             keys = list(expected) + [k for k in actual if k not in expected]
             pending.extend((expected.get(k, ABSENT), actual.get(k, ABSENT), path + (k,)) for k in reversed(keys))
         elif isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
             pending.extend((expected[i], actual[i], path + (i,)) for i in reversed(range(len(expected))))
-        else:
+        elif expected is ABSENT or actual is ABSENT or not json_equal(expected, actual):
             out.append((path, expected, actual))
 
 
