@@ -28,8 +28,8 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-import time
 
+from bench_catalog import best_of  # this folder is on sys.path when a script here runs
 from pytest_mcptest.engine.trace_match import ExpectedCall, ExpectedTrace, validate_trace
 
 GOAL_SECONDS = 2.0
@@ -68,16 +68,6 @@ def cases(n: int):
                                                          for c in calls]), True
 
 
-def timed(calls, expected, repeat: int) -> tuple[float, object]:
-    best = float("inf")
-    result = None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = validate_trace(calls, expected)
-        best = min(best, time.perf_counter() - start)
-    return best, result
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -88,7 +78,7 @@ def main(argv=None) -> int:
     wrong = []
     for n in sizes:
         for name, calls, expected, should_pass in cases(n):
-            seconds, result = timed(calls, expected, args.repeat)
+            seconds, result = best_of(lambda: validate_trace(calls, expected), args.repeat)
             rows.setdefault(name, []).append((n, seconds))
             if result.passed is not should_pass:
                 wrong.append(f"{name} at {n}: passed={result.passed}, expected {should_pass}")

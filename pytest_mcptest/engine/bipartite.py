@@ -132,8 +132,15 @@ def json_key(value: Any) -> Hashable:
     """A hashable key under which JSON-equal values meet: ``1`` and ``1.0`` share one,
     ``true`` and ``1`` do not, object key order does not matter.
 
-    Iterative, so a deeply nested value costs no stack.
+    Iterative, so a deeply nested value costs no stack. Strings and flat objects of
+    strings and integers (most tool names and arguments) take a shortcut.
     """
+    kind = type(value)
+    if kind is str:
+        return ("s", value)
+    if kind is dict and all(type(v) is str or type(v) is int for v in value.values()):
+        return ("d", tuple((k, ("s", v) if type(v) is str else ("n", v))
+                           for k, v in sorted(value.items(), key=_key_text)))
     # Post-order over an explicit stack: ("enter", value) builds ("done", key) entries.
     out: list = []
     stack: list = [(0, value)]
@@ -154,7 +161,7 @@ def json_key(value: Any) -> Hashable:
         elif node is None:
             out.append(("z",))
         elif isinstance(node, dict):
-            names = sorted(node, key=str)
+            names = sorted(node, key=str)  # the order of _key_text: keys are compared as text
             stack.append((1, ("d", len(names), tuple(names))))
             stack.extend((0, node[k]) for k in reversed(names))
         elif isinstance(node, (list, tuple)):
@@ -163,3 +170,7 @@ def json_key(value: Any) -> Hashable:
         else:
             out.append(("x", id(node)))  # not JSON: never equal to anything else
     return out[0]
+
+
+def _key_text(item: tuple) -> str:
+    return str(item[0])
