@@ -117,8 +117,9 @@ def _import(args) -> int:
             return EXIT_USAGE
     try:
         cassette = import_text(args.kind, args.file, text)
-        parse_cassette(args.output, dumps_cassette(cassette))  # what replay will read, read once now
-        write_cassette(args.output, cassette, overwrite=args.force)
+        text = dumps_cassette(cassette)
+        parse_cassette(args.output, text)  # what replay will read, read once now
+        write_cassette(args.output, cassette, overwrite=args.force, text=text)
     except InputError as exc:
         print(exc.render(), file=sys.stderr)
         return EXIT_USAGE

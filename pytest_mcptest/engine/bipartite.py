@@ -23,7 +23,7 @@ fails for every later item of it, so it is never searched again.
 from __future__ import annotations
 
 import math
-from collections import deque
+from collections import defaultdict, deque
 from typing import Any, Hashable, Iterable, Sequence
 
 
@@ -55,25 +55,26 @@ def match_groups(left_group: Sequence[int], right_members: Sequence[Sequence[int
     """
     capacity = [len(m) for m in right_members]
     used = [0] * len(right_members)
-    # flow[g][r]: how many items of left group g sit in right group r (insertion-ordered).
-    flow: list[dict[int, int]] = [{} for _ in edges]
-    users: list[dict[int, None]] = [{} for _ in right_members]  # left groups with flow into r
-    placed = [0] * len(edges)  # items of each left group matched so far
+    # flow[g][r]: how many items of left group g sit in right group r (insertion-ordered);
+    # users[r]: the left groups with items in r. Both sparse: most groups of a long trace
+    # take part in no pairing at all.
+    flow: defaultdict[int, dict[int, int]] = defaultdict(dict)
+    users: defaultdict[int, dict[int, None]] = defaultdict(dict)
     failed = [False] * len(edges)
-    matched_left: list[list[int]] = [[] for _ in edges]
+    matched_left: defaultdict[int, list[int]] = defaultdict(list)
 
     for item, g in enumerate(left_group):
         if failed[g] or not _augment(g, edges, capacity, used, flow, users):
             failed[g] = True
             continue
-        placed[g] += 1
         matched_left[g].append(item)
 
     # Hand out concrete items: each left group's matched items in order, to its right
     # groups in edge order, each right group's items in order.
     next_right = [0] * len(right_members)
     pairs: dict[int, int] = {}
-    for g, items in enumerate(matched_left):
+    for g in sorted(matched_left):
+        items = matched_left[g]
         at = 0
         for r in edges[g]:
             for _ in range(flow[g].get(r, 0)):
@@ -108,7 +109,7 @@ def _augment(start: int, edges, capacity, used, flow, users) -> bool:
                     if out < 0:
                         return True
                     r = out
-            for h in users[r]:
+            for h in users.get(r, ()):
                 if h not in came_from_left:
                     came_from_left[h] = r
                     queue.append(h)
@@ -138,9 +139,19 @@ def json_key(value: Any) -> Hashable:
     kind = type(value)
     if kind is str:
         return ("s", value)
-    if kind is dict and all(type(v) is str or type(v) is int for v in value.values()):
-        return ("d", tuple((k, ("s", v) if type(v) is str else ("n", v))
-                           for k, v in sorted(value.items(), key=_key_text)))
+    if kind is dict:
+        flat = []
+        for k, v in value.items():
+            kind = type(v)
+            if kind is str:
+                flat.append((k, ("s", v)))
+            elif kind is int:
+                flat.append((k, ("n", v)))
+            else:
+                break
+        else:
+            flat.sort(key=_key_text)
+            return ("d", tuple(flat))
     # Post-order over an explicit stack: ("enter", value) builds ("done", key) entries.
     out: list = []
     stack: list = [(0, value)]

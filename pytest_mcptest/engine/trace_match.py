@@ -208,16 +208,16 @@ class _Calls:
 
     def __init__(self, ref: Sequence[ExpectedCall], calls: Sequence[Any]):
         self.ref, self.calls = ref, calls
-        self.call_group, self.call_members = group((json_key(_name(c)), json_key(_args(c))) for c in calls)
+        keys = [(json_key(_name(c)), json_key(_args(c))) for c in calls]
+        self.call_group, self.call_members = group(keys)
         self.ref_group, self.ref_members = group(_shape_key(e) for e in ref)
         self.ref_first = [m[0] for m in self.ref_members]
         self.by_name: dict[Any, list[int]] = {}  # name key -> call groups, in order
         self.by_args: dict[Any, int] = {}  # (name key, args key) -> call group
         for g, members in enumerate(self.call_members):
-            call = calls[members[0]]
-            name_key = json_key(_name(call))
+            name_key, args_key = keys[members[0]]
             self.by_name.setdefault(name_key, []).append(g)
-            self.by_args[(name_key, json_key(_args(call)))] = g
+            self.by_args[(name_key, args_key)] = g
         self._fits: dict[tuple[int, int], bool] = {}
         self.explained = 0
         self._positions: dict[int, list[int]] = {}
@@ -292,10 +292,12 @@ def _shape_key(expected: ExpectedCall) -> Any:
     return (json_key(expected.name), expected.args_kind, json_key(expected.args))
 
 
-def _transpose(edges: list[list[int]], width: int) -> list[list[int]]:
-    out: list[list[int]] = [[] for _ in range(width)]
+def _transpose(edges: list[list[int]], width: int) -> list:
+    out: list = [()] * width  # most recorded groups fit no expected call: share one empty tuple
     for g, targets in enumerate(edges):
         for t in targets:
+            if not out[t]:
+                out[t] = []
             out[t].append(g)
     return out
 

@@ -229,12 +229,15 @@ def dumps_cassette(data: dict) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def write_cassette(path: str, data: dict, overwrite: bool = False) -> str:
+def write_cassette(path: str, data: dict, overwrite: bool = False, text: Optional[str] = None) -> str:
     """Write ``data`` as cassette JSON at ``path`` atomically; refuse to replace an existing
-    file unless ``overwrite`` (raises :class:`FileExistsError`). Returns the text written."""
+    file unless ``overwrite`` (raises :class:`FileExistsError`). Returns the text written.
+
+    ``text``, when given, is ``dumps_cassette(data)`` already made (a large cassette's
+    indented JSON costs seconds to make)."""
     if not overwrite and os.path.exists(path):
         raise FileExistsError(path)
-    text = dumps_cassette(data)
+    text = dumps_cassette(data) if text is None else text
     atomic_write(path, text)
     return text
 
