@@ -133,54 +133,59 @@ def json_key(value: Any) -> Hashable:
     """A hashable key under which JSON-equal values meet: ``1`` and ``1.0`` share one,
     ``true`` and ``1`` do not, object key order does not matter.
 
-    Iterative, so a deeply nested value costs no stack. Strings and flat objects of
-    strings and integers (most tool names and arguments) take a shortcut.
+    The key is a *flat* tuple of tagged tokens (a prefix code: containers give their
+    length), so hashing and comparing it never recurses, however deep the value. Strings
+    and flat objects of strings and integers (most tool names and arguments) take a
+    shortcut that gives the same tokens.
     """
     kind = type(value)
     if kind is str:
         return ("s", value)
     if kind is dict:
-        flat = []
-        for k, v in value.items():
+        flat: list = ["d", len(value)]
+        for k, v in sorted(value.items(), key=_key_text):
             kind = type(v)
             if kind is str:
-                flat.append((k, ("s", v)))
+                flat += ("k", k, "s", v)
             elif kind is int:
-                flat.append((k, ("n", v)))
+                flat += ("k", k, "n", v)
             else:
                 break
         else:
-            flat.sort(key=_key_text)
-            return ("d", tuple(flat))
-    # Post-order over an explicit stack: ("enter", value) builds ("done", key) entries.
-    out: list = []
-    stack: list = [(0, value)]
+            return tuple(flat)
+    tokens: list = []
+    stack: list = [value]
     while stack:
-        op, node = stack.pop()
-        if op == 1:  # close a container: node is (tag, count, keys)
-            tag, count, names = node
-            parts = out[len(out) - count:] if count else []
-            del out[len(out) - count:]
-            out.append((tag, tuple(zip(names, parts)) if names is not None else tuple(parts)))
-            continue
-        if isinstance(node, bool):
-            out.append(("b", node))
+        node = stack.pop()
+        if isinstance(node, _Name):
+            tokens += ("k", node.name)
+        elif isinstance(node, bool):
+            tokens += ("b", node)
         elif isinstance(node, (int, float)):
-            out.append(("n", node) if not (isinstance(node, float) and math.isnan(node)) else ("nan", id(node)))
+            tokens += ("n", node) if not (isinstance(node, float) and math.isnan(node)) else ("x", id(node))
         elif isinstance(node, str):
-            out.append(("s", node))
+            tokens += ("s", node)
         elif node is None:
-            out.append(("z",))
+            tokens.append("z")
         elif isinstance(node, dict):
-            names = sorted(node, key=str)  # the order of _key_text: keys are compared as text
-            stack.append((1, ("d", len(names), tuple(names))))
-            stack.extend((0, node[k]) for k in reversed(names))
+            tokens += ("d", len(node))
+            for k, v in sorted(node.items(), key=_key_text, reverse=True):  # a stack: reversed
+                stack += (v, _Name(k))
         elif isinstance(node, (list, tuple)):
-            stack.append((1, ("l", len(node), None)))
-            stack.extend((0, v) for v in reversed(node))
+            tokens += ("l", len(node))
+            stack.extend(reversed(node))
         else:
-            out.append(("x", id(node)))  # not JSON: never equal to anything else
-    return out[0]
+            tokens += ("x", id(node))  # not JSON: never equal to anything else
+    return tuple(tokens)
+
+
+class _Name:
+    """An object key on :func:`json_key`'s stack (keys are emitted, never walked)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: Any):
+        self.name = name
 
 
 def _key_text(item: tuple) -> str:
