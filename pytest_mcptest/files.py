@@ -22,6 +22,7 @@ create it; every other problem is an :class:`~pytest_mcptest.errors.InputError`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -195,6 +196,11 @@ def atomic_write(path: str, text: str) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)  # never leave half a file behind
+        raise
