@@ -93,9 +93,8 @@ def _import(args) -> int:
     """Turn an existing log into a cassette, checked by reading it back before it is written."""
     from .cassette import parse_cassette
     from .importers import import_text
-    from .importers.common import dumps_cassette, summary, write_cassette
-
     from .files import read_text
+    from .importers.common import dumps_cassette, summary, write_cassette
 
     try:
         text = read_text(args.file)

@@ -105,9 +105,11 @@ def build_marks(raw: dict, fail: Callable[[list, str], Exception]) -> tuple[tupl
 def _mark(entry: Any, here: list, fail) -> Mark:
     if isinstance(entry, str):
         name, value = entry, None
-    else:
+    elif isinstance(entry, dict) and len(entry) == 1:
         (name, value), = entry.items()
-    if not name.isidentifier():
+    else:
+        raise fail(here, f"a mark is a name or a one-key object {{name: arguments}}, found {_shown(entry)}")
+    if not isinstance(name, str) or not name.isidentifier():
         raise fail(here, f"mark name {name!r} is not a valid identifier")
     if name in MEANINGLESS_MARKS:
         raise fail(here, f"the mark {name!r} means nothing on a suite block (it has no fixtures and no parameters)")
