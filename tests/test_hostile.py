@@ -287,3 +287,55 @@ def test_a_hang_that_ignores_sigterm_is_killed():
     text, seconds = run_server("server_hang.py")
     assert "no complete answer within 1 s" in text
     assert seconds < 10
+
+
+class _Refused(Exception):
+    pass
+
+
+def _fail(parts, message):
+    return _Refused(parts, message)
+
+
+@pytest.mark.parametrize("marks, parts, message", [
+    ([{"skipif": "sys.platform == 'linux'"}], ["marks", 0, "skipif"], "skipif: a string condition"),
+    ([{"xfail": {"condition": "1 == 1"}}], ["marks", 0, "xfail", "condition"], "xfail: a string condition"),
+    ([{"skipif": ["x", True]}], ["marks", 0, "skipif", 0], "skipif: a string condition"),
+    ([{"skipif": {"python": "3.12"}}], ["marks", 0, "skipif", "python"], "must be an operator and a version"),
+    ([{"skipif": {"platform": 5}}], ["marks", 0, "skipif", "platform"], "takes a non-empty string, found number 5"),
+    ([{"skipif": {"not": "x"}}], ["marks", 0, "skipif", "not"], "skipif: a string condition"),
+    ([{"skipif": {"condition": True, "raises": "X"}}], ["marks", 0, "skipif", "raises"], "unknown key 'raises'"),
+    ([{"xfail": {"reason": 5}}], ["marks", 0, "xfail", "reason"], "'reason' must be a string"),
+    ([{"xfail": {"strict": "yes"}}], ["marks", 0, "xfail", "strict"], "'strict' must be true or false"),
+    ([{"skipif": 5}], ["marks", 0, "skipif"], "a condition must be true, false or a named condition"),
+    ([{"skip": True}], ["marks", 0, "skip"], "skip takes a reason"),
+    ([{"filterwarnings": ["ignore", 5]}], ["marks", 0, "filterwarnings", 1], "a filter is a string"),
+    ([{"filterwarnings": "shout::UserWarning"}], ["marks", 0, "filterwarnings"], "unknown action 'shout'"),
+    ([{"filterwarnings": "error:(:UserWarning"}], ["marks", 0, "filterwarnings"], "not a valid regular expression"),
+    ([{"filterwarnings": "error::os.PathLike"}], ["marks", 0, "filterwarnings"], "unknown warning category"),
+    ([{"filterwarnings": "error::UserWarning:m:x"}], ["marks", 0, "filterwarnings"], "must be a whole number"),
+    ([5], ["marks", 0], "a mark is a name or a one-key object"),
+    ([{"parametrize": ["a", [1]]}], ["marks", 0], "means nothing on a suite block"),
+])
+def test_marks_refused_with_where_and_why(marks, parts, message):
+    from pytest_mcptest.suite.marks import build_marks
+
+    with pytest.raises(_Refused) as info:
+        build_marks({"marks": marks}, _fail)
+    assert info.value.args[0] == parts and message in info.value.args[1]
+
+
+def test_marks_accepted_and_built():
+    from pytest_mcptest.suite.marks import Condition, build_marks
+
+    marks, _ = build_marks({"marks": [
+        "slow", {"xfail": "flaky upstream"}, {"skipif": {"condition": {"env": "CI"}, "reason": "not on CI"}},
+        {"filterwarnings": ["ignore::DeprecationWarning", "error:boom:UserWarning:mod:12"]}, {"timeout": 5},
+        {"skip": {"reason": "later"}}]}, _fail)
+    assert [(m.name, m.args, m.kwargs) for m in marks] == [
+        ("slow", (), {}), ("xfail", (), {"reason": "flaky upstream"}),
+        ("skipif", (Condition("env", "CI"),), {"reason": "not on CI"}),
+        ("filterwarnings", ("ignore::DeprecationWarning", "error:boom:UserWarning:mod:12"), {}),
+        ("timeout", (5,), {}), ("skip", (), {"reason": "later"})]
+    assert bool(Condition("python", ">=3.0")) and not bool(Condition("python", "<3.0"))
+    assert bool(Condition("not", Condition("platform", "no-such-os")))
