@@ -20,6 +20,7 @@ from .engine.trace import Run, ToolCall
 from .engine.values import is_number, type_name
 from .engine.paths import json_pointer
 from .errors import InputError
+from .files import loads_json, read_text
 
 CASSETTE_VERSION = 1
 
@@ -157,26 +158,7 @@ class _Reader:
 
 def parse_cassette(path: str, text: str) -> Cassette:
     """Parse cassette JSON text; raise :class:`InputError` naming the line or JSON pointer."""
-    try:
-        data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno, source=text) from None
-    except ValueError as exc:  # a number JSON cannot hold, or an integer of thousands of digits
-        raise InputError(path, f"invalid JSON: {exc}") from None
-    except RecursionError:
-        raise InputError(path, "invalid JSON: nested too deeply to read") from None
-    return _Reader(path).cassette(data)
-
-
-def _refuse_constant(name: str):
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _finite_float(text: str) -> float:
-    number = float(text)
-    if number in (float("inf"), float("-inf")):
-        raise ValueError(f"{text} is too large for a JSON number")
-    return number
+    return _Reader(path).cassette(loads_json(text, path))
 
 
 # The most recently used cassettes, by real path. Items that share a cassette sit
@@ -192,19 +174,14 @@ def load_cassette(path: str, name: str | None = None) -> Cassette:
     ``name`` is how errors show the file (relative to the project's root, say).
     """
     key = os.path.abspath(path)
-    with open(key, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        stamp = (st.st_mtime_ns, st.st_size)
-        hit = _CACHE.get(key)
-        if hit is not None and hit[0] == stamp:
-            _CACHE.move_to_end(key)
-            return hit[1]
-        data = fh.read()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(name or path, f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
-    cassette = parse_cassette(name or path, text)
+    st = os.stat(key)  # a missing file raises FileNotFoundError: the caller says how to record one
+    stamp = (st.st_mtime_ns, st.st_size)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] == stamp:
+        _CACHE.move_to_end(key)
+        return hit[1]
+    shown = name or path
+    cassette = parse_cassette(shown, read_text(key, shown))
     _CACHE[key] = (stamp, cassette)
     if len(_CACHE) > CACHE_SIZE:
         _CACHE.popitem(last=False)

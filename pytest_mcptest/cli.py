@@ -99,13 +99,16 @@ def _import(args) -> int:
     """Turn an existing log into a cassette, checked by reading it back before it is written."""
     from .cassette import parse_cassette
     from .importers import import_text
+    from .files import read_text
     from .importers.common import dumps_cassette, summary, write_cassette
 
     try:
-        with open(args.file, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        print(f"{args.file}: cannot read: {exc.strerror}", file=sys.stderr)
+        text = read_text(args.file)
+    except FileNotFoundError:
+        print(f"{args.file}: cannot read: no such file", file=sys.stderr)
+        return EXIT_USAGE
+    except InputError as exc:
+        print(exc.render(), file=sys.stderr)
         return EXIT_USAGE
     if os.path.isdir(args.output):
         print(f"{args.output}: is a directory; name the cassette file to write", file=sys.stderr)
@@ -118,14 +121,10 @@ def _import(args) -> int:
             print(f"{args.output}: already exists; pass --force to overwrite it", file=sys.stderr)
             return EXIT_USAGE
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        print(f"{args.file}: not UTF-8 text: {exc.reason} at byte {exc.start}", file=sys.stderr)
-        return EXIT_USAGE
-    try:
         cassette = import_text(args.kind, args.file, text)
-        parse_cassette(args.output, dumps_cassette(cassette))  # what replay will read, read once now
-        write_cassette(args.output, cassette, overwrite=args.force)
+        text = dumps_cassette(cassette)
+        parse_cassette(args.output, text)  # what replay will read, read once now
+        write_cassette(args.output, cassette, overwrite=args.force, text=text)
     except InputError as exc:
         print(exc.render(), file=sys.stderr)
         return EXIT_USAGE

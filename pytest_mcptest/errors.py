@@ -1,13 +1,20 @@
 """The one error type for a user's bad input: which file, where, what was expected.
 
 Every loader (suites, cassettes) raises :class:`InputError`; the pytest layer and
-the CLI render it as ``file:line: message`` followed by the offending lines, and
-never show a traceback from plugin code.
+the CLI render it as ``file:line: message``, and never show a traceback from plugin code.
+
+Only a file that is the expected format shows its lines (``source``): a suite, collected
+because its name says it is one. A file that a suite merely names (a cassette, a catalog)
+may be anything, ``/etc/passwd`` included, so errors about those give the line, column or
+JSON pointer and never quote the file; the JSON readers in :mod:`pytest_mcptest.files`
+pass no ``source``. Quoted lines are clipped, so a one-line file cannot flood the output.
 """
 
 from __future__ import annotations
 
 from typing import Optional
+
+EXCERPT_WIDTH = 160  # characters of each quoted line
 
 
 class InputError(Exception):
@@ -41,7 +48,10 @@ class InputError(Exception):
         out = []
         for n in range(lo, hi + 1):
             mark = ">" if n == self.line else " "
-            out.append(f"  {mark} {n:>{width}} | {lines[n - 1]}")
+            text = lines[n - 1]
+            if len(text) > EXCERPT_WIDTH:
+                text = text[:EXCERPT_WIDTH] + " ..."
+            out.append(f"  {mark} {n:>{width}} | {text}")
         return "\n".join(out)
 
     def render(self, path: Optional[str] = None) -> str:

@@ -17,7 +17,7 @@ import attrs
 
 from .engine.matching import MalformedSchema, contains, schema_validator
 from .engine.paths import Missing, PathError, Segment, format_path, parse_path, resolve
-from .engine.values import is_number, json_equal, show, type_name
+from .engine.values import NestingError, is_number, json_equal, show, type_name
 
 COMPARISONS = (">=", ">", "<=", "<", "==", "!=")
 KINDS = ("exact", "contains", "contains-all", "regex", "schema") + COMPARISONS
@@ -163,5 +163,8 @@ def check(exp: Expectation, envelope: Any) -> ExpectResult:
     if isinstance(actual, Missing):
         message = f"{exp.target} resolves to nothing: {actual.reason}; nearest keys: {_nearest(actual, exp.path)}"
         return ExpectResult(exp, False, None, False, message)
-    message = _mismatch(exp, actual)
+    try:
+        message = _mismatch(exp, actual)
+    except (NestingError, RecursionError):
+        message = f"{exp.target}: the value is nested too deeply to compare"
     return ExpectResult(exp, message is None, actual, True, message or "passed")

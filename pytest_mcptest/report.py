@@ -8,10 +8,14 @@ of the same suite, with or without xdist, write the same bytes.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Optional
 
+from .engine.paths import json_pointer
 from .engine.paths import leaves as flatten
-from .files import atomic_write
+from .engine.values import type_name
+from .errors import InputError
+from .files import MAX_JSON_DEPTH, POINTER_PARTS, atomic_write, read_json
 
 REPORT_VERSION = 1
 
@@ -85,7 +89,60 @@ def build_report(items, errors: dict[str, str]) -> dict:
 
 
 def dumps(report: dict) -> str:
-    return json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+    """The report as JSON text; never raises, whatever the envelopes hold.
+
+    JSON has no ``NaN`` or ``Infinity`` (``1.7e308 + 1.7e308`` reaches one from finite
+    numbers), and :func:`load_report` reads nothing nested more than
+    :data:`~pytest_mcptest.files.MAX_JSON_DEPTH` levels deep. Such a value is written as
+    ``null`` (a part nested too deeply as a short string), and the item gets a ``notes``
+    list saying where and what was replaced, so the report stays valid JSON that this
+    version of mcptest can read back.
+    """
+    return json.dumps(json_safe(report), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def json_safe(report: dict) -> dict:
+    """A copy of ``report`` that :func:`json.dumps` writes as strict, readable JSON.
+
+    Each replacement adds a line to the ``notes`` of the item it is in (or of the report).
+    """
+    notes: dict[Any, list[str]] = {}
+    root: list = [None]
+    pending = [(report, root, 0, ())]  # (value, container to fill, key in it, path from the root)
+    while pending:
+        value, into, key, path = pending.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            _note(notes, path, f"{value} is not a JSON number; written as null")
+            value = None
+        elif isinstance(value, (dict, list, tuple)) and len(path) >= MAX_JSON_DEPTH:
+            _note(notes, path, f"nested more than {MAX_JSON_DEPTH} levels deep; written as a string")
+            value = f"(nested more than {MAX_JSON_DEPTH} levels deep)"
+        elif isinstance(value, dict):
+            copy: Any = {}
+            for k, v in value.items():
+                name = k if isinstance(k, str) else json.dumps(k) if isinstance(k, (int, float, bool)) else str(k)
+                pending.append((v, copy, name, path + (name,)))
+            value = copy
+        elif isinstance(value, (list, tuple)):
+            copy = [None] * len(value)
+            pending.extend((v, copy, i, path + (i,)) for i, v in enumerate(value))
+            value = copy
+        elif not (value is None or isinstance(value, (str, int, float, bool))):
+            _note(notes, path, f"a {type(value).__name__} is not JSON; written as text")
+            value = str(value)
+        into[key] = value
+    safe = root[0]
+    for where, lines in notes.items():
+        target = safe["items"][where] if where is not None else safe
+        target["notes"] = sorted(set(target.get("notes") or []) | set(lines)) if isinstance(target, dict) else lines
+    return safe
+
+
+def _note(notes: dict, path: tuple, text: str) -> None:
+    item = path[1] if len(path) >= 2 and path[0] == "items" else None
+    inner = path[2:] if item is not None else path
+    shown = json_pointer(inner[:POINTER_PARTS]) + ("/..." if len(inner) > POINTER_PARTS else "")
+    notes.setdefault(item, []).append(f"{shown or '/'}: {text}")
 
 
 def write_report(path: str, report: dict) -> None:
@@ -96,55 +153,66 @@ def write_report(path: str, report: dict) -> None:
 
 COMPARE_VERSION = 1
 _FAILED, _PASSED = "failed", "passed"
+OUTCOMES = ("passed", "failed", "skipped", "xfailed", "xpassed", "error")
 
 
 def load_report(path: str, name: Optional[str] = None) -> dict:
-    """Read a JSON report; ``ValueError`` (naming the file as ``name``, default ``path``)
-    when it cannot be one."""
+    """Read a JSON report; ``ValueError`` naming the file (as ``name``, default ``path``)
+    and the JSON pointer of the first part that is not what a report holds."""
+    shown = name or path
     try:
-        return _load_report(path)
-    except ValueError as exc:
-        if name is None or name == path:
-            raise
-        raise ValueError(name + str(exc)[len(path):]) from None
-
-
-def _load_report(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        data = read_json(path, shown)
     except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ValueError(f"{path}: is a directory, not a JSON report") from None
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 text: {exc.reason} at byte {exc.start}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise ValueError(f"{shown}: no such file") from None
+    except InputError as exc:
+        raise ValueError(exc.render()) from None
     problem = _report_problem(data)
     if problem:
-        raise ValueError(f"{path}: not an mcptest report: {problem}")
+        pointer, message = problem
+        raise ValueError(f"{shown} (at {pointer or '/'}): not an mcptest report: {message}")
     return data
 
 
-def _report_problem(data) -> Optional[str]:
+def _report_problem(data) -> Optional[tuple[str, str]]:
+    """(JSON pointer, what is wrong) for the first part :func:`compare_reports` and
+    :func:`render_summary` could not read, or None."""
     if not isinstance(data, dict) or "mcptest_report" not in data:
-        return "expected an object with \"mcptest_report\": 1 and \"items\""
-    if data["mcptest_report"] != REPORT_VERSION:
-        return f"unsupported version {data['mcptest_report']!r} (this mcptest reads {REPORT_VERSION})"
+        return "", "expected an object with \"mcptest_report\": 1 and \"items\""
+    version = data["mcptest_report"]
+    if isinstance(version, bool) or version != REPORT_VERSION:
+        return "/mcptest_report", f"unsupported version {version!r} (this mcptest reads {REPORT_VERSION})"
     items = data.get("items")
     if not isinstance(items, list):
-        return "\"items\" is not a list"
+        return "/items", f"\"items\" must be an array, found {type_name(items)}"
     for i, item in enumerate(items):
-        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-            return f"items[{i}] has no string \"id\""
-        if "envelope" in item and not isinstance(item["envelope"], dict):
-            return f"items[{i}] ({item['id']}): \"envelope\" is not an object"
+        here = f"/items/{i}"
+        if not isinstance(item, dict):
+            return here, f"an item must be an object, found {type_name(item)}"
+        for key, kinds in _ITEM_KEYS.items():
+            if key in item and not any(_JSON_TYPES[k](item[key]) for k in kinds):
+                return f"{here}/{key}", f"\"{key}\" must be {' or '.join(kinds)}, found {type_name(item[key])}"
+        if not isinstance(item.get("id"), str):
+            return f"{here}/id", "an item needs a string \"id\""
+        if "outcome" in item and item["outcome"] not in OUTCOMES:
+            return f"{here}/outcome", f"\"outcome\" must be one of {', '.join(OUTCOMES)}, found {item['outcome']!r}"
+        for j, failure in enumerate(item.get("failures") or ()):
+            if not isinstance(failure, dict):
+                return f"{here}/failures/{j}", f"a failure must be an object, found {type_name(failure)}"
+    errors = data.get("errors", [])
+    if not isinstance(errors, list):
+        return "/errors", f"\"errors\" must be an array, found {type_name(errors)}"
+    for i, error in enumerate(errors):
+        if not isinstance(error, dict):
+            return f"/errors/{i}", f"an error must be an object, found {type_name(error)}"
     return None
+
+
+_JSON_TYPES = {"string": lambda v: isinstance(v, str), "object": lambda v: isinstance(v, dict),
+               "array": lambda v: isinstance(v, list), "integer": lambda v: type(v) is int,
+               "null": lambda v: v is None}
+_ITEM_KEYS = {"id": ("string",), "name": ("string",), "kind": ("string",), "file": ("string",),
+              "line": ("integer", "null"), "outcome": ("string",), "envelope": ("object",),
+              "failures": ("array",), "runs": ("array",), "notes": ("array",)}
 
 
 def _is_number(value) -> bool:
@@ -159,6 +227,8 @@ def _delta(before, after):
     if before is None or after is None:
         return None
     delta = after - before
+    if isinstance(delta, float) and not math.isfinite(delta):
+        return None  # two finite numbers so far apart that their difference is not one
     return round(delta, 10) if isinstance(delta, float) else delta
 
 

@@ -73,8 +73,8 @@ def test_same_report_compares_clean():
 
 
 @pytest.mark.parametrize("text, needle", [
-    ("{", "not valid JSON"), ("[]", "not an mcptest report"), ('{"mcptest_report": 2, "items": []}', "version"),
-    ('{"mcptest_report": 1, "items": [{}]}', "items[0]"),
+    ("{", "invalid JSON"), ("[]", "not an mcptest report"), ('{"mcptest_report": 2, "items": []}', "version"),
+    ('{"mcptest_report": 1, "items": [{}]}', "/items/0/id"),
 ])
 def test_load_report_names_the_file(tmp_path, text, needle):
     (tmp_path / "b.json").write_text(text)
@@ -105,7 +105,7 @@ def test_cli_report_exit_codes(tmp_path, capsys):
     assert "missing.json: no such file" in capsys.readouterr().err
     (tmp_path / "bad.json").write_text("nope")
     assert main(["report", str(tmp_path / "bad.json")]) == 2
-    assert "bad.json: not valid JSON" in capsys.readouterr().err
+    assert "bad.json:1: invalid JSON: Expecting value (column 1)" in capsys.readouterr().err
 
 
 FLOOR_SUITE = """\
@@ -167,7 +167,7 @@ def test_pytest_compare_missing_or_invalid_baseline_is_a_usage_error(floor_suite
     (floor_suite.path / "bad.json").write_text("{")
     result = floor_suite.runpytest("-p", "no:cacheprovider", "--mcptest-compare=bad.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*bad.json: not valid JSON*"])
+    result.stderr.fnmatch_lines(["*bad.json:1: invalid JSON*"])
 
 
 def test_report_ids_do_not_move_with_pytests_rootdir(floor_suite):

@@ -177,7 +177,7 @@ def test_json_syntax_errors_name_the_line():
         import_openai_chat("log.json", text)
     assert exc.value.line == 3 and "invalid JSON" in exc.value.message
     assert str(exc.value).startswith("log.json:3: invalid JSON")
-    assert '  > 3 |   {"role": "assistant" "content": "x"}' in str(exc.value)
+    assert '"content"' not in str(exc.value)  # a file that is not JSON is never quoted
     with pytest.raises(InputError, match="empty"):
         import_anthropic("log.json", " \n")
     with pytest.raises(InputError, match="not a JSON number"):

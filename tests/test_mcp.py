@@ -76,7 +76,7 @@ def with_session(command: list[str], body):
     async def run():
         params = StdioServerParameters(command=command[0], args=command[1:])
         with anyio.fail_after(15):
-            async with stdio_client(params) as (read, write):
+            async with stdio_client(params, errlog=sys.stderr) as (read, write):  # this test's stderr
                 async with ClientSession(read, write) as session:
                     await session.initialize()
                     return await body(session)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .bipartite import group, json_key, match_groups
 from .paths import format_path
-from .values import json_equal, type_name
+from .values import NestingError, json_equal, type_name
 
 
 class MalformedSchema(ValueError):
@@ -18,40 +19,66 @@ class MalformedSchema(ValueError):
 
 
 def subset(actual: Any, expected: Any) -> bool:
-    """Object subset with multiset arrays: every expected key/item is in ``actual``."""
-    if isinstance(expected, dict):
-        return isinstance(actual, dict) and all(k in actual and subset(actual[k], v) for k, v in expected.items())
-    if isinstance(expected, list):
-        return isinstance(actual, list) and _multiset_match(actual, expected)
-    return json_equal(actual, expected)
+    """Object subset with multiset arrays: every expected key/item is in ``actual``.
+
+    Objects are walked with an explicit stack; only arrays inside arrays recurse (through
+    the matching), and a value nested too deeply for that raises :class:`NestingError`.
+    """
+    try:
+        return _subset(actual, expected)
+    except RecursionError:
+        raise NestingError("the values are nested too deeply to compare") from None
+
+
+def _subset(actual: Any, expected: Any) -> bool:
+    pending = [(actual, expected)]
+    while pending:
+        actual, expected = pending.pop()
+        if isinstance(expected, dict):
+            if not isinstance(actual, dict):
+                return False
+            for key, value in expected.items():
+                if key not in actual:
+                    return False
+                pending.append((actual[key], value))
+        elif isinstance(expected, list):
+            if not (isinstance(actual, list) and _multiset_match(actual, expected)):
+                return False
+        elif not json_equal(actual, expected):
+            return False
+    return True
 
 
 def _multiset_match(actual: list, expected: list) -> bool:
-    """Each expected item pairs with a distinct actual item (a maximum bipartite matching)."""
+    """Each expected item pairs with a distinct actual item (a maximum bipartite matching).
+
+    Equal items are grouped first, so ``subset`` runs once per distinct pair of items.
+    """
     if len(expected) > len(actual):
         return False
-    owner: dict[int, int] = {}
-
-    def place(e: int, seen: set) -> bool:
-        for a in range(len(actual)):
-            if a in seen or not subset(actual[a], expected[e]):
-                continue
-            seen.add(a)
-            if a not in owner or place(owner[a], seen):
-                owner[a] = e
-                return True
-        return False
-
-    return all(place(e, set()) for e in range(len(expected)))
+    if len(expected) == 1:  # nothing to pair: any fitting item will do
+        return any(_subset(item, expected[0]) for item in actual)
+    expected_group, expected_members = group(json_key(e) for e in expected)
+    _, actual_members = group(json_key(a) for a in actual)
+    edges = [[g for g, members in enumerate(actual_members) if _subset(actual[members[0]], expected[first[0]])]
+             for first in expected_members]
+    return len(match_groups(expected_group, actual_members, edges)) == len(expected)
 
 
 def contains(actual: Any, expected: Any) -> bool:
     """Substring for strings, membership for a list and a non-list, subset otherwise."""
+    try:
+        return _contains(actual, expected)
+    except RecursionError:
+        raise NestingError("the values are nested too deeply to compare") from None
+
+
+def _contains(actual: Any, expected: Any) -> bool:
     if isinstance(actual, str) and isinstance(expected, str):
         return expected in actual
     if isinstance(actual, list) and not isinstance(expected, list):
-        return any(subset(item, expected) for item in actual)
-    return subset(actual, expected)
+        return any(_subset(item, expected) for item in actual)
+    return _subset(actual, expected)
 
 
 _VALIDATORS: dict[str, Any] = {}

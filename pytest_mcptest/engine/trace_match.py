@@ -20,13 +20,16 @@ a trace with a valid pairing always passes. A malformed schema raises
 
 from __future__ import annotations
 
+import bisect
 from typing import Any, Optional, Sequence
 
 import attrs
 
+from .bipartite import group, json_key, match_groups
 from .matching import schema_validator, subset
-from .values import json_diff, json_equal, show
+from .values import NestingError, json_diff, json_equal, show
 
+EXPLAINED_MISSES = 100  # misses that get a closest recorded call and its differences
 ARG_KINDS = ("any", "ignore", "exact", "subset", "schema")
 MODES = ("strict", "exact_sequence", "exact-sequence", "subsequence", "unordered", "superset", "subset")
 
@@ -71,40 +74,61 @@ class ExpectedCall:
 
     def diffs(self, call: Any) -> list[ArgDiff]:
         """What keeps ``call`` (a recorded call: name and args) from matching; empty when it matches."""
+        out = []
+        for path, e, a, schema_error in self._misses(call):
+            if path is None:
+                out.append(ArgDiff("/name", e, a, f"name: expected {e!r}, recorded {a!r}"))
+            elif schema_error is not None:
+                out.append(ArgDiff(_pointer(("args",) + path), None, a, f"args{_pointer(path)}: {schema_error}"))
+            else:
+                out.append(ArgDiff(_pointer(("args",) + path), e, a,
+                                   f"args{_pointer(path)}: expected {show(e)}, recorded {show(a)}"))
+        return out
+
+    def miss_count(self, call: Any) -> int:
+        """How many differences :meth:`diffs` would list, without wording them."""
+        return len(self._misses(call))
+
+    def matches(self, call: Any) -> bool:
+        return not self._misses(call)
+
+    def _misses(self, call: Any) -> list[tuple]:
+        """``(path into args or None for the name, expected, recorded, schema message or None)``."""
         name, args = _name(call), _args(call)
         if name != self.name:
-            return [ArgDiff("/name", self.name, name, f"name: expected {self.name!r}, recorded {name!r}")]
+            return [(None, self.name, name, None)]
         if self.args_kind in ("any", "ignore"):
             return []
         if self.args_kind == "exact":
-            return [ArgDiff(_pointer(("args",) + path), e, a, f"args{_pointer(path) or ''}: expected {show(e)}, "
-                            f"recorded {show(a)}") for path, e, a in json_diff(self.args, args)]
+            return [(path, e, a, None) for path, e, a in json_diff(self.args, args)]
         if self.args_kind == "subset":
-            if subset(args, self.args):
-                return []
-            return [ArgDiff(_pointer(("args",) + path), e, a, f"args{_pointer(path)}: expected {show(e)}, "
-                            f"recorded {show(a)}") for path, e, a in _subset_misses(self.args, args, ())]
+            try:
+                if subset(args, self.args):
+                    return []
+            except NestingError as exc:
+                return [((), self.args, args, str(exc))]
+            return [(path, e, a, None) for path, e, a in _subset_misses(self.args, args, ())]
         errors = sorted(schema_validator(self.args).iter_errors(args), key=lambda e: list(e.absolute_path))
-        return [ArgDiff(_pointer(("args",) + tuple(err.absolute_path)), None, err.instance,
-                        f"args{_pointer(err.absolute_path)}: {err.message}") for err in errors]
-
-    def matches(self, call: Any) -> bool:
-        return not self.diffs(call)
+        return [(tuple(err.absolute_path), None, err.instance, err.message) for err in errors]
 
 
 def _subset_misses(expected: Any, recorded: Any, path: tuple) -> list:
     """The places an object subset fails: missing keys, differing values (arrays as a whole)."""
     from .values import ABSENT
 
-    if isinstance(expected, dict) and isinstance(recorded, dict):
-        out = []
-        for key, value in expected.items():
-            if key not in recorded:
-                out.append((path + (key,), value, ABSENT))
-            elif not subset(recorded[key], value):
-                out.extend(_subset_misses(value, recorded[key], path + (key,)))
-        return out
-    return [(path, expected, recorded)]
+    out = []
+    pending = [(expected, recorded, path)]
+    while pending:
+        expected, recorded, path = pending.pop()
+        if isinstance(expected, dict) and isinstance(recorded, dict):
+            for key in reversed(list(expected)):  # a stack: reversed keeps the keys in order
+                if key not in recorded:
+                    pending.append((expected[key], ABSENT, path + (key,)))
+                elif not subset(recorded[key], expected[key]):
+                    pending.append((expected[key], recorded[key], path + (key,)))
+        else:
+            out.append((path, expected, recorded))
+    return out
 
 
 @attrs.frozen
@@ -178,32 +202,104 @@ def tool_calls_from_envelope(envelope: Any) -> list:
     return []
 
 
-def _best_partner(expected: ExpectedCall, calls: Sequence[Any]) -> tuple[Optional[int], tuple[ArgDiff, ...]]:
-    """The recorded call closest to ``expected`` (same name first), to explain a miss."""
-    same = [i for i, c in enumerate(calls) if _name(c) == expected.name]
-    if same:
-        i = min(same, key=lambda k: len(expected.diffs(calls[k])))
-        return i, tuple(expected.diffs(calls[i]))
-    return None, ()
+class _Calls:
+    """The recorded calls grouped for matching: calls with one name and equal arguments
+    fit the same expected calls, so each shape comparison is made once per group."""
 
+    def __init__(self, ref: Sequence[ExpectedCall], calls: Sequence[Any]):
+        self.ref, self.calls = ref, calls
+        keys = [(json_key(_name(c)), json_key(_args(c))) for c in calls]
+        self.call_group, self.call_members = group(keys)
+        self.ref_group, self.ref_members = group(_shape_key(e) for e in ref)
+        self.ref_first = [m[0] for m in self.ref_members]
+        self.by_name: dict[Any, list[int]] = {}  # name key -> call groups, in order
+        self.by_args: dict[Any, int] = {}  # (name key, args key) -> call group
+        for g, members in enumerate(self.call_members):
+            name_key, args_key = keys[members[0]]
+            self.by_name.setdefault(name_key, []).append(g)
+            self.by_args[(name_key, args_key)] = g
+        self._fits: dict[tuple[int, int], bool] = {}
+        self.explained = 0
+        self._positions: dict[int, list[int]] = {}
+        self._misses: dict[tuple[int, int], tuple[ArgDiff, ...]] = {}
 
-def _matching(left: int, right: int, fits) -> dict[int, int]:
-    """A maximum bipartite matching (augmenting paths): left index -> right index."""
-    owner: dict[int, int] = {}
+    def fits(self, i: int, k: int) -> bool:
+        """Does expected call ``i`` fit recorded call ``k``?"""
+        key = (self.ref_group[i], self.call_group[k])
+        hit = self._fits.get(key)
+        if hit is None:
+            hit = self._fits[key] = self.ref[i].matches(self.calls[k])
+        return hit
 
-    def place(a: int, seen: set) -> bool:
-        for b in range(right):
-            if b in seen or not fits(a, b):
+    def diffs(self, i: int, k: int) -> tuple[ArgDiff, ...]:
+        key = (self.ref_group[i], self.call_group[k])
+        hit = self._misses.get(key)
+        if hit is None:
+            hit = self._misses[key] = tuple(self.ref[i].diffs(self.calls[k]))
+        return hit
+
+    def edges(self) -> list[list[int]]:
+        """For each group of expected calls, the groups of recorded calls it fits."""
+        return [self._fitting_groups(g) for g in range(len(self.ref_first))]
+
+    def _fitting_groups(self, g: int) -> list[int]:
+        first = self.ref_first[g]
+        exp = self.ref[first]
+        name_key = json_key(exp.name)
+        if exp.args_kind == "exact":
+            hit = self.by_args.get((name_key, json_key(exp.args)))
+            return [] if hit is None else [hit]
+        return [h for h in self.by_name.get(name_key, ()) if self.fits(first, self.call_members[h][0])]
+
+    def first_fit(self, i: int, start: int) -> Optional[int]:
+        """The first recorded call at or after ``start`` that expected call ``i`` fits."""
+        g = self.ref_group[i]
+        positions = self._positions.get(g)
+        if positions is None:
+            positions = self._positions[g] = sorted(k for h in self._fitting_groups(g) for k in self.call_members[h])
+        at = bisect.bisect_left(positions, start)
+        return positions[at] if at < len(positions) else None
+
+    def best_partner(self, i: int, start: int = 0) -> tuple[Optional[int], tuple[ArgDiff, ...]]:
+        """The recorded call from ``start`` on closest to expected call ``i`` (same name
+        first, fewest differences, earliest), to explain a miss.
+
+        Only the first :data:`EXPLAINED_MISSES` misses are explained: each search compares
+        every distinct recorded call of that tool, and a trace where thousands of calls
+        miss would spend its time on explanations nobody reads.
+        """
+        self.explained += 1
+        if self.explained > EXPLAINED_MISSES:
+            return None, ()
+        best: Optional[tuple[int, int]] = None
+        for g in self.by_name.get(json_key(self.ref[i].name), ()):
+            members = self.call_members[g]
+            at = bisect.bisect_left(members, start)
+            if at == len(members):
                 continue
-            seen.add(b)
-            if b not in owner or place(owner[b], seen):
-                owner[b] = a
-                return True
-        return False
+            k = members[at]
+            score = (self.ref[i].miss_count(self.calls[k]), k)
+            if best is None or score < best:
+                best = score
+        if best is None:
+            return None, ()
+        return best[1], self.diffs(i, best[1])
 
-    for a in range(left):
-        place(a, set())
-    return {a: b for b, a in owner.items()}
+
+def _shape_key(expected: ExpectedCall) -> Any:
+    if expected.args_kind in ("any", "ignore"):
+        return (json_key(expected.name), "any")
+    return (json_key(expected.name), expected.args_kind, json_key(expected.args))
+
+
+def _transpose(edges: list[list[int]], width: int) -> list:
+    out: list = [()] * width  # most recorded groups fit no expected call: share one empty tuple
+    for g, targets in enumerate(edges):
+        for t in targets:
+            if not out[t]:
+                out[t] = []
+            out[t].append(g)
+    return out
 
 
 def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValidation:
@@ -219,7 +315,7 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
                          for i, c in enumerate(calls))
             return TraceValidation(False, expected.mode, miss)
         return TraceValidation(True, expected.mode)
-    fits = [[e.matches(c) for c in calls] for e in ref]
+    grouped = _Calls(ref, calls)
     mismatches: list[TraceMismatch] = []
     pairs: list[tuple[int, int]] = []
     if mode == "strict":
@@ -230,18 +326,17 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
             elif i >= len(calls):
                 mismatches.append(TraceMismatch(i, None, (), f"expected call {i} {ref[i].describe()}: "
                                                 f"the trace ran out after {len(calls)} calls"))
-            elif fits[i][i]:
+            elif grouped.fits(i, i):
                 pairs.append((i, i))
             else:
-                mismatches.append(TraceMismatch(i, i, tuple(ref[i].diffs(calls[i])),
+                mismatches.append(TraceMismatch(i, i, grouped.diffs(i, i),
                                                 f"position {i}: {ref[i].describe()} does not match"))
     elif mode == "subsequence":
         at = 0
         for i, exp in enumerate(ref):
-            j = next((k for k in range(at, len(calls)) if fits[i][k]), None)
+            j = grouped.first_fit(i, at)
             if j is None:
-                partner, diffs = _best_partner(exp, calls[at:])  # only what is left to look at
-                partner = None if partner is None else partner + at
+                partner, diffs = grouped.best_partner(i, at)  # only what is left to look at
                 where = f"after recorded call {at - 1}" if at else "in the trace"
                 mismatches.append(TraceMismatch(i, partner, diffs, f"expected call {i} {exp.describe()}: "
                                                 f"not found {where}"))
@@ -249,16 +344,17 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
                 pairs.append((i, j))
                 at = j + 1
     elif mode in ("unordered", "superset"):
-        match = _matching(len(ref), len(calls), lambda a, b: fits[a][b])
+        match = match_groups(grouped.ref_group, grouped.call_members, grouped.edges())
         for i, exp in enumerate(ref):
             if i in match:
                 pairs.append((i, match[i]))
             else:
-                partner, diffs = _best_partner(exp, calls)
+                partner, diffs = grouped.best_partner(i)
                 mismatches.append(TraceMismatch(i, partner, diffs, f"expected call {i} {exp.describe()}: "
                                                 "no distinct recorded call matches it"))
     else:  # subset: every recorded call needs a distinct reference call
-        match = _matching(len(calls), len(ref), lambda a, b: fits[b][a])
+        edges = _transpose(grouped.edges(), len(grouped.call_members))
+        match = match_groups(grouped.call_group, grouped.ref_members, edges)
         for j, call in enumerate(calls):
             if j in match:
                 pairs.append((match[j], j))

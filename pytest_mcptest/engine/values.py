@@ -11,34 +11,83 @@ import json
 from typing import Any
 
 
+class NestingError(ValueError):
+    """A value nested too deeply to walk; ``path`` (when known) leads to where it got too deep."""
+
+    def __init__(self, message: str, path=None):
+        super().__init__(message)
+        self.path = path
+
+
 def is_number(value: Any) -> bool:
     """True for ints and floats, never for booleans."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def json_equal(a: Any, b: Any) -> bool:
-    """Deep equality with JSON's rules: bools are not numbers, 1 equals 1.0."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a is b
-    if is_number(a) and is_number(b):
-        return a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
-    if type(a) is not type(b) and not (isinstance(a, str) and isinstance(b, str)):
-        return False
-    return a == b
+    """Deep equality with JSON's rules: bools are not numbers, 1 equals 1.0.
+
+    Walks with an explicit stack, so a value nested thousands deep costs no recursion.
+    """
+    pending = [(a, b)]
+    while pending:
+        a, b = pending.pop()
+        if isinstance(a, bool) or isinstance(b, bool):
+            if not (isinstance(a, bool) and isinstance(b, bool) and a is b):
+                return False
+        elif is_number(a) and is_number(b):
+            if a != b:
+                return False
+        elif isinstance(a, dict) and isinstance(b, dict):
+            if a.keys() != b.keys():
+                return False
+            pending.extend((a[k], b[k]) for k in a)
+        elif isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+            if len(a) != len(b):
+                return False
+            pending.extend(zip(a, b))
+        elif type(a) is not type(b) and not (isinstance(a, str) and isinstance(b, str)):
+            return False
+        elif a != b:
+            return False
+    return True
 
 
 def copy_json(value: Any) -> Any:
     """A deep copy of a JSON value (dicts, lists, scalars); several times faster than
-    ``copy.deepcopy``, which a replay would otherwise call for every state it hands out."""
+    ``copy.deepcopy``, which a replay would otherwise call for every state it hands out.
+
+    Recursive for speed on the values users write; a value nested too deeply for the
+    stack is copied again with an explicit stack.
+    """
+    try:
+        return _copy(value)
+    except RecursionError:
+        return _copy_deep(value)
+
+
+def _copy(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: copy_json(v) for k, v in value.items()}
+        return {k: _copy(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [copy_json(v) for v in value]
+        return [_copy(v) for v in value]
     return value
+
+
+def _copy_deep(value: Any) -> Any:
+    root: list = [None]
+    pending = [(value, root, 0)]  # (source, container to fill, key in it)
+    while pending:
+        source, into, key = pending.pop()
+        if isinstance(source, dict):
+            into[key] = copy = {}
+            pending.extend((v, copy, k) for k, v in source.items())
+        elif isinstance(source, (list, tuple)):
+            into[key] = copy = [None] * len(source)
+            pending.extend((v, copy, i) for i, v in enumerate(source))
+        else:
+            into[key] = source
+    return root[0]
 
 
 def json_diff(expected: Any, actual: Any, path: tuple = (), limit: int = 8) -> list[tuple[tuple, Any, Any]]:
@@ -59,17 +108,18 @@ ABSENT = _Absent()
 
 
 def _diff(expected, actual, path, out, limit) -> None:
-    if len(out) >= limit or json_equal(expected, actual):
-        return
-    if isinstance(expected, dict) and isinstance(actual, dict):
-        for key in list(expected) + [k for k in actual if k not in expected]:
-            _diff(expected.get(key, ABSENT), actual.get(key, ABSENT), path + (key,), out, limit)
-        return
-    if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
-        for i, (e, a) in enumerate(zip(expected, actual)):
-            _diff(e, a, path + (i,), out, limit)
-        return
-    out.append((path, expected, actual))
+    # A stack, newest last: children are pushed in reverse to keep key and index order.
+    # Equal subtrees are walked rather than compared first, so a deep value costs its size.
+    pending = [(expected, actual, path)]
+    while pending and len(out) < limit:
+        expected, actual, path = pending.pop()
+        if isinstance(expected, dict) and isinstance(actual, dict):
+            keys = list(expected) + [k for k in actual if k not in expected]
+            pending.extend((expected.get(k, ABSENT), actual.get(k, ABSENT), path + (k,)) for k in reversed(keys))
+        elif isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
+            pending.extend((expected[i], actual[i], path + (i,)) for i in reversed(range(len(expected))))
+        elif expected is ABSENT or actual is ABSENT or not json_equal(expected, actual):
+            out.append((path, expected, actual))
 
 
 def type_name(value: Any) -> str:
@@ -96,7 +146,12 @@ def show(value: Any, limit: int = 80) -> str:
     try:
         text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
     except (TypeError, ValueError):
-        text = repr(value)
+        try:
+            text = repr(value)
+        except RecursionError:
+            text = f"(a {type_name(value)} nested too deeply to show)"
+    except RecursionError:
+        text = f"(a {type_name(value)} nested too deeply to show)"
     if len(text) > limit:
         text = text[: limit - 3] + "..."
     return text

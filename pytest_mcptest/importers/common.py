@@ -13,11 +13,11 @@ import os
 import re
 from typing import Any, Iterator, Optional
 
-from ..cassette import CASSETTE_VERSION, _finite_float, _refuse_constant
+from ..cassette import CASSETTE_VERSION
 from ..engine.values import is_number, type_name
 from ..engine.paths import json_pointer
 from ..errors import InputError
-from ..files import atomic_write
+from ..files import atomic_write, strict_json
 
 
 class Loc:
@@ -76,35 +76,32 @@ class Source:
 
     # -- reading ----------------------------------------------------------------------
 
-    def _loads(self, text: str):
-        return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
-
     def records(self) -> tuple[str, list[tuple[Any, Loc]]]:
         """The file as ``("json", [(document, Loc())])`` or ``("jsonl", [(record, Loc(line)), ...])``.
 
-        A file is JSONL when it is not one JSON document but its first line is one.
+        A file is JSONL when it is not one JSON document but its first line is one. A line
+        that does not parse is named by number and column, never quoted: the file may not
+        be a log at all.
         """
         text = self.text
         if not text.strip():
             raise InputError(self.path, "the file is empty: expected JSON or JSONL")
         try:
-            return "json", [(self._loads(text), Loc())]
+            return "json", [(strict_json(text), Loc())]
         except json.JSONDecodeError as exc:
             if exc.msg != "Extra data" or not self._first_line_is_json():
                 raise InputError(self.path, f"invalid JSON: {exc.msg} (column {exc.colno})",
-                                 line=exc.lineno, source=text) from None
+                                 line=exc.lineno) from None
         except ValueError as exc:
             raise InputError(self.path, f"invalid JSON: {exc}") from None
-        except RecursionError:
-            raise InputError(self.path, "invalid JSON: nested too deeply to read") from None
         return "jsonl", list(self._jsonl())
 
     def _first_line_is_json(self) -> bool:
         for line in self.text.split("\n"):
             if line.strip():
                 try:
-                    self._loads(line)
-                except (ValueError, RecursionError):
+                    strict_json(line)
+                except ValueError:
                     return False
                 return True
         return False  # pragma: no cover - an all-blank file is refused earlier
@@ -114,16 +111,13 @@ class Source:
             if not line.strip():
                 continue
             try:
-                yield self._loads(line), Loc(number)
+                yield strict_json(line), Loc(number)
             except json.JSONDecodeError as exc:
                 raise InputError(self.path, f"invalid JSON on line {number} of JSONL: {exc.msg} "
-                                 f"(column {exc.colno})", line=number, source=self.text) from None
+                                 f"(column {exc.colno})", line=number) from None
             except ValueError as exc:
                 raise InputError(self.path, f"invalid JSON on line {number} of JSONL: {exc}",
-                                 line=number, source=self.text) from None
-            except RecursionError:
-                raise InputError(self.path, f"invalid JSON on line {number} of JSONL: nested too deeply",
-                                 line=number, source=self.text) from None
+                                 line=number) from None
 
 
 # -- pieces of a cassette ---------------------------------------------------------------
@@ -135,8 +129,8 @@ def parse_arguments(raw) -> tuple[Any, bool]:
     if not isinstance(raw, str):
         return raw, False
     try:
-        return json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float), False
-    except (ValueError, RecursionError):
+        return strict_json(raw), False
+    except ValueError:
         return {"_raw": raw}, True
 
 
@@ -236,12 +230,15 @@ def dumps_cassette(data: dict) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def write_cassette(path: str, data: dict, overwrite: bool = False) -> str:
+def write_cassette(path: str, data: dict, overwrite: bool = False, text: Optional[str] = None) -> str:
     """Write ``data`` as cassette JSON at ``path`` atomically; refuse to replace an existing
-    file unless ``overwrite`` (raises :class:`FileExistsError`). Returns the text written."""
+    file unless ``overwrite`` (raises :class:`FileExistsError`). Returns the text written.
+
+    ``text``, when given, is ``dumps_cassette(data)`` already made (a large cassette's
+    indented JSON costs seconds to make)."""
     if not overwrite and os.path.exists(path):
         raise FileExistsError(path)
-    text = dumps_cassette(data)
+    text = dumps_cassette(data) if text is None else text
     atomic_write(path, text)
     return text
 

@@ -13,16 +13,15 @@ server and tool, or says it is a distractor or unknown.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
-import tempfile
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any, Mapping, Optional, Sequence
 
 import attrs
 
-from ..mcp.client import ServerError, _all_pages, _describe, _leaf, _pump, _quiet_sdk_logging, _tail
+from ..mcp.client import (ServerError, StderrTail, _all_pages, _describe, _leaf, _quiet_sdk_logging, open_session,
+                          with_faults)
 from .provider import LiveError, ToolDef
 
 
@@ -85,35 +84,24 @@ async def open_servers(specs: Sequence[ServerSpec], call_timeout: float = 60.0):
     """Start ``specs``, initialize each session and list its tools; yield a :class:`ServerHub`.
     A server that cannot be started or listed is a :class:`LiveError` with its stderr tail."""
     import anyio
-    from mcp import ClientSession
-    from mcp import types as mcp_types
-    from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    _quiet_sdk_logging()
     hub = ServerHub()
     hub.call_timeout = call_timeout
     async with AsyncExitStack() as stack:
+        stack.enter_context(_quiet_sdk_logging())
         for spec in specs:
             argv = _argv(spec.command)
-            errlog = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
+            tail, faults, raw_pages = StderrTail(), [], []
+            env = {str(k): str(v) for k, v in (spec.env or {}).items()}
             try:
-                params = StdioServerParameters(command=argv[0], args=argv[1:], cwd=spec.cwd,
-                                               env={**os.environ, **{str(k): str(v) for k, v in
-                                                                     (spec.env or {}).items()}})
-                read_stream, write_stream = await stack.enter_async_context(stdio_client(params, errlog=errlog))
-                tap_send, tap_receive = anyio.create_memory_object_stream(0)
-                raw_pages: list[dict] = []
-                group = await stack.enter_async_context(anyio.create_task_group())
-                group.start_soon(_pump, read_stream, tap_send, raw_pages)
-                stack.callback(group.cancel_scope.cancel)  # runs before the group is awaited
-                session = await stack.enter_async_context(ClientSession(tap_receive, write_stream))
-                with anyio.fail_after(spec.timeout):  # scoped to the exchange: contexts above outlive it
+                session = await stack.enter_async_context(open_session(argv, env, spec.cwd, tail, faults, raw_pages))
+                with anyio.fail_after(spec.timeout):  # scoped to the exchange: the session outlives it
                     await session.initialize()
-                    tools = await _all_pages(session, mcp_types, raw_pages)
+                    tools = await _all_pages(session, raw_pages)
             except Exception as exc:  # noqa: BLE001 - one clear line with the server's stderr
-                leaf = _leaf(exc)
+                leaf = with_faults(exc, faults, spec.timeout) or _leaf(exc)
                 reason = leaf.reason if isinstance(leaf, ServerError) else _describe(leaf, spec.timeout)
-                raise LiveError(f"server {spec.name!r}: {ServerError(argv, reason, _tail(errlog))}") from None
+                raise LiveError(f"server {spec.name!r}: {ServerError(argv, reason, tail.text())}") from None
             hub.sessions[spec.name] = session
             hub.catalog[spec.name] = {"tools": tools}
         yield hub

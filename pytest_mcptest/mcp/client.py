@@ -1,10 +1,24 @@
 """The live catalog client: ``tools/list`` from an MCP server over stdio.
 
 :func:`list_tools` starts the server command, runs the MCP handshake with the official
-``mcp`` SDK (``ClientSession`` over ``stdio_client``), follows ``nextCursor`` through every
-page of ``tools/list``, shuts the server down cleanly and returns ``{"tools": [...]}``: the
-tool objects as the server sent them, with their wire names (``inputSchema``,
-``annotations``, ``outputSchema``, ...), fields the SDK's models do not know included.
+``mcp`` SDK's ``ClientSession``, follows ``nextCursor`` through every page of
+``tools/list``, ends the server and returns ``{"tools": [...]}``: the tool objects as the
+server sent them, with their wire names (``inputSchema``, ``annotations``,
+``outputSchema``, ...), fields the SDK's models do not know included.
+
+The transport is this module's own, not the SDK's ``stdio_client``, because a server is
+someone else's program and the run must survive it:
+
+- the server runs in its own session (process group), and when the call ends, whichever
+  way, the whole group is ended: stdin closed, a short grace, SIGTERM, another grace,
+  SIGKILL. A server that starts a background child and exits leaves nothing behind;
+- its stderr goes through a pipe read as it comes, keeping only the last
+  :data:`STDERR_KEEP_BYTES`: a server flooding stderr costs neither memory nor time past
+  the timeout;
+- a stdout line that is not JSON-RPC is counted, not logged: the error names how many and
+  the first one, with no SDK tracebacks in the captured log (the SDK's logger is also
+  quieted for the length of the call); one line longer than :data:`MAX_LINE_BYTES` ends
+  the exchange.
 
 Every failure (the command cannot be started, the server exits or closes its stdout, the
 exchange outlives ``timeout``, a JSON-RPC error) raises :class:`ServerError`, whose message
@@ -15,15 +29,22 @@ The ``mcp`` SDK is imported inside the functions, never at module import.
 
 from __future__ import annotations
 
+import contextlib
+import json
+import logging
 import os
-import sys
 import shlex
-import tempfile
-from typing import Any, Optional
+import signal
+import subprocess
+import sys
+from typing import Optional
 
-STDERR_TAIL_LINES = 20
-STDERR_TAIL_CHARS = 2000
+STDERR_KEEP_BYTES = 64 * 1024  # what is kept of the server's stderr, from its end
+STDERR_TAIL_LINES = 40  # what an error shows of it
+STDERR_TAIL_CHARS = 4000
+MAX_LINE_BYTES = 64 * 1024 * 1024  # one JSON-RPC message on stdout
 MAX_PAGES = 10_000
+GRACE_SECONDS = 0.5  # after stdin closes, and again after SIGTERM, before SIGKILL
 
 
 class ServerError(Exception):
@@ -70,10 +91,10 @@ def list_tools(command: list[str], env: Optional[dict] = None, cwd: Optional[str
     if env is not None:
         env = {str(k): str(v) for k, v in env.items()}
 
-    _quiet_sdk_logging()
-    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+    tail = StderrTail()
+    with _quiet_sdk_logging():
         try:
-            return _run_sync(_list_tools_async, command, env, cwd, float(timeout), errlog)
+            return _run_sync(_list_tools_async, command, env, cwd, float(timeout), tail)
         except BaseException as exc:  # noqa: BLE001 - every failure becomes a ServerError
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
@@ -81,7 +102,35 @@ def list_tools(command: list[str], env: Optional[dict] = None, cwd: Optional[str
             if isinstance(leaf, (KeyboardInterrupt, SystemExit)):
                 raise leaf from None
             reason = leaf.reason if isinstance(leaf, ServerError) else _describe(leaf, timeout)
-            raise ServerError(command, reason, _tail(errlog)) from leaf
+            raise ServerError(command, reason, tail.text()) from leaf
+
+
+class StderrTail:
+    """The last :data:`STDERR_KEEP_BYTES` of a stream, however much goes through it."""
+
+    def __init__(self, keep: int = STDERR_KEEP_BYTES):
+        self.keep = keep
+        self.data = bytearray()
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        self.data += chunk
+        if len(self.data) > self.keep:
+            del self.data[: len(self.data) - self.keep]
+
+    def text(self) -> str:
+        """The last :data:`STDERR_TAIL_LINES` lines, at most :data:`STDERR_TAIL_CHARS` characters."""
+        text = self.data.decode("utf-8", errors="replace")
+        lines = text.splitlines()
+        if self.total > len(self.data) and lines:
+            lines = lines[1:]  # the first kept line was cut somewhere in its middle
+        tail = "\n".join(lines[-STDERR_TAIL_LINES:])
+        if len(tail) > STDERR_TAIL_CHARS:
+            tail = "..." + tail[-STDERR_TAIL_CHARS:]
+        if self.total > len(self.data):
+            tail = f"({self.total:,} bytes in all; the end follows)\n{tail}"
+        return tail
 
 
 # --------------------------------------------------------------------------- internals
@@ -107,94 +156,217 @@ def _run_sync(fn, *args):
         return pool.submit(anyio.run, fn, *args).result()
 
 
-async def _list_tools_async(command: list[str], env: Optional[dict], cwd: Optional[str],
-                            timeout: float, errlog) -> dict:
+@contextlib.asynccontextmanager
+async def open_session(command: list[str], env: Optional[dict], cwd: Optional[str], tail: StderrTail,
+                       stdout_faults: list[str], raw_pages: list[dict]):
+    """A ``ClientSession`` (not yet initialized) over the stdio server ``command``.
+
+    The server runs in its own process group (session), ended as a whole when the block
+    ends, however it ends; its stderr goes into ``tail``, bounded; stdout lines that are not
+    JSON-RPC are counted into ``stdout_faults`` (not logged); each raw ``tools/list``
+    result is appended to ``raw_pages``. The catalog client and the live agent runner both
+    start their servers here.
+    """
     import anyio
     from mcp import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
 
+    err_read, err_write = os.pipe()
+    os.set_blocking(err_read, False)
+    process = None
     try:
-        from mcp import types as mcp_types
-    except ImportError:  # pragma: no cover - every supported SDK has mcp.types
-        mcp_types = None
+        try:
+            process = await anyio.open_process(
+                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err_write,
+                cwd=cwd, env={**os.environ, **(env or {})}, start_new_session=True)
+        finally:
+            os.close(err_write)  # the server holds the only write end now
+        to_session, session_reads = anyio.create_memory_object_stream(0)
+        session_writes, to_server = anyio.create_memory_object_stream(0)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_read_stderr, err_read, tail)
+            tg.start_soon(_read_stdout, process.stdout, to_session, stdout_faults, raw_pages)
+            tg.start_soon(_write_stdin, process.stdin, to_server, to_session)
+            try:
+                async with ClientSession(session_reads, session_writes) as session:
+                    yield session
+            finally:
+                tg.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await _end_group(process)
+        _drain(err_read, tail)
+        os.close(err_read)
 
-    params = StdioServerParameters(
-        command=command[0], args=command[1:],
-        env={**os.environ, **(env or {})},
-        cwd=cwd,
-    )
+
+def with_faults(exc: BaseException, stdout_faults: list[str], timeout: float) -> Optional[ServerError]:
+    """The error to raise when a server that wrote non-JSON-RPC lines to stdout failed: the
+    failure, then how many such lines and the first (``None`` when there were none)."""
+    leaf = _leaf(exc)
+    if not stdout_faults or not isinstance(leaf, Exception) or isinstance(leaf, ServerError):
+        return None
+    return ServerError([], f"{_describe(leaf, timeout)}; the server wrote {len(stdout_faults)} line(s) to stdout "
+                           f"that are not JSON-RPC, the first: {stdout_faults[0]}")
+
+
+async def _list_tools_async(command: list[str], env: Optional[dict], cwd: Optional[str],
+                            timeout: float, tail: StderrTail) -> dict:
+    import anyio
+
     stdout_faults: list[str] = []
     raw_pages: list[dict] = []
-
-    async def on_message(message: Any) -> None:
-        if isinstance(message, Exception):
-            stdout_faults.append(_stdout_fault(message))
-
     try:
         with anyio.fail_after(timeout):
-            async with stdio_client(params, errlog=errlog) as (read_stream, write_stream):
-                # The session reads through a tap that keeps the raw tools/list results.
-                tap_send, tap_receive = anyio.create_memory_object_stream(0)
-                async with anyio.create_task_group() as tg:
-                    tg.start_soon(_pump, read_stream, tap_send, raw_pages)
-                    try:
-                        async with ClientSession(tap_receive, write_stream,
-                                                 message_handler=on_message) as session:
-                            await session.initialize()
-                            tools = await _all_pages(session, mcp_types, raw_pages)
-                    finally:
-                        tg.cancel_scope.cancel()
-                return {"tools": tools}
+            async with open_session(command, env, cwd, tail, stdout_faults, raw_pages) as session:
+                await session.initialize()
+                return {"tools": await _all_pages(session, raw_pages)}
     except BaseException as exc:
-        leaf = _leaf(exc)
-        if stdout_faults and isinstance(leaf, Exception) and not isinstance(leaf, ServerError):
-            reason = _describe(leaf, timeout)
-            reason += (f"; the server wrote {len(stdout_faults)} line(s) to stdout that are not "
-                       f"JSON-RPC, the first: {stdout_faults[0]}")
-            raise ServerError(command, reason) from leaf
+        error = with_faults(exc, stdout_faults, timeout)
+        if error is not None:
+            raise ServerError(command, error.reason) from _leaf(exc)
         raise
 
 
-async def _pump(source, sink, raw_pages: list[dict]) -> None:
-    """Forward every transport item to the session, keeping raw ``tools/list`` results.
-
-    The SDK parses results into pydantic models, which drop fields they do not know; the
-    raw result dict rides along on the JSON-RPC response, so it is kept here, in order.
-    """
+async def _read_stderr(fd: int, tail: StderrTail) -> None:
     import anyio
 
-    async with sink:
+    while True:
+        await anyio.wait_readable(fd)
         try:
-            async for item in source:
-                message = getattr(item, "message", None)
-                root = getattr(message, "root", message)  # mcp 1.x wraps in a RootModel
-                result = getattr(root, "result", None)
-                if isinstance(result, dict) and isinstance(result.get("tools"), list):
-                    raw_pages.append(result)
-                await sink.send(item)
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            continue
+        if not chunk:
+            return
+        tail.add(chunk)
+
+
+def _drain(fd: int, tail: StderrTail, limit: int = 16 * STDERR_KEEP_BYTES) -> None:
+    """What the server wrote to stderr just before it ended, without waiting for more."""
+    while limit > 0:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # BlockingIOError included: nothing more for now
+            return
+        if not chunk:
+            return
+        tail.add(chunk)
+        limit -= len(chunk)
+
+
+async def _read_stdout(stdout, to_session, faults: list[str], raw_pages: list[dict]) -> None:
+    """Turn the server's stdout lines into session messages.
+
+    A line that is not a JSON-RPC message is kept for the error (the first hundred) and
+    not passed on. Raw ``tools/list`` results are kept too, in order: the SDK parses
+    results into pydantic models, which drop fields they do not know.
+    """
+    import anyio
+    from mcp import types
+    from mcp.shared.message import SessionMessage
+
+    buffer = b""
+    async with to_session:
+        try:
+            async for chunk in stdout:
+                buffer += chunk
+                if len(buffer) > MAX_LINE_BYTES and b"\n" not in buffer:
+                    faults.append(f"a line longer than {MAX_LINE_BYTES // (1024 * 1024)} MB")
+                    return
+                *lines, buffer = buffer.split(b"\n")
+                for raw in lines:
+                    line = raw.decode("utf-8", errors="replace").strip()
+                    if not line:
+                        continue
+                    try:
+                        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                    except ValueError:
+                        if len(faults) < 100:
+                            faults.append(repr(line[:200]))
+                        continue
+                    result = getattr(message, "result", None)
+                    if isinstance(result, dict) and isinstance(result.get("tools"), list):
+                        raw_pages.append(json.loads(line)["result"])
+                    await to_session.send(SessionMessage(message))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
             pass
 
 
-async def _all_pages(session, mcp_types, raw_pages: list[dict]) -> list[dict]:
+async def _write_stdin(stdin, to_server, to_session) -> None:
+    import anyio
+
+    try:
+        async with to_server:
+            async for session_message in to_server:
+                data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                await stdin.send((data + "\n").encode("utf-8"))
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+        await to_session.aclose()  # the server stopped reading: the session sees the end
+
+
+async def _end_group(process) -> None:
+    """End the server and everything it started in its session, whichever way the call ended.
+
+    stdin is closed first (a polite server exits on that); then the group gets SIGTERM,
+    a grace, and SIGKILL for what is left. The group id is the server's pid (its own
+    session), which stays valid while any member lives, even after the server exits.
+    """
+    import anyio
+
+    if process is None:
+        return
+    with contextlib.suppress(Exception):
+        await process.stdin.aclose()
+    await _wait_exit(process, GRACE_SECONDS)
+    if _signal_group(process.pid, signal.SIGTERM):
+        with anyio.move_on_after(GRACE_SECONDS):
+            while _signal_group(process.pid, 0):
+                _ = process.returncode  # reaps the leader, or a zombie keeps the group alive
+                await anyio.sleep(0.01)
+        _signal_group(process.pid, signal.SIGKILL)
+    await _wait_exit(process, GRACE_SECONDS)
+    with contextlib.suppress(Exception):
+        await process.stdout.aclose()
+    with anyio.move_on_after(GRACE_SECONDS), contextlib.suppress(Exception):
+        await process.aclose()
+
+
+async def _wait_exit(process, seconds: float) -> bool:
+    import anyio
+
+    with anyio.move_on_after(seconds):
+        while process.returncode is None:
+            await anyio.sleep(0.01)
+    return process.returncode is not None
+
+
+def _signal_group(pgid: int, sig: int) -> bool:
+    """Send ``sig`` to the process group; False once the group is gone."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # a member we may not signal (or a zombie): the group is still there
+    return True
+
+
+async def _all_pages(session, raw_pages: list[dict]) -> list[dict]:
+    from mcp import types
+
     tools: list[dict] = []
     cursor: Optional[str] = None
     seen: set[str] = set()
     for _ in range(MAX_PAGES):
         before = len(raw_pages)
-        if cursor is None:
-            result = await session.list_tools()
-        else:
-            result = await session.list_tools(params=mcp_types.PaginatedRequestParams(cursor=cursor))
+        params = None if cursor is None else types.PaginatedRequestParams(cursor=cursor)
+        result = await session.list_tools(params=params)
         raw = raw_pages[-1].get("tools") if len(raw_pages) == before + 1 else None
         if (isinstance(raw, list) and len(raw) == len(result.tools)
                 and all(isinstance(t, dict) for t in raw)):
             tools.extend(raw)  # exactly as sent
         else:
-            tools.extend(_dump(tool) for tool in result.tools)
-        cursor = getattr(result, "next_cursor", None)
-        if cursor is None:
-            cursor = getattr(result, "nextCursor", None)
+            tools.extend(tool.model_dump(mode="json", by_alias=True, exclude_unset=True) for tool in result.tools)
+        cursor = result.next_cursor
         if not cursor:
             return tools
         if cursor in seen:
@@ -203,33 +375,17 @@ async def _all_pages(session, mcp_types, raw_pages: list[dict]) -> list[dict]:
     raise ServerError([], f"tools/list did not end after {MAX_PAGES} pages")
 
 
-def _dump(tool: Any) -> dict:
-    if isinstance(tool, dict):
-        return tool
-    return tool.model_dump(mode="json", by_alias=True, exclude_unset=True)
-
-
-def _stdout_fault(exc: Exception) -> str:
-    """One line for a stdout line the SDK could not parse: the line itself when known."""
-    try:
-        errors = exc.errors()  # pydantic ValidationError
-        line = errors[0].get("input") if errors else None
-    except Exception:  # noqa: BLE001 - not a pydantic error
-        line = None
-    if isinstance(line, str):
-        return repr(line[:200])
-    return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-
-
-def _quiet_sdk_logging() -> None:
-    """The SDK logs parse failures with tracebacks; with no logging configured, Python's
-    last-resort handler would print them on our stderr. A NullHandler on the ``mcp``
-    logger stops that and leaves propagation to the application's handlers intact."""
-    import logging
-
+@contextlib.contextmanager
+def _quiet_sdk_logging():
+    """The SDK logs what goes wrong inside a session with tracebacks; the error this module
+    raises says it once. The ``mcp`` logger's level is raised for the call, then put back."""
     logger = logging.getLogger("mcp")
-    if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
-        logger.addHandler(logging.NullHandler())
+    level = logger.level
+    logger.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -265,23 +421,9 @@ def _describe(exc: BaseException, timeout: float) -> str:
         return f"could not be started: {exc}"
     code = getattr(exc, "code", None)
     message = getattr(exc, "message", None)
-    if type(exc).__name__ in ("MCPError", "McpError") and message is not None:
+    if type(exc).__name__ == "MCPError" and message is not None:
         if "closed" in str(message).lower():
             return f"the server closed the connection or exited before answering ({message})"
         return f"protocol error {code}: {message}"
     text = str(exc) or type(exc).__name__
     return f"{type(exc).__name__}: {text}"
-
-
-def _tail(errlog) -> str:
-    try:
-        errlog.flush()
-        errlog.seek(0)
-        text = errlog.read()
-    except (OSError, ValueError):
-        return ""
-    lines = text.splitlines()[-STDERR_TAIL_LINES:]
-    tail = "\n".join(lines)
-    if len(tail) > STDERR_TAIL_CHARS:
-        tail = "..." + tail[-STDERR_TAIL_CHARS:]
-    return tail

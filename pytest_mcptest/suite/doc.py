@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import difflib
 import os
-import re
 from typing import Any
 
 from ..engine.paths import PathError, format_path, parse_path
 from ..errors import InputError
 from ..expect import ExpectSyntaxError, compile_expectation
 from .loader import line_of
+from .marks import build_marks
 from .model import Mark
 
 
@@ -57,55 +57,8 @@ def defaults(entries, line: int | None) -> tuple:
 
 
 def marks(doc: Doc, parts, raw: dict) -> tuple[tuple[Mark, ...], tuple[str, ...]]:
-    """The pytest marks and the tags a block asks for, checked so that none misbehaves."""
-    out = []
-    skip = raw.get("skip")
-    if skip is True or (isinstance(skip, str) and skip):
-        out.append(Mark("skip", (), {"reason": skip} if isinstance(skip, str) else {}))
-    xfail = raw.get("xfail")
-    if xfail is True:
-        out.append(Mark("xfail"))
-    elif isinstance(xfail, str):
-        out.append(Mark("xfail", (), {"reason": xfail}))
-    elif isinstance(xfail, dict):
-        out.append(Mark("xfail", (), dict(xfail)))
-    for i, entry in enumerate(raw.get("marks") or ()):
-        if isinstance(entry, str):
-            out.append(Mark(entry))
-            continue
-        (name, value), = entry.items()
-        if isinstance(value, dict):
-            out.append(Mark(name, (), dict(value)))
-        elif isinstance(value, list):
-            out.append(Mark(name, tuple(value), {}))
-        elif value is None:
-            out.append(Mark(name))
-        else:
-            out.append(Mark(name, (value,), {}))
-    for mark in out:
-        if not mark.name.isidentifier():
-            raise doc.error(parts + ["marks"], f"mark name {mark.name!r} is not a valid identifier")
-        if mark.name in MEANINGLESS_MARKS:
-            raise doc.error(parts + ["marks"], f"the mark {mark.name!r} means nothing on a suite block "
-                            "(it has no fixtures and no parameters)")
-    tags = tuple(raw.get("tags") or ())
-    for i, tag in enumerate(tags):
-        if not _SELECTABLE.fullmatch(tag) or tag in ("and", "or", "not"):
-            raise doc.error(parts + ["tags", i], f"tag {tag!r} could not be selected with `-m` or `-k` "
-                            "(use letters, digits and _ - . + / without spaces, and not and/or/not)")
-        if tag in BEHAVIOUR_MARKS:
-            raise doc.error(parts + ["tags", i], f"tag {tag!r} is one of pytest's own marks and would change how "
-                            f"the item runs; use `{tag}:` or `marks:` for that, or pick another tag")
-    return tuple(out), tags
-
-
-
-# What pytest's `-m` and `-k` expressions read as one name.
-_SELECTABLE = re.compile(r"[\w+\-./]+")  # no ':' either: it ends a marker's name in the ini
-# pytest marks that act on an item: a tag of that name would silently skip or xfail it.
-BEHAVIOUR_MARKS = frozenset({"skip", "skipif", "xfail", "usefixtures", "parametrize", "filterwarnings"})
-# pytest marks that only make sense on Python test functions.
-MEANINGLESS_MARKS = frozenset({"usefixtures", "parametrize"})
+    """Marks and tags, checked and built by :mod:`.marks` (no string is ever run as code)."""
+    return build_marks(raw, lambda sub, message: doc.error(parts + sub, message))
 
 
 def common(doc: Doc, parts, raw: dict, kind: str, name: str | None = None) -> dict:

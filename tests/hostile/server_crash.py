@@ -1,0 +1,2 @@
+"""Dies at once with a Python traceback on stderr."""
+raise KeyError("SHOP_API_KEY")
