@@ -125,7 +125,7 @@ def test_tool_quality_against_a_live_mock_server(tmp_path):
         "                     examples: [{city: Paris}]}\n"
         "      response: 'sunny in ${args.city}'\n")
     suite = ("servers:\n  shop:\n    command: [" + json.dumps(sys.executable)
-             + ", -m, pytest_mcptest.mcp.mock_server, --tools-from, servers/shop.yml]\n    timeout: 30\n"
+             + ", -m, pytest_mcptest, mock, --tools-from, servers/shop.yml]\n    timeout: 30\n"
              "tool_quality:\n  - name: live catalog\n    server: shop\n"
              "    expect:\n      - tool_count: {exact: 1}\n      - tool[\"get_weather\"].score: {\">\": 0.5}\n")
     path = tmp_path / "s.mcptest.yml"

@@ -289,3 +289,52 @@ def line_of(root: Any, parts) -> int | None:
             break
         node = node[part]
     return line
+
+
+def load_data(path: str, text: str) -> Any:
+    """The one document of a user file that is not a suite (a mock server's manifest, a saved
+    ``tools/list`` snapshot), read as strictly as suites: duplicate keys refused, YAML 1.2 core
+    scalars (``yes`` is a word), lines kept for error messages. An empty file is ``None``.
+
+    JSON is YAML too, except for one thing libyaml refuses: an escaped surrogate pair
+    (``"\\ud83d\\ude00"``, how ``json.dumps`` writes an emoji). Such a file is read as JSON,
+    equally strict, without lines (errors then name a JSON pointer).
+    """
+    try:
+        docs = load_documents(path, text)
+    except InputError:
+        data = _strict_json(text)
+        if data is _NOT_JSON:
+            raise
+        return data
+    if len(docs) > 1:
+        raise InputError(path, f"expected one YAML document, found {len(docs)} (separated by ---)",
+                         line=docs[1][1], source=text)
+    return docs[0][0] if docs else None
+
+
+_NOT_JSON = object()
+
+
+def _strict_json(text: str) -> Any:
+    """``text`` as JSON with the loader's rules (no duplicate keys, finite numbers), or ``_NOT_JSON``."""
+    import json
+
+    def no_duplicates(pairs):
+        data = {}
+        for key, value in pairs:
+            if key in data:
+                raise ValueError(f"duplicate key {key!r}")
+            data[key] = value
+        return data
+
+    def finite(word: str) -> float:
+        number = float(word)  # NaN and Infinity are not JSON; 1e400 overflows to inf
+        if not math.isfinite(number):
+            raise ValueError(f"{word} is not a finite JSON number")
+        return number
+
+    try:
+        return json.loads(text, object_pairs_hook=no_duplicates, parse_float=finite, parse_constant=finite)
+    except (ValueError, RecursionError):
+        return _NOT_JSON

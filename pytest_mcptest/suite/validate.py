@@ -114,12 +114,8 @@ def _explain_error(doc: Any, error, schema_name: str) -> list[tuple[str, list]]:
 
     from jsonschema.exceptions import relevance
 
-    while error.validator in ("anyOf", "oneOf"):
-        either = _either_or(error)
-        if either is not None:
-            return [(either, list(error.absolute_path))]
-        if not error.context:
-            break
+    either = _either_or(error)
+    while either is None and error.validator in ("anyOf", "oneOf") and error.context:
         fitting = _fitting_branch(error)
         if fitting is not None:
             return [found for sub in fitting for found in _explain_error(doc, sub, schema_name)]
@@ -128,6 +124,9 @@ def _explain_error(doc: Any, error, schema_name: str) -> list[tuple[str, list]]:
         if second and relevance(first) == relevance(second[0]):
             return [_no_branch(error)]
         error = first
+        either = _either_or(error)
+    if either is not None:
+        return [(either, list(error.absolute_path))]
     return _explain(error, list(error.absolute_path), schema(schema_name))
 
 
@@ -150,18 +149,23 @@ def _explain_expect_entry(doc: Any, parts: list) -> Optional[tuple[str, list]]:
 
 
 def _either_or(error) -> Optional[str]:
-    """A oneOf over "this key or that key" (``catalog`` or ``command``) said in those words."""
-    if error.validator != "oneOf" or not isinstance(error.instance, dict):
+    """Keys that exclude each other said in those words: a oneOf over "this key or that key"
+    (a server's ``catalog`` or ``command``), or a ``not`` of both keys together."""
+    if not isinstance(error.instance, dict):
         return None
-    keys = []
-    for branch in error.validator_value:
-        if set(branch) != {"required"} or len(branch["required"]) != 1:
-            return None
-        keys.append(branch["required"][0])
+    if error.validator == "not" and set(error.validator_value) == {"required"}:
+        keys = list(error.validator_value["required"])
+    elif error.validator == "oneOf":
+        keys = []
+        for branch in error.validator_value:
+            if set(branch) != {"required"} or len(branch["required"]) != 1:
+                return None
+            keys.append(branch["required"][0])
+    else:
+        return None
     named = " or ".join(f"`{k}`" for k in keys)
-    present = [k for k in keys if k in error.instance]
     where = _where(list(error.absolute_path))
-    if len(present) > 1:
+    if sum(1 for k in keys if k in error.instance) > 1:
         return f"{where} takes either {named}, not both"
     return f"{where} needs one of {named}"
 
