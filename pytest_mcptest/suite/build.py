@@ -255,12 +255,14 @@ AGENT_DEFINITION = ("model", "prompt", "system_prompt", "servers", "runs")
 
 def _distractors(doc: _Doc, parts, raw: dict, agent: AgentBlock) -> DistractorsBlock:
     """The ``distractors:`` block of an agent as its own item, ``<agent name> [distractors]``,
-    replaying the agent's cassette. The schema checks the block's shape; checked here: that the
-    source can give ``count`` distractors."""
-    from ..engine.distractors import CATALOG, near_duplicates
+    replaying the agent's cassette. Checked here: count, source, of, correct, complexity."""
+    from ..engine.distractors import CATALOG, SOURCES, near_duplicates
 
     here = parts + ["distractors"]
     gate = raw["distractors"]
+    if not isinstance(gate, dict):
+        raise doc.error(here, f"distractors: expected an object {{count, source, correct, ...}}, "
+                        f"found {type_name(gate)}")
     count = gate.get("count", 0)
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
         raise doc.error(here + (["count"] if "count" in gate else []),
@@ -268,8 +270,21 @@ def _distractors(doc: _Doc, parts, raw: dict, agent: AgentBlock) -> DistractorsB
     source = gate.get("source", {"from": "catalog"})
     if isinstance(source, str):  # `source: catalog` reads as `source: {from: catalog}`
         source = {"from": source}
+    if not isinstance(source, dict):
+        raise doc.error(here + ["source"], f"distractors.source: expected {{from: catalog | near_duplicate, "
+                        f"of: [...]}}, found {type_name(source)}")
     kind = source.get("from", "catalog")
+    if kind not in SOURCES:
+        raise doc.error(here + ["source"], f"distractors.source.from: expected one of {', '.join(SOURCES)}, "
+                        f"found {show(kind)}{_near(str(kind), SOURCES)}")
     of = source.get("of")
+    if kind == "near_duplicate":
+        if not of:
+            raise doc.error(here + ["source"], "distractors.source: `of:` is required with from: near_duplicate "
+                            "(the real tool names to derive look-alikes from)")
+    if of is not None and not (isinstance(of, list) and all(isinstance(n, str) and n for n in of)):
+        raise doc.error(here + ["source", "of"], f"distractors.source.of: expected a list of tool names, "
+                        f"found {show(_plain(of))}")
     if kind == "catalog" and count > len(CATALOG):
         raise doc.error(here + ["count"], f"distractors.count: the bundled catalog has {len(CATALOG)} "
                         f"distractors; {count} were asked for")
@@ -279,7 +294,14 @@ def _distractors(doc: _Doc, parts, raw: dict, agent: AgentBlock) -> DistractorsB
         except ValueError as exc:
             raise doc.error(here + ["count"], f"distractors.count: {exc}") from None
     correct = gate.get("correct", [])
+    if not (isinstance(correct, list) and all(isinstance(c, str) and c for c in correct)):
+        raise doc.error(here + (["correct"] if "correct" in gate else []),
+                        f"distractors.correct: expected a list of tool ids (server.tool or tool), "
+                        f"found {show(_plain(correct))}")
     complexity = gate.get("complexity")
+    if complexity is not None and complexity not in ("serial", "parallel"):
+        raise doc.error(here + ["complexity"], f"distractors.complexity: expected serial or parallel, "
+                        f"found {show(complexity)}")
     marks, tags = _marks(doc, here, gate)
     line = line_of(doc.root, here) or agent.line
     expect = _expectations(doc, here + ["expect"], gate.get("expect"))
@@ -429,6 +451,8 @@ def _tool_quality(doc: _Doc, parts, raw: dict) -> ToolQualityBlock:
 def _tool_bench(doc: _Doc, parts, raw: dict) -> ToolBenchBlock:
     from ..engine.toolbench import Intent, Mutation
 
+    if ("catalog" in raw) == ("catalog_path" in raw):
+        raise doc.error(parts, "a tool_bench entry takes exactly one of catalog: (inline) or catalog_path:")
     checked = {}
     for key, cls in (("intents", Intent), ("mutations", Mutation)):
         for i, entry in enumerate(raw.get(key) or ()):
