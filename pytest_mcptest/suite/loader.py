@@ -276,21 +276,6 @@ def load_documents(path: str, text: str) -> list[tuple[Any, int]]:
             gc.enable()
 
 
-def line_of(root: Any, parts) -> int | None:
-    """The line of the deepest key or item along ``parts`` that the loader recorded."""
-    line = getattr(root, "line", None)
-    node = root
-    for part in parts:
-        if isinstance(node, LineDict) and part in node:
-            line = node.key_lines.get(part, line)
-        elif isinstance(node, LineList) and isinstance(part, int) and -len(node) <= part < len(node):
-            line = node.item_lines[part]
-        else:
-            break
-        node = node[part]
-    return line
-
-
 def load_data(path: str, text: str) -> Any:
     """The one document of a user file that is not a suite (a mock server's manifest, a saved
     ``tools/list`` snapshot), read as strictly as suites: duplicate keys refused, YAML 1.2 core
@@ -338,3 +323,17 @@ def _strict_json(text: str) -> Any:
         return json.loads(text, object_pairs_hook=no_duplicates, parse_float=finite, parse_constant=finite)
     except (ValueError, RecursionError):
         return _NOT_JSON
+
+def line_of(root: Any, parts) -> int | None:
+    """The line of the deepest key or item along ``parts`` that the loader recorded."""
+    line = getattr(root, "line", None)
+    node = root
+    for part in parts:
+        if isinstance(node, LineDict) and part in node:
+            line = node.key_lines.get(part, line)
+        elif isinstance(node, LineList) and isinstance(part, int) and -len(node) <= part < len(node):
+            line = node.item_lines[part]
+        else:
+            break
+        node = node[part]
+    return line
