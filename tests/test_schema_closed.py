@@ -135,3 +135,20 @@ def test_many_problems_are_counted_past_the_listing():
     err = problems_error("x.yml", None, schema_problems(doc))
     assert err.message.startswith("60 problems in this document:")
     assert err.message.endswith("  ... and 10 more")
+
+
+def test_stability_and_models_are_spelled_out():
+    """The second wave's `stability:` (agents, tests, conversations) and top-level `models:`."""
+    good = {"models": {"openai": {"timeout": 30, "price": {"input": 0.15, "output": 0.6}},
+                       "openai:gpt-4o-mini": {"base_url": "http://127.0.0.1:8080/v1", "max_retries": 0}},
+            "agents": [{"name": "a", "stability": {"expect": [{'stability.pass_hat_k."3"': {">=": 80}}]}}]}
+    assert schema_problems(good) == []
+    bad = {"models": {"openai": {"timeot": 30, "price": {"input": 1}}},
+           "agents": [{"name": "a", "stability": {"expct": []}}]}
+    assert [p.message for p in schema_problems(bad)] == [
+        "unknown key 'expct' in agents[0].stability; did you mean 'expect'? expected one of: expect",
+        "models.openai.price is missing the required key 'output'",
+        "unknown key 'timeot' in models.openai; did you mean 'timeout'? expected one of: base_url, item_max_cost_usd, "
+        "item_max_tokens, max_retries, max_tokens, price, requests_per_minute, temperature, timeout, "
+        "tokens_per_minute",
+    ]
