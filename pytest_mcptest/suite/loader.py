@@ -261,19 +261,25 @@ def load_documents(path: str, text: str) -> list[tuple[Any, int]]:
     except InputError as exc:
         exc.source = text
         raise
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        problem = " ".join(p for p in (exc.context, exc.problem) if p) or "invalid YAML"
-        raise InputError(path, f"invalid YAML: {problem}", line=line, source=text) from None
-    except yaml.YAMLError as exc:
-        raise InputError(path, f"invalid YAML: {exc}", source=text) from None
     except RecursionError:
         raise InputError(path, "the YAML nests too deeply to read", source=text) from None
+    except Exception as exc:
+        if not _is_yaml_error(exc):
+            raise
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = " ".join(p for p in (getattr(exc, "context", None), getattr(exc, "problem", None)) if p)
+        raise InputError(path, f"invalid YAML: {problem or exc}", line=line, source=text) from None
     finally:
         loader.dispose()
         if gc_was_enabled:
             gc.enable()
+
+
+def _is_yaml_error(exc: Exception) -> bool:
+    """A PyYAML error, also one of an earlier import of ``yaml``: libyaml's extension raises the
+    classes of the first import, which ``yaml.YAMLError`` of a later import does not catch."""
+    return any(cls.__name__ == "YAMLError" and cls.__module__ == "yaml.error" for cls in type(exc).__mro__)
 
 
 def load_data(path: str, text: str) -> Any:
