@@ -46,6 +46,11 @@ _KINDS = {
 }
 
 
+# Recorded facts under `meta` (of the cassette or of a run) that are strings when present.
+META_STRINGS = ("agent", "model", "prompt", "system_prompt", "recorded_at", "recorder", "catalog_sha256",
+                "prompt_sha256")
+
+
 class _Reader:
     def __init__(self, path: str):
         self.path = path
@@ -90,8 +95,24 @@ class _Reader:
         return ToolCall(name=name, args=raw.get("args"), server=server, error=bool(error),
                         result=raw.get("result"), turn=turn, args_invalid_json=raw.get("args_invalid_json") is True)
 
+    def meta(self, raw, parts) -> dict:
+        meta = {} if raw is None else raw
+        self.expect_type(meta, ["object"], parts, "'meta'")
+        for key in META_STRINGS:
+            if meta.get(key) is not None:
+                self.expect_type(meta[key], ["string"], parts + [key], f"'meta.{key}'")
+        return meta
+
     def run(self, raw, parts) -> Run:
         self.expect_type(raw, ["object"], parts, "a run")
+        if raw.get("task") is not None:
+            self.expect_type(raw["task"], ["string", "integer"], parts + ["task"], "'task'")
+        trial = raw.get("trial")
+        if trial is not None:
+            self.expect_type(trial, ["integer"], parts + ["trial"], "'trial'")
+            if trial < 0:
+                raise self.fail(parts + ["trial"], f"'trial' must be 0 or more, found {trial}")
+        self.meta(raw.get("meta"), parts + ["meta"])
         if "tool_calls" not in raw:
             close = difflib.get_close_matches("tool_calls", [str(k) for k in raw], n=1, cutoff=0.75)
             if close:  # a run with no calls is valid; a misspelled key would replay as one
@@ -133,9 +154,7 @@ class _Reader:
         if version is not None and (isinstance(version, bool) or version != CASSETTE_VERSION):
             raise self.fail(["mcptest_cassette"], f"unsupported cassette version {version!r}; "
                             f"this version of mcptest reads version {CASSETTE_VERSION}")
-        meta = data.get("meta")
-        meta = {} if meta is None else meta
-        self.expect_type(meta, ["object"], ["meta"], "'meta'")
+        meta = self.meta(data.get("meta"), ["meta"])
         catalog = data.get("catalog")
         catalog = {} if catalog is None else catalog
         self.expect_type(catalog, ["object"], ["catalog"], "'catalog'")

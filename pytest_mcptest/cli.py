@@ -260,6 +260,13 @@ def _report(args) -> int:
     return EXIT_FAILED if comparison["regressions"] else EXIT_OK
 
 
+def _mock(args) -> int:
+    """Serve the manifest or snapshot until stdin closes (exit 2 for bad input)."""
+    from .mcp.mock_server import run
+
+    return run(args.tools_from, args.fault)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -305,9 +312,13 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--json", action="store_true", help="print the comparison (or the report) as JSON")
     report.set_defaults(func=_report)
 
-    # Listed for `mcptest --help`; main() hands `mcptest mock ...` to the mock server's own parser.
-    sub.add_parser("mock", help="a real MCP server over stdio: --tools-from FILE [--fault none|hang|slow:<ms>|"
-                   "recover-after:<n>]")
+    mock = sub.add_parser("mock", help="a real MCP server over stdio (newline-delimited JSON-RPC), from a YAML "
+                          "manifest or a JSON tools/list snapshot, for tests and examples")
+    mock.add_argument("--tools-from", metavar="FILE", required=True,
+                      help="a manifest (mock_server: {...}) or a tools/list snapshot")
+    mock.add_argument("--fault", metavar="SPEC", default="none",
+                      help="on tools/call: none | hang | slow:<ms> | recover-after:<n> (default: none)")
+    mock.set_defaults(func=_mock)
 
     imp = sub.add_parser("import", help="turn existing logs into a cassette")
     imp.add_argument("kind", choices=["openai-chat", "anthropic", "otel"], help="the log's format")
@@ -357,10 +368,6 @@ def _split_run(argv: list[str]) -> tuple[list[str], list[str]]:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["mock"]:  # the mock server parses its own options (argparse would eat them)
-        from .mcp.mock_server import main as mock_main
-
-        return mock_main(argv[1:])
     passed: list[str] = []
     if argv[:1] == ["run"]:
         mine, passed = _split_run(argv[1:])

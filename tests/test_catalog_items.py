@@ -108,7 +108,8 @@ def test_tool_bench_min_drop_gate_fails(tmp_path):
 def test_tool_bench_bad_mutation_is_a_collection_error(tmp_path):
     with pytest.raises(InputError) as exc:
         load_suite(_write(tmp_path, BENCH.replace("kind: blank", "kind: scramble"), []))
-    assert exc.value.line == 11 and "unknown mutation kind 'scramble'" in exc.value.message
+    assert exc.value.line == 11 and "mutations[0].kind must be one of" in exc.value.message
+    assert '"truncate", "drop_keyword", found "scramble"' in exc.value.message
 
 
 def test_tool_quality_against_a_live_mock_server(tmp_path):
@@ -124,7 +125,7 @@ def test_tool_quality_against_a_live_mock_server(tmp_path):
         "                     examples: [{city: Paris}]}\n"
         "      response: 'sunny in ${args.city}'\n")
     suite = ("servers:\n  shop:\n    command: [" + json.dumps(sys.executable)
-             + ", -m, pytest_mcptest.mcp.mock_server, --tools-from, servers/shop.yml]\n    timeout: 30\n"
+             + ", -m, pytest_mcptest, mock, --tools-from, servers/shop.yml]\n    timeout: 30\n"
              "tool_quality:\n  - name: live catalog\n    server: shop\n"
              "    expect:\n      - tool_count: {exact: 1}\n      - tool[\"get_weather\"].score: {\">\": 0.5}\n")
     path = tmp_path / "s.mcptest.yml"

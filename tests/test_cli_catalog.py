@@ -58,4 +58,4 @@ def test_tool_bench_run_and_min_drop(tmp_path, capsys):
 
 def test_mcptest_mock_is_the_mock_server(tmp_path, capsys):
     assert main(["mock", "--tools-from", str(tmp_path / "missing.yml")]) == 2
-    assert "mcptest mock: error:" in capsys.readouterr().err
+    assert "missing.yml: cannot read the file" in capsys.readouterr().err

@@ -87,10 +87,11 @@ def test_near_duplicates_of_the_agents_servers_tools(tmp_path):
 
 
 @pytest.mark.parametrize("count, source, line, words", [
-    (2, "{from: near_duplicate}", 8, ["`of:` is required", "near_duplicate"]),
+    (2, "{from: near_duplicate}", 8, ["missing the required key 'of'", "needed when from is near_duplicate"]),
     (-1, "{from: catalog}", 7, ["count", ">= 0", "-1"]),
-    (2, "{from: nearby}", 8, ["catalog, near_duplicate", "nearby"]),
+    (2, "{from: nearby}", 8, ['"catalog", "near_duplicate"', "nearby"]),
     (99, "{from: catalog}", 7, ["bundled catalog has"]),
+    (2, "{from: near_dupliate, of: [a]}", 8, ["found \"near_dupliate\"; did you mean 'near_duplicate'?"]),
 ])
 def test_bad_distractors_are_collection_errors_with_a_line(tmp_path, count, source, line, words):
     path = _write(tmp_path, SUITE.format(count=count, source=source, expect=""), [_run("x")])
@@ -106,7 +107,7 @@ def test_correct_must_be_a_list_of_ids(tmp_path):
         "[catalog.search_products]", "catalog.search_products")
     with pytest.raises(InputError) as exc:
         load_suite(str(_write(tmp_path, text, [_run("x")])))
-    assert exc.value.line == 9 and "a list of tool ids" in exc.value.message
+    assert exc.value.line == 9 and "distractors.correct must be array, found string" in exc.value.message
 
 
 def test_a_copied_node_id_reruns_the_distractors_item(pytester):

@@ -24,6 +24,9 @@ WORDS = sorted({
     "alternates", "allow_extra_steps", "markers", "tools", "target", "matcher", "exact", "contains", "regex",
     "schema", ">=", "strict", "type", "agent", "command", "catalog", "synthetic_user", "evaluation",
     "description", "runs", "mode", "classes", "members", "server", "min_drop", "intents",
+    "distractors", "count", "source", "from", "of", "correct", "complexity", "near_duplicate", "orchestration",
+    "discovery", "name_free", "mutations", "query", "gold", "kind", "chars", "word", "truncate", "drop_keyword",
+    "catalog_path", "tool_selection", "expected_tool", "min_selection_rate", "expected_trace", "args",
 })
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-2, 3), st.floats(allow_nan=False, width=16),
                     st.sampled_from(WORDS + ["", "a::b", "agent"]))
@@ -59,6 +62,15 @@ def test_examples_are_valid_for_both(path):
     ({"name": "n", "description": "  ", "synthetic_user": {"persona": "p", "initial_query": "q"},
       "evaluation": {"correctness_criteria": ["c"]}}, False),
     ({"x-anchors": [1, 2]}, True),
+    ({"agents": [{"name": "a", "expct": []}]}, False),
+    ({"agents": [{"name": "a", "distractors": {"source": "catalog", "count": 2}}]}, True),
+    ({"agents": [{"name": "a", "distractors": {"source": {"from": "near_duplicate"}}}]}, False),
+    ({"agents": [{"name": "a", "distractors": {"source": {"from": "near_duplicate", "of": ["x"]}}}]}, True),
+    ({"tests": [{"name": "t", "type": "agent", "agent": "a", "golden_path": {}}]}, False),
+    ({"tool_bench": [{"name": "b", "catalog": [], "catalog_path": "c.json"}]}, False),
+    ({"tool_bench": [{"name": "b", "catalog": [], "mutations": [{"tool": "a", "kind": "truncate"}]}]}, False),
+    ({"tool_bench": [{"name": "b", "catalog": [], "mutations": [{"tool": "a", "kind": "truncate", "chars": 3}]}]},
+     True),
 ])
 def test_hand_picked_documents(doc, valid):
     assert fast_check()(doc) is valid

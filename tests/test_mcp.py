@@ -11,7 +11,9 @@ import anyio
 import pytest
 
 from pytest_mcptest.mcp import ServerError, list_tools
-from pytest_mcptest.mcp.mock_server import MockError, fill, main, parse_fault
+from pytest_mcptest.cli import main
+from pytest_mcptest.errors import InputError
+from pytest_mcptest.mcp.mock_server import MockError, fill, load_spec, parse_fault
 
 MANIFEST = """\
 mock_server:
@@ -64,7 +66,7 @@ def snapshot(tmp_path):
 
 
 def mock_command(path: str, fault: str | None = None) -> list[str]:
-    command = [sys.executable, "-m", "pytest_mcptest.mcp.mock_server", "--tools-from", path]
+    command = [sys.executable, "-m", "pytest_mcptest", "mock", "--tools-from", path]
     return command + (["--fault", fault] if fault else [])
 
 
@@ -284,32 +286,76 @@ def test_fill_keeps_types_and_interpolates():
     assert fill("${args}", args) == args
 
 
-@pytest.mark.parametrize("content, expected", [
-    (None, "no such file"),
-    ("mock_server: [1, 2]", "`mock_server` must be a mapping"),
-    ("mock_server: {tools: [{description: x}]}", "needs a `name` string"),
-    ("mock_server: {tools: [{name: a}, {name: a}]}", "duplicate tool name"),
-    ("mock_server: {tools: [{name: a, input_schema: 3}]}", "input_schema must be a mapping"),
-    ("mock_server: {tools: [{name: a, bogus: 1}]}", "unknown key(s) bogus"),
-    ("just: text", "expected a manifest"),
-    ("mock_server: {tools: [\n", "not valid YAML or JSON"),
-    ('{"tools": [{"inputSchema": {}}]}', "needs a `name` string"),
+def manifest_error(tmp_path, content: str, name: str = "m.yml") -> InputError:
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(InputError) as info:
+        load_spec(str(path))
+    assert info.value.path == str(path)
+    return info.value
+
+
+@pytest.mark.parametrize("content, line, expected", [
+    ("mock_server: [1, 2]", 1, "mock_server must be object, found array"),
+    ("mock_server:\n  tools:\n    - description: x\n", 3, "mock_server.tools[0] is missing the required key 'name'"),
+    ("mock_server:\n  tools:\n    - {name: a}\n    - {name: a}\n", 4,
+     "duplicate tool name 'a' (first at mock_server.tools[0])"),
+    ("mock_server:\n  tools:\n    - {name: a, input_schema: 3}\n", 3,
+     "mock_server.tools[0].input_schema must be object, found number 3"),
+    ("mock_server:\n  tools:\n    - {name: a, respons: x}\n", 3,
+     "unknown key 'respons' in mock_server.tools[0]; did you mean 'response'?"),
+    ("mock_server:\n  tools:\n    - {name: a, input_schema: {}, inputSchema: {}}\n", 3,
+     "mock_server.tools[0] takes either `input_schema` or `inputSchema`, not both"),
+    ("mock_server:\n  name: shop\n  name: shop2\n", 3, "duplicate key 'name' (first defined at line 2)"),
+    ("mock_server:\n  tools:\n    - name: a\n      is_error: yes\n", 4,
+     'mock_server.tools[0].is_error must be boolean, found string "yes"'),
+    ("mock_server:\n  page_size: 0\n", 2, "mock_server.page_size must be >= 1, found 0"),
+    ("mock_server:\n  resources:\n    - {uri: a, mime: text/plain}\n", 3,
+     "unknown key 'mime' in mock_server.resources[0]"),
+    ("mock_server:\n  prompts:\n    - {name: p, arguments: [{name: x, required: maybe}]}\n", 3,
+     "mock_server.prompts[0].arguments[0].required must be boolean"),
+    ("just: text", 1, "expected a manifest"),
+    ("mock_server: {tools: [\n", 2, "invalid YAML"),
 ])
-def test_bad_manifest_exits_2_with_one_line(tmp_path, capsys, content, expected):
+def test_bad_manifest_is_an_error_at_its_line(tmp_path, content, line, expected):
+    err = manifest_error(tmp_path, content)
+    assert err.line == line, err.render()
+    assert expected in err.message
+
+
+def test_every_problem_of_a_manifest_is_listed(tmp_path):
+    err = manifest_error(tmp_path, "mock_server:\n  nme: shop\n  tools:\n    - name: a\n      is_error: on\n")
+    assert err.message.splitlines()[0] == "2 problems in this document:"
+    assert "line 2: unknown key 'nme' in mock_server; did you mean 'name'?" in err.message
+    assert 'line 5: mock_server.tools[0].is_error must be boolean, found string "on"' in err.message
+
+
+def test_a_json_snapshot_is_checked_by_pointer_when_yaml_cannot_read_it(tmp_path):
+    """libyaml refuses escaped surrogate pairs (how json.dumps writes an emoji): read as JSON."""
+    snapshot = {"tools": [{"name": "sun", "description": "\u2600 \U0001F600"}, {"name": "sun"}]}
+    err = manifest_error(tmp_path, json.dumps(snapshot), "s.json")
+    assert err.line is None and err.pointer == "/tools/1/name" and "duplicate tool name 'sun'" in err.message
+    (tmp_path / "s.json").write_text(json.dumps({"tools": snapshot["tools"][:1]}))
+    assert load_spec(str(tmp_path / "s.json")).tools[0]["description"] == "\u2600 \U0001F600"
+
+
+def test_bad_manifest_exits_2_with_file_and_line(tmp_path, capsys):
     path = tmp_path / "m.yml"
-    if content is not None:
-        path.write_text(content)
-    assert main(["--tools-from", str(path)]) == 2
+    path.write_text("mock_server:\n  tools:\n    - {name: a, input_schema: 3}\n")
+    assert main(["mock", "--tools-from", str(path)]) == 2
     err = capsys.readouterr().err
-    assert expected in err
+    assert err.startswith(f"{path}:3: mock_server.tools[0].input_schema must be object")
     assert "Traceback" not in err
-    assert err.startswith("mcptest mock: error: ")
+    assert main(["mock", "--tools-from", str(tmp_path / "missing.yml")]) == 2
+    assert "missing.yml: cannot read the file" in capsys.readouterr().err
 
 
 def test_bad_fault_and_usage_exit_2(manifest, capsys):
-    assert main(["--tools-from", manifest, "--fault", "slow:soon"]) == 2
+    assert main(["mock", "--tools-from", manifest, "--fault", "slow:soon"]) == 2
     assert "whole number of milliseconds" in capsys.readouterr().err
-    assert main([]) == 2
+    with pytest.raises(SystemExit) as info:
+        main(["mock"])
+    assert info.value.code == 2
     assert "--tools-from" in capsys.readouterr().err
 
 

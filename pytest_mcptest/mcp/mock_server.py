@@ -48,20 +48,21 @@ Faults (``--fault``), applied to ``tools/call`` only:
 - ``recover-after:<n>``: the first ``n`` calls answer with an ``isError: true`` result, later
   calls succeed.
 
-Bad input (no such file, a malformed manifest, a bad ``--fault``) prints one line on stderr
-and exits 2.
+The file is read by the suites' strict loader (duplicate keys refused; ``yes`` is a word, not
+true) and checked against ``schema/manifest-v1.json``: bad input (no such file, a malformed
+manifest, a bad ``--fault``) prints every problem with its line on stderr and exits 2.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
-import yaml
+from ..engine.paths import format_path
+from ..errors import InputError, json_pointer
 
 DEFAULT_NAME = "mcptest-mock"
 DEFAULT_INPUT_SCHEMA = {"type": "object", "properties": {}}
@@ -69,7 +70,7 @@ _PLACEHOLDER = re.compile(r"\$\{(args(?:\.[^}.]+)*)\}")
 
 
 class MockError(Exception):
-    """Bad input for the mock server: a malformed manifest or fault spec."""
+    """A bad ``--fault`` spec (a bad manifest is an :class:`InputError`, with its line)."""
 
 
 # --------------------------------------------------------------------------- faults
@@ -123,205 +124,103 @@ class MockSpec:
 
 
 def load_spec(path: str | Path) -> MockSpec:
-    """Read a manifest or a ``tools/list`` snapshot; MockError with the reason if malformed."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MockError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MockError(f"{path}: cannot read: {exc}") from None
-    data: Any
-    try:
-        data = json.loads(text)
-    except ValueError:
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f":{mark.line + 1}" if mark is not None else ""
-            problem = getattr(exc, "problem", None) or str(exc)
-            raise MockError(f"{path}{where}: not valid YAML or JSON: {problem}") from None
-    return spec_from_data(data, str(path))
+    """Read a manifest or a ``tools/list`` snapshot; :class:`InputError` at the line if malformed.
+
+    The file goes through the suites' strict loader and ``schema/manifest-v1.json``, so every
+    problem is reported at once, each with its line (or JSON pointer).
+    """
+    from ..suite.build import read_text
+    from ..suite.loader import load_data
+    from ..suite.validate import MANIFEST, validate_document
+
+    path = str(path)
+    text = read_text(path)
+    data = load_data(path, text)
+    if not (isinstance(data, dict) and ("mock_server" in data or "tools" in data)):
+        raise InputError(path, "expected a manifest (a `mock_server:` mapping) or a tools/list snapshot "
+                         "(an object with a `tools` list)", line=getattr(data, "line", None), source=text)
+    validate_document(data, path, text, schema_name=MANIFEST)
+    return spec_from_data(data, path, text)
 
 
-def spec_from_data(data: Any, where: str = "<manifest>") -> MockSpec:
-    if isinstance(data, dict) and "mock_server" in data:
-        return _from_manifest(data["mock_server"], where)
-    if isinstance(data, dict) and "tools" in data:
-        return _from_snapshot(data, where)
-    raise MockError(f"{where}: expected a manifest (a `mock_server:` mapping) or a tools/list "
-                    f"snapshot (an object with a `tools` list)")
-
-
-def _from_snapshot(data: dict, where: str) -> MockSpec:
-    tools = data["tools"]
-    if not isinstance(tools, list):
-        raise MockError(f"{where}: `tools` must be a list")
-    names: set[str] = set()
-    for i, tool in enumerate(tools):
-        if not isinstance(tool, dict):
-            raise MockError(f"{where}: tools[{i}] must be an object")
-        name = tool.get("name")
-        if not isinstance(name, str) or not name:
-            raise MockError(f"{where}: tools[{i}] needs a `name` string")
-        if name in names:
-            raise MockError(f"{where}: tools[{i}]: duplicate tool name {name!r}")
-        names.add(name)
-        if "inputSchema" in tool and not isinstance(tool["inputSchema"], dict):
-            raise MockError(f"{where}: tools[{i}] ({name}): `inputSchema` must be an object")
+def spec_from_data(data: dict, path: str, text: Optional[str] = None) -> MockSpec:
+    """The :class:`MockSpec` of a manifest or snapshot that passed ``manifest-v1.json``; what a
+    schema cannot say (names that repeat) is checked here, at its line."""
+    if "mock_server" in data:
+        return _from_manifest(data["mock_server"], ["mock_server"], _Where(path, text, data))
+    _Where(path, text, data).unique(data["tools"], "name", ["tools"], "tool name")
     served = [tool if "inputSchema" in tool else {**tool, "inputSchema": dict(DEFAULT_INPUT_SCHEMA)}
-              for tool in tools]
+              for tool in data["tools"]]
     return MockSpec(tools=served, snapshot=True)
 
 
-_TOOL_KEYS = {"name", "title", "description", "input_schema", "inputSchema", "output_schema",
-              "outputSchema", "annotations", "response", "is_error", "_meta", "icons"}
+class _Where:
+    """Where in the file a problem is, for :class:`InputError`."""
+
+    def __init__(self, path: str, text: Optional[str], root: Any):
+        self.path, self.text, self.root = path, text, root
+
+    def unique(self, entries: list, key: str, parts: list, what: str) -> None:
+        from ..suite.loader import line_of
+
+        seen: dict = {}
+        for i, entry in enumerate(entries):
+            if entry[key] in seen:
+                here = parts + [i, key]
+                line = line_of(self.root, here)
+                raise InputError(self.path, f"duplicate {what} {entry[key]!r} (first at "
+                                 f"{format_path(parts + [seen[entry[key]]])})", line=line, source=self.text,
+                                 pointer=None if line is not None else json_pointer(here))
+            seen[entry[key]] = i
 
 
-def _from_manifest(block: Any, where: str) -> MockSpec:
-    if not isinstance(block, dict):
-        raise MockError(f"{where}: `mock_server` must be a mapping")
-    unknown = set(block) - {"name", "version", "instructions", "page_size", "tools", "resources",
-                            "prompts"}
-    if unknown:
-        raise MockError(f"{where}: mock_server: unknown key(s) {', '.join(sorted(map(str, unknown)))}")
-    name = block.get("name", DEFAULT_NAME)
-    if not isinstance(name, str) or not name:
-        raise MockError(f"{where}: mock_server.name must be a non-empty string")
-    version = block.get("version", "")
-    if not isinstance(version, (str, int, float)):
-        raise MockError(f"{where}: mock_server.version must be a string")
-    instructions = block.get("instructions")
-    if instructions is not None and not isinstance(instructions, str):
-        raise MockError(f"{where}: mock_server.instructions must be a string")
-    page_size = block.get("page_size")
-    if page_size is not None and (isinstance(page_size, bool) or not isinstance(page_size, int)
-                                  or page_size < 1):
-        raise MockError(f"{where}: mock_server.page_size must be a positive integer")
-
+def _from_manifest(block: dict, parts: list, where: _Where) -> MockSpec:
     tools_in = block.get("tools", [])
-    if not isinstance(tools_in, list):
-        raise MockError(f"{where}: mock_server.tools must be a list")
+    where.unique(tools_in, "name", parts + ["tools"], "tool name")
     tools: list[dict] = []
     responses: dict[str, dict] = {}
-    for i, entry in enumerate(tools_in):
-        at = f"{where}: mock_server.tools[{i}]"
-        if not isinstance(entry, dict):
-            raise MockError(f"{at} must be a mapping")
-        tname = entry.get("name")
-        if not isinstance(tname, str) or not tname:
-            raise MockError(f"{at} needs a `name` string")
-        at += f" ({tname})"
-        if tname in responses:
-            raise MockError(f"{at}: duplicate tool name")
-        unknown = set(entry) - _TOOL_KEYS
-        if unknown:
-            raise MockError(f"{at}: unknown key(s) {', '.join(sorted(map(str, unknown)))}")
-        schema = entry.get("input_schema", entry.get("inputSchema", DEFAULT_INPUT_SCHEMA))
-        if not isinstance(schema, dict):
-            raise MockError(f"{at}: input_schema must be a mapping")
-        tool: dict[str, Any] = {"name": tname}
+    for entry in tools_in:
+        tool: dict[str, Any] = {"name": entry["name"]}
         for key in ("title", "description"):
             if key in entry:
-                if not isinstance(entry[key], str):
-                    raise MockError(f"{at}: {key} must be a string")
                 tool[key] = entry[key]
-        tool["inputSchema"] = schema
+        tool["inputSchema"] = entry.get("input_schema", entry.get("inputSchema", DEFAULT_INPUT_SCHEMA))
         output = entry.get("output_schema", entry.get("outputSchema"))
         if output is not None:
-            if not isinstance(output, dict):
-                raise MockError(f"{at}: output_schema must be a mapping")
             tool["outputSchema"] = output
-        for key in ("annotations", "_meta"):
+        for key in ("annotations", "_meta", "icons"):
             if key in entry:
-                if not isinstance(entry[key], dict):
-                    raise MockError(f"{at}: {key} must be a mapping")
                 tool[key] = entry[key]
-        if "icons" in entry:
-            tool["icons"] = entry["icons"]
-        is_error = entry.get("is_error", False)
-        if not isinstance(is_error, bool):
-            raise MockError(f"{at}: is_error must be true or false")
-        _check_json(entry.get("response"), f"{at}: response")
         tools.append(tool)
-        responses[tname] = {"has": "response" in entry, "response": entry.get("response"),
-                            "is_error": is_error}
+        responses[entry["name"]] = {"has": "response" in entry, "response": entry.get("response"),
+                                    "is_error": entry.get("is_error", False)}
 
-    resources = _resources(block.get("resources", []), where)
-    prompts = _prompts(block.get("prompts", []), where)
-    return MockSpec(name=name, version=str(version), instructions=instructions, tools=tools,
-                    responses=responses, resources=resources, prompts=prompts,
-                    page_size=page_size)
-
-
-def _resources(items: Any, where: str) -> list[dict]:
-    if not isinstance(items, list):
-        raise MockError(f"{where}: mock_server.resources must be a list")
-    out = []
-    seen: set[str] = set()
-    for i, entry in enumerate(items):
-        at = f"{where}: mock_server.resources[{i}]"
-        if not isinstance(entry, dict):
-            raise MockError(f"{at} must be a mapping")
-        uri = entry.get("uri")
-        if not isinstance(uri, str) or not uri:
-            raise MockError(f"{at} needs a `uri` string")
-        if uri in seen:
-            raise MockError(f"{at}: duplicate uri {uri!r}")
-        seen.add(uri)
-        name = entry.get("name", uri)
-        text = entry.get("text", "")
-        if not isinstance(name, str) or not isinstance(text, str):
-            raise MockError(f"{at}: name and text must be strings")
-        listed: dict[str, Any] = {"uri": uri, "name": name}
-        if isinstance(entry.get("description"), str):
+    resources_in = block.get("resources", [])
+    where.unique(resources_in, "uri", parts + ["resources"], "resource uri")
+    resources = []
+    for entry in resources_in:
+        listed: dict[str, Any] = {"uri": entry["uri"], "name": entry.get("name", entry["uri"])}
+        if "description" in entry:
             listed["description"] = entry["description"]
         mime = entry.get("mime_type", entry.get("mimeType"))
-        if isinstance(mime, str):
+        if mime is not None:
             listed["mimeType"] = mime
-        out.append({"listed": listed, "text": text})
-    return out
+        resources.append({"listed": listed, "text": entry.get("text", "")})
 
-
-def _prompts(items: Any, where: str) -> list[dict]:
-    if not isinstance(items, list):
-        raise MockError(f"{where}: mock_server.prompts must be a list")
-    out = []
-    seen: set[str] = set()
-    for i, entry in enumerate(items):
-        at = f"{where}: mock_server.prompts[{i}]"
-        if not isinstance(entry, dict):
-            raise MockError(f"{at} must be a mapping")
-        name = entry.get("name")
-        if not isinstance(name, str) or not name:
-            raise MockError(f"{at} needs a `name` string")
-        if name in seen:
-            raise MockError(f"{at}: duplicate prompt name {name!r}")
-        seen.add(name)
-        listed: dict[str, Any] = {"name": name}
-        if isinstance(entry.get("description"), str):
+    prompts_in = block.get("prompts", [])
+    where.unique(prompts_in, "name", parts + ["prompts"], "prompt name")
+    prompts = []
+    for entry in prompts_in:
+        listed = {"name": entry["name"]}
+        if "description" in entry:
             listed["description"] = entry["description"]
-        args = entry.get("arguments", [])
-        if not isinstance(args, list) or not all(
-                isinstance(a, dict) and isinstance(a.get("name"), str) for a in args):
-            raise MockError(f"{at}: arguments must be a list of mappings with a `name`")
-        if args:
-            listed["arguments"] = [
-                {k: a[k] for k in ("name", "description", "required") if k in a} for a in args]
-        text = entry.get("text", entry.get("template", ""))
-        if not isinstance(text, str):
-            raise MockError(f"{at}: text must be a string")
-        out.append({"listed": listed, "text": text})
-    return out
+        if entry.get("arguments"):
+            listed["arguments"] = entry["arguments"]
+        prompts.append({"listed": listed, "text": entry.get("text", entry.get("template", ""))})
 
-
-def _check_json(value: Any, at: str) -> None:
-    """YAML can hold values JSON cannot (dates, sets, non-string keys): refuse them early."""
-    try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise MockError(f"{at} is not a JSON value: {exc}") from None
+    return MockSpec(name=block.get("name", DEFAULT_NAME), version=str(block.get("version", "")),
+                    instructions=block.get("instructions"), tools=tools, responses=responses,
+                    resources=resources, prompts=prompts, page_size=block.get("page_size"))
 
 
 # --------------------------------------------------------------------------- answers
@@ -528,51 +427,22 @@ async def serve(spec: MockSpec, fault: Fault) -> None:
             tg.start_soon(run)
 
 
-class _UsageError(Exception):
-    pass
-
-
-class _QuietParser(argparse.ArgumentParser):
-    """Usage errors become one line and exit 2 from :func:`main`, never SystemExit."""
-
-    def error(self, message: str):  # type: ignore[override]
-        raise _UsageError(message)
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = _QuietParser(
-        prog="mcptest mock",
-        description="A real MCP server over stdio (newline-delimited JSON-RPC), for tests "
-                    "and examples, from a YAML manifest or a JSON tools/list snapshot.")
-    parser.add_argument("--tools-from", metavar="FILE", required=True,
-                        help="a manifest (mock_server: {...}) or a tools/list snapshot")
-    parser.add_argument("--fault", metavar="SPEC", default="none",
-                        help="none | hang | slow:<ms> | recover-after:<n> (default: none)")
-    return parser
-
-
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Entry point of ``mcptest mock``; returns the exit status (2 for bad input)."""
-    parser = _parser()
+def run(tools_from: str, fault: str = "none") -> int:
+    """``mcptest mock --tools-from FILE --fault SPEC``: serve until stdin closes. Returns the exit
+    status: 0, or 2 for bad input (the reason on stderr, with the file's line)."""
     try:
-        ns = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    except _UsageError as exc:
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
-        return 2
-    try:
-        fault = parse_fault(ns.fault)
-        spec = load_spec(ns.tools_from)
+        parsed = parse_fault(fault)
+        spec = load_spec(tools_from)
     except MockError as exc:
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        print(f"mcptest mock: error: {exc}", file=sys.stderr)
+        return 2
+    except InputError as exc:
+        print(exc.render(), file=sys.stderr)
         return 2
     import anyio
 
     try:
-        anyio.run(serve, spec, fault)
+        anyio.run(serve, spec, parsed)
     except KeyboardInterrupt:
         return 130
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -52,8 +52,9 @@ class _Compiler:
             for part in pointer[2:].split("/"):
                 target = target[part]
             slot: list[Check] = []
-            self.refs[pointer] = lambda v: slot[0](v)  # late binding: refs may recurse
+            self.refs[pointer] = lambda v: slot[0](v)  # late binding, while compiling: refs may recurse
             slot.append(self.compile(target))
+            self.refs[pointer] = slot[0]  # compiled: later uses call it directly
         return self.refs[pointer]
 
     def compile(self, schema: Any) -> Check:
@@ -73,17 +74,7 @@ class _Compiler:
             checks.append(make(value, schema))
         if any(k in schema for k in ("properties", "patternProperties", "additionalProperties")):
             object_checks.append(self.k_properties_all(schema))
-        all_checks = tuple(checks + object_checks)
-        if len(all_checks) == 1:
-            return all_checks[0]
-
-        def every(v):
-            for c in all_checks:
-                if not c(v):
-                    return False
-            return True
-
-        return every
+        return self.all_of(tuple(checks + object_checks))
 
     # Each k_<keyword> returns the check of one keyword.
     def k_ref(self, value, schema):
@@ -92,6 +83,8 @@ class _Compiler:
     def k_type(self, value, schema):
         names = value if isinstance(value, list) else [value]
         tests = tuple(TYPES[n] for n in names)
+        if len(tests) == 1:
+            return tests[0]
         return lambda v: any(t(v) for t in tests)
 
     def k_if(self, value, schema):
@@ -102,11 +95,30 @@ class _Compiler:
 
     def k_any_of(self, value, schema):
         subs = tuple(self.compile(s) for s in value)
-        return lambda v: any(s(v) for s in subs)
+
+        def any_of(v):
+            for s in subs:
+                if s(v):
+                    return True
+            return False
+
+        return any_of
 
     def k_all_of(self, value, schema):
-        subs = tuple(self.compile(s) for s in value)
-        return lambda v: all(s(v) for s in subs)
+        return self.all_of(tuple(self.compile(s) for s in value))
+
+    @staticmethod
+    def all_of(checks: tuple) -> Check:
+        if len(checks) == 1:
+            return checks[0]
+
+        def every(v):
+            for c in checks:
+                if not c(v):
+                    return False
+            return True
+
+        return every
 
     def k_one_of(self, value, schema):
         subs = tuple(self.compile(s) for s in value)
@@ -117,13 +129,21 @@ class _Compiler:
         return lambda v: not sub(v)
 
     def k_enum(self, value, schema):
+        if all(isinstance(e, str) for e in value):  # the common case: a set of words
+            words = frozenset(value)
+            return lambda v: isinstance(v, str) and v in words
         return lambda v: any(json_equal(v, e) for e in value)
 
     def k_const(self, value, schema):
+        if isinstance(value, str):
+            return lambda v: v == value and isinstance(v, str)
         return lambda v: json_equal(v, value)
 
     def k_required(self, value, schema):
         names = tuple(value)
+        if len(names) == 1:
+            (name,) = names
+            return lambda v: not isinstance(v, dict) or name in v
         return lambda v: not isinstance(v, dict) or all(n in v for n in names)
 
     def k_minLength(self, value, schema):

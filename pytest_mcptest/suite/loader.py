@@ -261,20 +261,74 @@ def load_documents(path: str, text: str) -> list[tuple[Any, int]]:
     except InputError as exc:
         exc.source = text
         raise
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        problem = " ".join(p for p in (exc.context, exc.problem) if p) or "invalid YAML"
-        raise InputError(path, f"invalid YAML: {problem}", line=line, source=text) from None
-    except yaml.YAMLError as exc:
-        raise InputError(path, f"invalid YAML: {exc}", source=text) from None
     except RecursionError:
         raise InputError(path, "the YAML nests too deeply to read", source=text) from None
+    except Exception as exc:
+        if not _is_yaml_error(exc):
+            raise
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = " ".join(p for p in (getattr(exc, "context", None), getattr(exc, "problem", None)) if p)
+        raise InputError(path, f"invalid YAML: {problem or exc}", line=line, source=text) from None
     finally:
         loader.dispose()
         if gc_was_enabled:
             gc.enable()
 
+
+def _is_yaml_error(exc: Exception) -> bool:
+    """A PyYAML error, also one of an earlier import of ``yaml``: libyaml's extension raises the
+    classes of the first import, which ``yaml.YAMLError`` of a later import does not catch."""
+    return any(cls.__name__ == "YAMLError" and cls.__module__ == "yaml.error" for cls in type(exc).__mro__)
+
+
+def load_data(path: str, text: str) -> Any:
+    """The one document of a user file that is not a suite (a mock server's manifest, a saved
+    ``tools/list`` snapshot), read as strictly as suites: duplicate keys refused, YAML 1.2 core
+    scalars (``yes`` is a word), lines kept for error messages. An empty file is ``None``.
+
+    JSON is YAML too, except for one thing libyaml refuses: an escaped surrogate pair
+    (``"\\ud83d\\ude00"``, how ``json.dumps`` writes an emoji). Such a file is read as JSON,
+    equally strict, without lines (errors then name a JSON pointer).
+    """
+    try:
+        docs = load_documents(path, text)
+    except InputError:
+        data = _strict_json(text)
+        if data is _NOT_JSON:
+            raise
+        return data
+    if len(docs) > 1:
+        raise InputError(path, f"expected one YAML document, found {len(docs)} (separated by ---)",
+                         line=docs[1][1], source=text)
+    return docs[0][0] if docs else None
+
+
+_NOT_JSON = object()
+
+
+def _strict_json(text: str) -> Any:
+    """``text`` as JSON with the loader's rules (no duplicate keys, finite numbers), or ``_NOT_JSON``."""
+    import json
+
+    def no_duplicates(pairs):
+        data = {}
+        for key, value in pairs:
+            if key in data:
+                raise ValueError(f"duplicate key {key!r}")
+            data[key] = value
+        return data
+
+    def finite(word: str) -> float:
+        number = float(word)  # NaN and Infinity are not JSON; 1e400 overflows to inf
+        if not math.isfinite(number):
+            raise ValueError(f"{word} is not a finite JSON number")
+        return number
+
+    try:
+        return json.loads(text, object_pairs_hook=no_duplicates, parse_float=finite, parse_constant=finite)
+    except (ValueError, RecursionError):
+        return _NOT_JSON
 
 def line_of(root: Any, parts) -> int | None:
     """The line of the deepest key or item along ``parts`` that the loader recorded."""
