@@ -91,9 +91,9 @@ def _scenario_run(args) -> int:
 
 def _import(args) -> int:
     """Turn an existing log into a cassette, checked by reading it back before it is written."""
-    from .cassette import parse_cassette
+    from .cassette import dump_cassette, parse_cassette, write_cassette
     from .importers import import_text
-    from .importers.common import dumps_cassette, summary, write_cassette
+    from .importers.common import summary
 
     try:
         with open(args.file, "rb") as fh:
@@ -118,7 +118,7 @@ def _import(args) -> int:
         return EXIT_USAGE
     try:
         cassette = import_text(args.kind, args.file, text)
-        parse_cassette(args.output, dumps_cassette(cassette))  # what replay will read, read once now
+        parse_cassette(args.output, dump_cassette(cassette))  # what replay will read, read once now
         write_cassette(args.output, cassette, overwrite=args.force)
     except InputError as exc:
         print(exc.render(), file=sys.stderr)

@@ -16,7 +16,6 @@ from typing import Any, Iterator, Optional
 from ..cassette import CASSETTE_VERSION, _finite_float, _refuse_constant
 from ..engine.values import is_number, type_name
 from ..errors import InputError, json_pointer
-from ..files import atomic_write
 
 
 class Loc:
@@ -228,21 +227,7 @@ def scalars(obj: dict, skip: tuple) -> dict:
             if k not in skip and (v is None or isinstance(v, (str, bool, int, float)))}
 
 
-# -- writing and summing up -------------------------------------------------------------
-
-
-def dumps_cassette(data: dict) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-
-
-def write_cassette(path: str, data: dict, overwrite: bool = False) -> str:
-    """Write ``data`` as cassette JSON at ``path`` atomically; refuse to replace an existing
-    file unless ``overwrite`` (raises :class:`FileExistsError`). Returns the text written."""
-    if not overwrite and os.path.exists(path):
-        raise FileExistsError(path)
-    text = dumps_cassette(data)
-    atomic_write(path, text)
-    return text
+# -- summing up -------------------------------------------------------------
 
 
 def summary(data: dict) -> dict:
