@@ -138,6 +138,37 @@ def _import(args) -> int:
     return EXIT_OK
 
 
+def _record(args) -> int:
+    """``mcptest record``: proxy one MCP host session to a stdio server and write it as a run."""
+    from .record.proxy import record
+    from .record.redact import redactor
+    from .record.store import read_raw
+
+    command = args.server_command[1:] if args.server_command[:1] == ["--"] else args.server_command
+    if not command:
+        print("mcptest record: give the server command after --: mcptest record --out CASSETTE -- COMMAND [ARGS...]",
+              file=sys.stderr)
+        return EXIT_USAGE
+    if os.path.isdir(args.out):
+        print(f"{args.out}: is a directory; name the cassette file to write", file=sys.stderr)
+        return EXIT_USAGE
+    if os.path.exists(args.out) and not (args.append or args.force):
+        print(f"{args.out}: already exists; pass --append to add this session as a new run, "
+              f"or --force to replace it", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        scrub = redactor(args.redact or (), where="mcptest record --redact")
+        if args.append:
+            read_raw(args.out)  # a cassette that cannot take another run is refused before the session
+    except ValueError as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_USAGE
+    except InputError as exc:
+        print(f"mcptest record --append: {exc.render()}", file=sys.stderr)
+        return EXIT_USAGE
+    return record(command, args.out, args.server_name, args.append, scrub)
+
+
 def _one_item_report(item_id: str, kind: str, name: str, envelope: dict, failures: list, passed: bool) -> dict:
     """The report object of a command that judges one thing (a catalog, a bench spec)."""
     return {"mcptest_report": 1, "items": [{"id": item_id, "name": name, "kind": kind, "file": item_id,
@@ -310,6 +341,16 @@ def build_parser() -> argparse.ArgumentParser:
     # Listed for `mcptest --help`; main() hands `mcptest mock ...` to the mock server's own parser.
     sub.add_parser("mock", help="a real MCP server over stdio: --tools-from FILE [--fault none|hang|slow:<ms>|"
                    "recover-after:<n>]")
+
+    rec = sub.add_parser("record", help="proxy an MCP stdio server and record the session as a cassette run")
+    rec.add_argument("--out", required=True, metavar="CASSETTE", help="the cassette to write")
+    rec.add_argument("--server-name", metavar="NAME", help="the server's name in the cassette "
+                     "(default: the name it gives at initialize)")
+    rec.add_argument("--append", action="store_true", help="add this session as a new run to CASSETTE")
+    rec.add_argument("--force", action="store_true", help="replace CASSETTE if it exists")
+    rec.add_argument("--redact", action="append", metavar="REGEX", help="also redact what REGEX matches (repeatable)")
+    rec.add_argument("server_command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
+    rec.set_defaults(func=_record)
 
     imp = sub.add_parser("import", help="turn existing logs into a cassette")
     imp.add_argument("kind", choices=["openai-chat", "anthropic", "otel"], help="the log's format")
