@@ -115,7 +115,10 @@ class SessionLog:
         return {"meta": meta, "tool_calls": calls}
 
     def catalog(self, command: list[str]) -> dict:
-        return {} if self.tools is None else {self.server_name(command): {"tools": self.tools}}
+        """The last complete ``tools/list`` answer; else the pages the host did read (a host
+        that stops after the first page was shown only those tools)."""
+        tools = self.tools if self.tools is not None else self.pages
+        return {} if tools is None else {self.server_name(command): {"tools": tools}}
 
 
 def gone_error(request_id, command: list[str]):
