@@ -88,7 +88,8 @@ class Recorder:
                                           recorder="the mcptest_recorder fixture")
             self._recorded = existing
             if self._decision.action == modes.FAIL:
-                self._error(self._decision.message)
+                hint = "" if exists else "\nto record it from here, run with --mcptest-record-mode=once"
+                self._error(self._decision.message + hint)
         return self._decision
 
     @property
