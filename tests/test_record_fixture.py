@@ -205,3 +205,44 @@ def test_a_proxy_recording_replays_under_an_agent_item(pytester):
     pytester.makefile(".mcptest.yml", suite=SUITE.format(cassette="proxied.json"))
     result = run(pytester, "suite.mcptest.yml", "-v")
     result.assert_outcomes(passed=1)
+
+
+# -- pytest_mcptest.Recorder, outside pytest ---------------------------------------------------
+
+
+def test_recorder_outside_pytest_records_then_replays_and_rpc_errors_replay_too(tmp_path):
+    import anyio
+
+    from pytest_mcptest import Recorder, RecordingError
+
+    manifest = tmp_path / "shop.yml"
+    manifest.write_text(SHOP_MANIFEST)
+    path = str(tmp_path / "c.json")
+
+    async def agent(session):
+        from mcp.shared.exceptions import MCPError
+
+        weather = await session.call_tool("get_weather", {"city": "Oslo"})
+        try:
+            await session.call_tool("no_such_tool", {})
+            unknown = None
+        except MCPError as exc:
+            unknown = exc.error.message
+        broken = await session.call_tool("broken", {})
+        return weather.content[0].text, unknown, broken.is_error
+
+    with Recorder(path, mode="once") as rec:
+        assert not rec.replaying
+        recorded = with_session(mock_command(str(manifest)), lambda s, i: agent(rec.wrap(s, server="shop")))
+    calls = json.loads(open(path).read())["runs"][0]["tool_calls"]
+    assert [(c["name"], c["error"]) for c in calls] == [("get_weather", False), ("no_such_tool", True), ("broken", True)]
+    before = open(path, "rb").read()
+
+    with Recorder(path, mode="none") as rec:
+        assert rec.replaying
+        replayed = anyio.run(agent, rec.wrap(None, server="shop"))
+    assert replayed == recorded and recorded[0] == "Sunny in Oslo" and recorded[2] is True
+    assert open(path, "rb").read() == before
+
+    with pytest.raises(RecordingError, match="no cassette at .*missing.json"):
+        Recorder(str(tmp_path / "missing.json"), mode="none").wrap(None, server="shop")
