@@ -227,3 +227,23 @@ def test_a_failed_write_leaves_the_old_cassette_and_no_temporary(tmp_path, monke
     monkeypatch.undo()
     assert path.read_bytes() == before
     assert os.listdir(tmp_path) == ["c.json"]
+
+
+def test_runs_zero_is_refused_at_collection(tmp_path):
+    from pytest_mcptest.errors import InputError
+    from pytest_mcptest.suite.build import load_suite
+
+    suite = tmp_path / "s.mcptest.yml"
+    suite.write_text("agents:\n  - name: w\n    runs: 0\n    cassette: x.json\n")
+    with pytest.raises(InputError, match="runs: 0 is less than the minimum of 1") as info:
+        load_suite(str(suite))
+    assert info.value.line == 3
+
+
+def test_servers_may_carry_redact_patterns(tmp_path):
+    from pytest_mcptest.suite.build import load_suite
+
+    suite = tmp_path / "s.mcptest.yml"
+    suite.write_text('servers:\n  shop:\n    catalog: c.json\n    redact: ["acct-\\\\d+"]\n'
+                     'tool_quality:\n  - {name: q, server: shop}\n')
+    assert load_suite(str(suite)).servers["shop"]["redact"] == ["acct-\\d+"]
