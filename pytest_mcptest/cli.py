@@ -145,9 +145,9 @@ def _record(args) -> int:
     from .record.store import read_raw
 
     command = args.server_command[1:] if args.server_command[:1] == ["--"] else args.server_command
-    if not command:
-        print("mcptest record: give the server command after --: mcptest record --out CASSETTE -- COMMAND [ARGS...]",
-              file=sys.stderr)
+    if bool(command) == bool(args.http):
+        print("mcptest record: give the server command after -- (mcptest record --out CASSETTE -- COMMAND "
+              "[ARGS...]) or a Streamable HTTP endpoint (--http URL), not both", file=sys.stderr)
         return EXIT_USAGE
     if os.path.isdir(args.out):
         print(f"{args.out}: is a directory; name the cassette file to write", file=sys.stderr)
@@ -166,7 +166,7 @@ def _record(args) -> int:
     except InputError as exc:
         print(f"mcptest record --append: {exc.render()}", file=sys.stderr)
         return EXIT_USAGE
-    return record(command, args.out, args.server_name, args.append, scrub)
+    return record(command, args.out, args.server_name, args.append, scrub, url=args.http)
 
 
 def _one_item_report(item_id: str, kind: str, name: str, envelope: dict, failures: list, passed: bool) -> dict:
@@ -349,6 +349,7 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--append", action="store_true", help="add this session as a new run to CASSETTE")
     rec.add_argument("--force", action="store_true", help="replace CASSETTE if it exists")
     rec.add_argument("--redact", action="append", metavar="REGEX", help="also redact what REGEX matches (repeatable)")
+    rec.add_argument("--http", metavar="URL", help="proxy this Streamable HTTP endpoint instead of a stdio command")
     rec.add_argument("server_command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
     rec.set_defaults(func=_record)
 

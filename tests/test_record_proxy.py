@@ -206,7 +206,8 @@ def test_ctrl_c_or_sigterm_mid_session_appends_the_calls_answered_so_far(tmp_pat
     proc, ask = start_proxy(out, manifest, "--append")
     assert ask(call(1, "second"))["result"]["content"][0]["text"] == "you said second"
     proc.send_signal(sig)
-    _, err = proc.communicate(timeout=30)
+    proc.wait(timeout=30)  # stdin stays open: the signal, not the host, ends the session
+    err = proc.stderr.read()
     assert proc.returncode == 0, err
     assert "run 2 recorded, 1 tool call(s); interrupted" in err
     runs = read(out)["runs"]
@@ -249,7 +250,7 @@ def test_redaction_no_planted_secret_reaches_a_written_byte(tmp_path, manifest):
 def test_usage_errors_exit_2_and_start_nothing(tmp_path, manifest, capsys):
     out = tmp_path / "c.json"
     assert main(["record", "--out", str(out)]) == 2
-    assert "give the server command after --" in capsys.readouterr().err
+    assert "give the server command after -- (mcptest record" in capsys.readouterr().err
     out.write_text("{}")
     assert main(["record", "--out", str(out), "--", "true"]) == 2
     assert "already exists; pass --append" in capsys.readouterr().err
@@ -257,9 +258,44 @@ def test_usage_errors_exit_2_and_start_nothing(tmp_path, manifest, capsys):
     assert "no recorded run found" in capsys.readouterr().err
     assert main(["record", "--out", str(tmp_path / "n.json"), "--redact", "(", "--", "true"]) == 2
     assert "not a valid regular expression" in capsys.readouterr().err
-    assert main(["record", "--out", str(tmp_path / "n.json"), "--", str(tmp_path / "no-such-server")]) == 2
-    assert "could not start" in capsys.readouterr().err
     assert not (tmp_path / "n.json").exists()
+
+
+def test_a_server_that_cannot_be_started_is_an_error_to_the_host_and_exit_2(tmp_path):
+    out = tmp_path / "n.json"
+    missing = str(tmp_path / "no-such-server")
+    proc = subprocess.Popen(proxy_command(str(out), [missing]), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    proc.stdin.write(json.dumps(INIT) + "\n")
+    proc.stdin.flush()
+    answer = json.loads(proc.stdout.readline())
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    err = proc.stderr.read()
+    assert answer["id"] == 0 and f"`{missing}` could not be started" in answer["error"]["message"]
+    assert proc.returncode == 2
+    assert f"mcptest record: the MCP server `{missing}` could not be started" in err
+    assert not out.exists()
+
+
+def test_http_that_cannot_be_reached_is_an_error_to_the_host_and_exit_2(tmp_path):
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/mcp"  # nothing listens once the probe closes
+    out = tmp_path / "n.json"
+    proc = subprocess.Popen(proxy_command(str(out), [], "--http", url), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.stdin.write(json.dumps(INIT) + "\n")
+    proc.stdin.flush()
+    answer = json.loads(proc.stdout.readline())
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    err = proc.stderr.read()
+    assert f"`{url}` could not be reached" in answer["error"]["message"]
+    assert proc.returncode == 2 and "could not be reached" in err
+    assert not out.exists()
 
 
 ECHO_SERVER = textwrap.dedent('''\
@@ -326,3 +362,54 @@ def test_progress_cancellation_and_server_requests_pass_both_ways_unchanged(tmp_
     call = read(out)["runs"][0]["tool_calls"][0]
     assert (call["name"], call["args"], call["server"]) == ("roots", {"x": 1}, "echo")
     assert call["result"]["x-extra"] == {"kept": True}
+
+
+HTTP_SERVER = textwrap.dedent('''\
+    import sys
+    from mcp.server.mcpserver import MCPServer
+
+    app = MCPServer("weather-http")
+
+    @app.tool()
+    def get_weather(city: str) -> str:
+        """Current weather for a city."""
+        return f"Sunny in {city}"
+
+    app.run(transport="streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
+''')
+
+
+def test_http_proxies_a_streamable_http_server_on_localhost(tmp_path):
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    script = tmp_path / "http_server.py"
+    script.write_text(HTTP_SERVER)
+    server = subprocess.Popen([sys.executable, str(script), str(port)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(300):  # until it listens (at most 30 s on a busy machine)
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        out = str(tmp_path / "http.json")
+
+        async def body(session, init):
+            tools = await session.list_tools()
+            result = await session.call_tool("get_weather", {"city": "Oslo"})
+            return [t.name for t in tools.tools], result.content[0].text
+
+        url = f"http://127.0.0.1:{port}/mcp"
+        assert with_session(proxy_command(out, [], "--http", url), body) == (["get_weather"], "Sunny in Oslo")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    data = read(out)
+    assert list(data["catalog"]) == ["weather-http"]
+    call = data["runs"][0]["tool_calls"][0]
+    assert (call["name"], call["args"], call["server"], call["error"]) == ("get_weather", {"city": "Oslo"},
+                                                                            "weather-http", False)

@@ -102,9 +102,16 @@ class SessionLog:
     # -- the run -------------------------------------------------------------------------
 
     def server_name(self, command: list[str]) -> str:
-        """``--server-name``, else the server's own name from initialize, else the command's."""
+        """``--server-name``, else the server's own name from initialize, else the command's
+        file name (or the URL's host)."""
         name = self.server or self.server_info.get("name")
-        return name if isinstance(name, str) and name else os.path.basename(command[0])
+        if isinstance(name, str) and name:
+            return name
+        if "://" in command[0]:
+            from urllib.parse import urlsplit
+
+            return urlsplit(command[0]).hostname or command[0]
+        return os.path.basename(command[0])
 
     def run(self, command: list[str]) -> dict:
         server = self.server_name(command)
@@ -121,21 +128,32 @@ class SessionLog:
         return {} if tools is None else {self.server_name(command): {"tools": tools}}
 
 
-def gone_error(request_id, command: list[str]):
+def gone_error(request_id, command: list[str], reason: str = ""):
     """The answer a host gets to a request the server can no longer answer."""
     import mcp_types as types
 
-    message = (f"mcptest record: the MCP server `{shlex.join(command)}` exited or closed its output "
-               f"before answering; the calls answered so far are recorded")
+    what = command[0] if "://" in command[0] else shlex.join(command)
+    message = (f"mcptest record: the MCP server `{what}` " + (reason or "exited or closed its output before answering")
+               + "; the calls answered so far are recorded")
     return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=SERVER_GONE, message=message))
 
 
-async def serve(command: list[str], log: SessionLog, finish, host_streams=None, errlog=None) -> bool:
+async def serve(command: list[str], log: SessionLog, finish, host_streams=None, errlog=None,
+                url: Optional[str] = None, abandon=None) -> dict:
     """Proxy one host session between ``host_streams`` (default: this process's stdio) and
-    the server started by ``command``. Returns ``True`` when the server went away first.
+    the server started by ``command`` (or, with ``url``, a Streamable HTTP endpoint).
 
-    ``finish()`` is called as soon as the session ends, before the server is shut down
-    (which may take seconds, during which a host may already be killing this process).
+    The host side and the server side run as separate tasks, so a server that cannot be
+    started or reached, or that dies, is reported to the host as JSON-RPC errors instead
+    of ending the session under it. ``finish()`` is called as soon as the host ends the
+    session (or a signal arrives), before the server is shut down, which may take seconds
+    during which a host may already be killing this process. Returns
+    ``{"gone": bool, "failure": str}``: whether the server went away first, and why it
+    could not be started or reached.
+
+    When the session ends while the host still holds its end open (a signal), the SDK's
+    stdin reader stays blocked in a worker thread that no cancellation reaches; once the
+    server is shut down, ``abandon(outcome)`` is called to end the process instead.
     """
     import signal
 
@@ -144,40 +162,96 @@ async def serve(command: list[str], log: SessionLog, finish, host_streams=None, 
     from mcp.server.stdio import stdio_server
     from mcp.shared.message import SessionMessage
 
-    errlog = sys.stderr if errlog is None else errlog
-    params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
-    state = {"gone": False}
+    from ..mcp.client import _leaf
 
-    async def host_to_server(host_read, host_write, server_write):
+    errlog = sys.stderr if errlog is None else errlog
+    state = {"gone": False, "failure": "", "server_write": None, "host_closed": False}
+    ready, ended, server_done = anyio.Event(), anyio.Event(), anyio.Event()
+
+    def transport():
+        if url is not None:
+            from mcp.client.streamable_http import streamable_http_client
+
+            return streamable_http_client(url)
+        params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+        return stdio_client(params, errlog=errlog)
+
+    async def answer_pending(host_write):
+        for request_id in list(log.pending):
+            log.pending.pop(request_id)
+            log.unanswered += 1
+            await host_write.send(SessionMessage(gone_error(request_id, command, state["failure"])))
+        for request_id in list(log.listing):  # tools/list and every other request still waiting
+            log.listing.pop(request_id)
+        for request_id in list(state.get("other", ())):
+            await host_write.send(SessionMessage(gone_error(request_id, command, state["failure"])))
+        state["other"] = set()
+
+    async def server_side(host_write):
+        try:
+            async with transport() as streams:
+                server_read, state["server_write"] = streams[0], streams[1]
+                ready.set()
+                async with anyio.create_task_group() as inner:
+                    inner.start_soon(server_to_host, server_read, host_write)
+                    await ended.wait()
+                    inner.cancel_scope.cancel()
+        except Exception as exc:  # noqa: BLE001 - start-up or transport failure: tell the host
+            leaf = _leaf(exc)
+            verb = "could not be reached" if url is not None else "could not be started"
+            if isinstance(leaf, OSError) or url is not None:
+                state["failure"] = f"{verb}: {getattr(leaf, 'strerror', None) or leaf}"
+            else:
+                state["failure"] = f"failed: {type(leaf).__name__}: {leaf}"
+        finally:
+            if not ended.is_set():
+                state["gone"] = True
+                if state["failure"]:
+                    log.ended = f"server {state['failure']}"
+                with anyio.CancelScope(shield=True):
+                    try:
+                        await answer_pending(host_write)
+                    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        pass
+            ready.set()
+            server_done.set()
+
+    async def host_to_server(host_read, host_write):
         async for item in host_read:
             if isinstance(item, Exception):
                 errlog.write(f"mcptest record: the host sent a line that is not JSON-RPC, not forwarded: {item}\n")
                 continue
-            log.from_host(item.message)
-            if state["gone"]:
-                request_id = getattr(item.message, "id", None)
-                if getattr(item.message, "method", None) is not None and request_id is not None:
-                    log.unanswered += log.pending.pop(request_id, None) is not None
-                    await host_write.send(SessionMessage(gone_error(request_id, command)))
-                continue
-            try:
-                await server_write.send(item)
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                state["gone"] = True
+            message = item.message
+            log.from_host(message)
+            request_id = getattr(message, "id", None)
+            is_request = getattr(message, "method", None) is not None and request_id is not None
+            if is_request and request_id not in log.pending:
+                state.setdefault("other", set()).add(request_id)
+            if not state["gone"]:
+                try:
+                    await state["server_write"].send(item)
+                    continue
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    state["gone"] = True
+            if is_request:
+                log.unanswered += log.pending.pop(request_id, None) is not None
+                state.get("other", set()).discard(request_id)
+                await host_write.send(SessionMessage(gone_error(request_id, command, state["failure"])))
+        state["host_closed"] = True
 
     async def server_to_host(server_read, host_write):
         async for item in server_read:
             if isinstance(item, Exception):
-                errlog.write(f"mcptest record: the server wrote a line that is not JSON-RPC, not forwarded: {item}\n")
+                errlog.write(f"mcptest record: the server sent a message that is not JSON-RPC, not forwarded: "
+                             f"{item}\n")
                 continue
             log.from_server(item.message)
+            state.get("other", set()).discard(getattr(item.message, "id", None))
             await host_write.send(item)
-        state["gone"] = True  # the server closed its output: it has exited or is about to
-        log.ended = "server exited"
-        for request_id in list(log.pending):
-            log.pending.pop(request_id)
-            log.unanswered += 1
-            await host_write.send(SessionMessage(gone_error(request_id, command)))
+        if not ended.is_set():  # the server closed its output: it has exited or is about to
+            log.ended = "server exited"
+            state["gone"] = True
+            await answer_pending(host_write)
 
     async def on_signals(scope):
         try:
@@ -190,17 +264,29 @@ async def serve(command: list[str], log: SessionLog, finish, host_streams=None, 
         except (RuntimeError, ValueError):  # not the main thread: signals stay with the caller
             return
 
-    async with stdio_client(params, errlog=errlog) as (server_read, server_write):
-        host = stdio_server() if host_streams is None else _given(host_streams)
-        async with host as (host_read, host_write):
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(on_signals, tg.cancel_scope)
-                tg.start_soon(server_to_host, server_read, host_write)
-                await host_to_server(host_read, host_write, server_write)
-                tg.cancel_scope.cancel()  # the host ended the session
+    host = stdio_server() if host_streams is None else _given(host_streams)
+    async with host as (host_read, host_write):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(server_side, host_write)
+            with anyio.CancelScope() as session:
+                watch = anyio.CancelScope()
+
+                async def watch_signals():
+                    with watch:
+                        await on_signals(session)
+
+                tg.start_soon(watch_signals)
+                await ready.wait()
+                await host_to_server(host_read, host_write)
             finish()
-            await host_write.aclose()  # lets the host-side writer finish
-    return state["gone"] and log.ended != ENDED_SIGNAL
+            ended.set()
+            watch.cancel()
+            outcome = {"gone": state["gone"] and log.ended != ENDED_SIGNAL, "failure": state["failure"]}
+            if abandon is not None and not state["host_closed"]:
+                await server_done.wait()
+                abandon(outcome)
+        await host_write.aclose()  # lets the host-side writer finish
+    return outcome
 
 
 class _given:
@@ -224,35 +310,55 @@ def resolve_command(command: list[str]) -> list[str]:
 
 
 def record(command: list[str], out: str, server: Optional[str], append: bool, redactor, errlog=None,
-           host_streams=None) -> int:
+           host_streams=None, url: Optional[str] = None) -> int:
     """Run the proxy for one host session and write its run to ``out``. Returns an exit status:
     0 the host ended the session, 1 the server went away first or the write failed, 2 the
-    server could not be started."""
+    server could not be started (or, with ``url``, reached): then nothing is written.
+
+    With ``url`` (a Streamable HTTP endpoint) ``command`` is ignored."""
     import anyio
 
     from ..mcp.client import _quiet_sdk_logging
 
     errlog = sys.stderr if errlog is None else errlog
-    command = resolve_command(command)
+    command = [url] if url is not None else resolve_command(command)
     log = SessionLog(server)
     status: list[int] = []
 
     def finish() -> None:
-        if not status:
-            status.append(_write(log, command, out, append, redactor, errlog))
+        if status:
+            return
+        if not log.server_info and not log.answered and log.tools is None and log.pages is None:
+            status.append(-1)  # the server never spoke: there is no session to record
+            return
+        status.append(_write(log, command, out, append, redactor, errlog))
+
+    def conclude(outcome: dict) -> int:
+        finish()
+        if outcome["failure"]:
+            errlog.write(f"mcptest record: the MCP server `{command[0] if url else shlex.join(command)}` "
+                         f"{outcome['failure']}\n")
+        if status[0] == -1:
+            if not outcome["failure"]:
+                errlog.write(f"mcptest record: {out}: not written, the server never answered\n")
+            return 2
+        return status[0] or (1 if outcome["gone"] else 0)
+
+    def abandon(outcome: dict) -> None:
+        """End this proxy process now (see :func:`serve`); the cassette is already written."""
+        code = conclude(outcome)
+        errlog.flush()
+        sys.stdout.flush()
+        os._exit(code)
 
     _quiet_sdk_logging()
+    outcome = {"gone": False, "failure": ""}
     try:
-        gone = anyio.run(serve, command, log, finish, host_streams, errlog)
+        outcome = anyio.run(serve, command, log, finish, host_streams, errlog, url,
+                            abandon if host_streams is None else None)
     except KeyboardInterrupt:
-        log.ended, gone = ENDED_SIGNAL, False
-    except OSError as exc:
-        if not status:
-            errlog.write(f"mcptest record: could not start `{shlex.join(command)}`: {exc.strerror or exc}\n")
-            return 2
-        gone = False
-    finish()
-    return status[0] or (1 if gone else 0)
+        log.ended = ENDED_SIGNAL
+    return conclude(outcome)
 
 
 def _write(log: SessionLog, command: list[str], out: str, append: bool, redactor, errlog) -> int:
