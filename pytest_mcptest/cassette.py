@@ -1,5 +1,9 @@
 """Cassettes: recorded agent runs on disk (v1), and the two older envelopes.
 
+Writing (:func:`dump_cassette`, :func:`write_cassette`) is the one writer every producer
+uses (the importers, ``mcptest record``, the ``mcptest_recorder`` fixture): pretty-printed,
+known keys in a fixed order, written atomically.
+
 Reading is strict about what gates need and lenient about the rest: only
 ``runs[*].tool_calls[*].name`` is required, a missing ``error`` is false, missing
 tokens or cost stay absent, and unknown keys are kept and ignored. A bad part is
@@ -20,7 +24,7 @@ from .engine.trace import Run, ToolCall
 from .engine.values import is_number, type_name
 from .engine.paths import json_pointer
 from .errors import InputError
-from .files import loads_json, read_text
+from .files import atomic_write, loads_json, read_text
 
 CASSETTE_VERSION = 1
 
@@ -205,3 +209,51 @@ def load_cassette(path: str, name: str | None = None) -> Cassette:
     if len(_CACHE) > CACHE_SIZE:
         _CACHE.popitem(last=False)
     return cassette
+
+
+# -- writing ------------------------------------------------------------------------------
+
+# Known keys come first, in this order, so that a re-recorded cassette shows as a small
+# diff; other keys follow in the order they were given. Values below (arguments, results,
+# catalogs) are kept exactly as recorded.
+_TOP_ORDER = ("mcptest_cassette", "meta", "catalog", "runs")
+_RUN_ORDER = ("task", "trial", "meta", "tool_calls", "conversation", "cost_micros", "judgments")
+_CALL_ORDER = ("name", "server", "args", "error", "result", "rpc_error", "duration_ms", "turn")
+
+
+def _ordered(obj: dict, order: tuple) -> dict:
+    if not isinstance(obj, dict):
+        return obj
+    out = {k: obj[k] for k in order if k in obj}
+    out.update((k, v) for k, v in obj.items() if k not in out)
+    return out
+
+
+def dump_cassette(data: dict) -> str:
+    """Cassette JSON text: two-space indent, UTF-8 as is, known keys in a fixed order."""
+    top = _ordered(data, _TOP_ORDER)
+    if isinstance(top.get("runs"), list):
+        top["runs"] = [_ordered_run(run) for run in top["runs"]]
+    return json.dumps(top, indent=2, ensure_ascii=False) + "\n"
+
+
+def _ordered_run(run):
+    run = _ordered(run, _RUN_ORDER)
+    if isinstance(run, dict) and isinstance(run.get("tool_calls"), list):
+        run["tool_calls"] = [_ordered(call, _CALL_ORDER) for call in run["tool_calls"]]
+    return run
+
+
+def write_cassette(path: str, data: dict, overwrite: bool = False, text: str | None = None) -> str:
+    """Write ``data`` as cassette JSON at ``path``: a temporary file beside it, then a rename,
+    so a failure (a full disk, a kill) leaves any old cassette as it was.
+
+    Refuses to replace an existing file unless ``overwrite`` (raises :class:`FileExistsError`).
+    Returns the text written; ``text``, when given, is ``dump_cassette(data)`` already made
+    (a large cassette's indented JSON costs seconds to make).
+    """
+    if not overwrite and os.path.exists(path):
+        raise FileExistsError(path)
+    text = dump_cassette(data) if text is None else text
+    atomic_write(path, text)
+    return text

@@ -97,10 +97,10 @@ def _scenario_run(args) -> int:
 
 def _import(args) -> int:
     """Turn an existing log into a cassette, checked by reading it back before it is written."""
-    from .cassette import parse_cassette
+    from .cassette import dump_cassette, parse_cassette, write_cassette
     from .importers import import_text
     from .files import read_text
-    from .importers.common import dumps_cassette, summary, write_cassette
+    from .importers.common import summary
 
     try:
         text = read_text(args.file)
@@ -122,7 +122,7 @@ def _import(args) -> int:
             return EXIT_USAGE
     try:
         cassette = import_text(args.kind, args.file, text)
-        text = dumps_cassette(cassette)
+        text = dump_cassette(cassette)
         parse_cassette(args.output, text)  # what replay will read, read once now
         write_cassette(args.output, cassette, overwrite=args.force, text=text)
     except InputError as exc:
@@ -167,6 +167,38 @@ def _judge(block, as_json: bool, describe) -> int:
         if not verdict.passed:
             print(render_verdict(verdict))
     return EXIT_OK if verdict.passed else EXIT_FAILED
+
+
+def _record(args) -> int:
+    """``mcptest record``: proxy one MCP host session to a stdio server and write it as a run."""
+    from .record.proxy import record
+    from .record.redact import redactor
+    from .record.store import read_raw
+
+    command = args.server_command[1:] if args.server_command[:1] == ["--"] else args.server_command
+    if bool(command) == bool(args.http):
+        print("mcptest record: give the server command after -- (mcptest record --out CASSETTE -- COMMAND "
+              "[ARGS...]) or a Streamable HTTP endpoint (--http URL), not both", file=sys.stderr)
+        return EXIT_USAGE
+    if os.path.isdir(args.out):
+        print(f"{args.out}: is a directory; name the cassette file to write", file=sys.stderr)
+        return EXIT_USAGE
+    if os.path.exists(args.out) and not (args.append or args.force):
+        print(f"{args.out}: already exists; pass --append to add this session as a new run, "
+              f"or --force to replace it", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        scrub = redactor(args.redact or (), where="mcptest record --redact")
+        if args.append:
+            read_raw(args.out)  # a cassette that cannot take another run is refused before the session
+    except ValueError as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_USAGE
+    except InputError as exc:
+        print(f"mcptest record --append: {exc.render()}", file=sys.stderr)
+        return EXIT_USAGE
+    return record(command, args.out, args.server_name, args.append, scrub, url=args.http)
+
 
 
 def _doctor_block(args):
@@ -319,6 +351,17 @@ def build_parser() -> argparse.ArgumentParser:
     mock.add_argument("--fault", metavar="SPEC", default="none",
                       help="on tools/call: none | hang | slow:<ms> | recover-after:<n> (default: none)")
     mock.set_defaults(func=_mock)
+
+    rec = sub.add_parser("record", help="proxy an MCP stdio server and record the session as a cassette run")
+    rec.add_argument("--out", required=True, metavar="CASSETTE", help="the cassette to write")
+    rec.add_argument("--server-name", metavar="NAME", help="the server's name in the cassette "
+                     "(default: the name it gives at initialize)")
+    rec.add_argument("--append", action="store_true", help="add this session as a new run to CASSETTE")
+    rec.add_argument("--force", action="store_true", help="replace CASSETTE if it exists")
+    rec.add_argument("--redact", action="append", metavar="REGEX", help="also redact what REGEX matches (repeatable)")
+    rec.add_argument("--http", metavar="URL", help="proxy this Streamable HTTP endpoint instead of a stdio command")
+    rec.add_argument("server_command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
+    rec.set_defaults(func=_record)
 
     imp = sub.add_parser("import", help="turn existing logs into a cassette")
     imp.add_argument("kind", choices=["openai-chat", "anthropic", "otel"], help="the log's format")

@@ -7,7 +7,8 @@ from typing import NamedTuple, Optional
 
 
 class Context(NamedTuple):
-    """Where cassettes are, the record mode, how paths are shown, how strict judgments are.
+    """Where cassettes are, the record mode, how paths are shown, how strict judgments are,
+    what recordings redact and what drift does.
 
     A named tuple rather than an attrs class: the plugin builds it at start-up, where
     importing attrs would cost more than the rest of the plugin."""
@@ -16,4 +17,6 @@ class Context(NamedTuple):
     record_mode: str = "none"
     root: Optional[str] = None  # paths in messages are shown relative to it (pytest's rootdir)
     require_judgments: bool = False  # a criterion with no recorded verdict fails instead of deferring
+    redact: tuple = ()  # --mcptest-redact patterns: what a recording replaces with "<redacted>"
+    drift: str = "warn"  # --mcptest-drift: what a cassette that no longer matches its suite does
 

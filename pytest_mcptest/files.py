@@ -201,8 +201,12 @@ def atomic_write(path: str, data: str | bytes) -> None:
     try:
         with open(tmp, "wb") as fh:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
+        # A full disk or an interrupt mid-write: the old file stays as it was and no
+        # half-written temporary is left beside it.
         with contextlib.suppress(OSError):
-            os.unlink(tmp)  # never leave half a file behind
+            os.unlink(tmp)
         raise

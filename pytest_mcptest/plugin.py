@@ -38,6 +38,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="compare this run with a saved JSON report: per-item deltas and floor flips")
     group.addoption("--mcptest-record-mode", dest="mcptest_record_mode", default=None,
                     choices=RECORD_MODES, help="cassette record mode, as vcrpy's (default: none, replay only)")
+    group.addoption("--mcptest-redact", dest="mcptest_redact", action="append", default=[], metavar="REGEX",
+                    help="redact what REGEX matches in every cassette written (repeatable)")
+    group.addoption("--mcptest-drift", dest="mcptest_drift", default="warn", choices=("warn", "fail", "ignore"),
+                    help="when a suite's model, prompt or live catalog no longer matches its cassette (default: warn)")
     group.addoption("--mcptest-require-judgments", dest="mcptest_require_judgments", action="store_true",
                     help="a conversation criterion with no recorded judge verdict fails instead of being deferred")
     parser.addini("mcptest_cassette_dir", "where cassettes are looked up, relative to the ini file", default=None)
@@ -74,10 +78,22 @@ def pytest_configure(config: pytest.Config) -> None:
             baseline = load_report(os.path.join(str(config.invocation_params.dir), compare), compare)
         except ValueError as exc:
             raise pytest.UsageError(f"--mcptest-compare: {exc}") from None
+    redact = list(config.getoption("mcptest_redact") or ())
+    if redact:
+        from .record.redact import compile_patterns
+
+        try:
+            compile_patterns(redact)
+        except ValueError as exc:
+            raise pytest.UsageError(str(exc)) from None
     config.stash[CONTEXT_KEY] = Context(cassette_dir=_cassette_dir(config), record_mode=mode,
                                         root=str(config.rootpath),
-                                        require_judgments=bool(config.getoption("mcptest_require_judgments")))
+                                        require_judgments=bool(config.getoption("mcptest_require_judgments")),
+                                        redact=tuple(redact), drift=config.getoption("mcptest_drift"))
     config.pluginmanager.register(_SessionHooks(config, baseline), "mcptest-session")
+    from .record import fixture as recorder_fixture  # the mcptest_recorder fixture; imports no mcp
+
+    config.pluginmanager.register(recorder_fixture, "mcptest-recorder")
 
 
 def pytest_ignore_collect(collection_path, config):

@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_mcptest.cassette import load_cassette, parse_cassette
+from pytest_mcptest.cassette import dump_cassette, load_cassette, parse_cassette, write_cassette
 from pytest_mcptest.cli import main
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.evaluate import evaluate
 from pytest_mcptest.importers import IMPORTERS, get_importer, import_text
 from pytest_mcptest.importers.anthropic import import_anthropic
-from pytest_mcptest.importers.common import dumps_cassette, summary, write_cassette
+from pytest_mcptest.importers.common import summary
 from pytest_mcptest.importers.openai_chat import import_openai_chat
 from pytest_mcptest.importers.otel import import_otel
 from pytest_mcptest.suite.build import load_suite
@@ -29,7 +29,7 @@ def _tc(call_id, name, arguments):
 
 def _replays(data: dict):
     """The imported dict, as replay will read it."""
-    return parse_cassette("out.json", dumps_cassette(data))
+    return parse_cassette("out.json", dump_cassette(data))
 
 
 # -- OpenAI chat completions -----------------------------------------------------------------

@@ -17,7 +17,7 @@ from ..cassette import CASSETTE_VERSION
 from ..engine.values import is_number, type_name
 from ..engine.paths import json_pointer
 from ..errors import InputError
-from ..files import atomic_write, strict_json
+from ..files import strict_json
 
 
 class Loc:
@@ -223,24 +223,7 @@ def scalars(obj: dict, skip: tuple) -> dict:
             if k not in skip and (v is None or isinstance(v, (str, bool, int, float)))}
 
 
-# -- writing and summing up -------------------------------------------------------------
-
-
-def dumps_cassette(data: dict) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-
-
-def write_cassette(path: str, data: dict, overwrite: bool = False, text: Optional[str] = None) -> str:
-    """Write ``data`` as cassette JSON at ``path`` atomically; refuse to replace an existing
-    file unless ``overwrite`` (raises :class:`FileExistsError`). Returns the text written.
-
-    ``text``, when given, is ``dumps_cassette(data)`` already made (a large cassette's
-    indented JSON costs seconds to make)."""
-    if not overwrite and os.path.exists(path):
-        raise FileExistsError(path)
-    text = dumps_cassette(data) if text is None else text
-    atomic_write(path, text)
-    return text
+# -- summing up -------------------------------------------------------------
 
 
 def summary(data: dict) -> dict:

@@ -1,0 +1,120 @@
+#!/usr/bin/env python
+"""Benchmark: what ``mcptest record`` adds to each tool call, against a direct session.
+
+Starts the mock server (``mcptest mock``) twice: once straight under an SDK
+``ClientSession``, once behind ``mcptest record --out <tmp>``. Each session makes
+``--warmup`` calls, then ``--calls`` sequential ``tools/call`` requests, timing each round
+trip. Reports the median and p90 per call of both, and the median added latency
+(proxied minus direct), against the goal of under 2 ms. The two sessions alternate
+``--repeat`` times and the best median of each is kept, so a busy machine weighs on both.
+
+It is a report, not a test: it exits 0 whether the goal is met or missed, and 1 only if
+the benchmark is broken (a call failed, or the cassette does not hold every call).
+
+    python benchmarks/bench_proxy.py              # 200 calls, best of 3
+    python benchmarks/bench_proxy.py --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+GOAL_MS = 2.0
+MANIFEST = """\
+mock_server:
+  name: bench
+  tools:
+    - name: echo
+      description: Echo the text back.
+      input_schema: {type: object, properties: {text: {type: string}}}
+      response: "you said ${args.text}"
+"""
+
+
+def session_times(command: list[str], calls: int, warmup: int) -> list[float]:
+    """Per-call round trips (ms) of ``calls`` sequential tools/call requests on ``command``."""
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    async def run():
+        params = StdioServerParameters(command=command[0], args=command[1:])
+        with open(os.devnull, "w") as quiet:  # the proxy's one-line summary is not a figure
+            return await timed(params, quiet)
+
+    async def timed(params, errlog):
+        times = []
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                for i in range(warmup):
+                    await session.call_tool("echo", {"text": f"w{i}"})
+                for i in range(calls):
+                    start = time.perf_counter()
+                    result = await session.call_tool("echo", {"text": str(i)})
+                    times.append((time.perf_counter() - start) * 1000)
+                    if result.is_error:
+                        raise SystemExit(f"call {i} failed: {result}")
+        return times
+
+    return anyio.run(run)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        manifest = os.path.join(tmp, "bench.yml")
+        Path(manifest).write_text(MANIFEST)
+        server = [sys.executable, "-m", "pytest_mcptest.cli", "mock", "--tools-from", manifest]
+        best = {"direct": None, "proxied": None}
+        for n in range(args.repeat):
+            out = os.path.join(tmp, f"bench-{n}.json")
+            proxy = [sys.executable, "-m", "pytest_mcptest.cli", "record", "--out", out, "--", *server]
+            for kind, command in (("direct", server), ("proxied", proxy)):
+                times = session_times(command, args.calls, args.warmup)
+                if best[kind] is None or statistics.median(times) < statistics.median(best[kind]):
+                    best[kind] = times
+            with open(out, encoding="utf-8") as fh:
+                recorded = len(json.load(fh)["runs"][0]["tool_calls"])
+            if recorded != args.calls + args.warmup:
+                print(f"broken: the cassette holds {recorded} calls, expected {args.calls + args.warmup}",
+                      file=sys.stderr)
+                return 1
+
+    def figures(times):
+        ordered = sorted(times)
+        return {"median_ms": round(statistics.median(times), 3), "p90_ms": round(ordered[int(len(ordered) * 0.9)], 3)}
+
+    direct, proxied = figures(best["direct"]), figures(best["proxied"])
+    added = round(proxied["median_ms"] - direct["median_ms"], 3)
+    result = {"calls": args.calls, "repeat": args.repeat, "direct": direct, "proxied": proxied,
+              "added_median_ms": added, "ratio": round(proxied["median_ms"] / direct["median_ms"], 2),
+              "goal_ms": GOAL_MS, "met": added < GOAL_MS}
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(f"{args.calls} sequential tools/call round trips to `mcptest mock`, best median of {args.repeat}:")
+    print(f"  direct   median {direct['median_ms']:7.3f} ms   p90 {direct['p90_ms']:7.3f} ms")
+    print(f"  proxied  median {proxied['median_ms']:7.3f} ms   p90 {proxied['p90_ms']:7.3f} ms")
+    print(f"  added by mcptest record: {added:.3f} ms per call at the median "
+          f"(x{result['ratio']}), goal < {GOAL_MS} ms: {'PASS' if result['met'] else 'MISS'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

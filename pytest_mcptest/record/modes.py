@@ -1,0 +1,117 @@
+"""What a record mode means for one item: the single place that decides it.
+
+:func:`decide` is a pure function of the mode and of what is on disk; the caller (the
+item's evaluation, ``mcptest run --record``, the ``mcptest_recorder`` fixture) carries
+the decision out. The meanings follow vcrpy's:
+
+==============  =====================================================================
+``none``        replay only; never write. A missing cassette fails and says how to
+                record one.
+``once``        record when the cassette is missing, else replay.
+``new_episodes`` append runs until the item's ``runs:`` is reached, then replay.
+``all``         record every run anew; the old cassette is replaced once the new runs
+                are complete.
+``rewrite``     discard the old cassette and record from nothing.
+==============  =====================================================================
+
+``runs: N`` on replay: fewer recorded runs than N fails naming both numbers; more, and the
+first N are judged (the decision's ``note`` says so). An item with nothing that can
+record it (a hand-made scenario cassette) is told so in one line rather than pretending.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Optional
+
+import attrs
+
+MODES = ("none", "once", "new_episodes", "all", "rewrite")
+
+REPLAY, RECORD, APPEND, REWRITE, FAIL = "replay", "record", "append", "rewrite", "fail"
+
+
+@attrs.frozen
+class Decision:
+    """What to do: ``action`` is one of replay, record, append, rewrite, fail.
+
+    ``runs_to_record``: how many runs to record (0 on replay and fail). ``runs_to_judge``:
+    how many of the recorded runs to judge (``None``: all of them). ``message``: why it
+    fails (``action == "fail"``). ``note``: a line to show beside a verdict that is still
+    reached (the first N of M runs judged; a mode that could not record).
+    """
+
+    action: str
+    runs_to_record: int = 0
+    runs_to_judge: Optional[int] = None
+    message: str = ""
+    note: str = ""
+
+    @property
+    def records(self) -> bool:
+        return self.action in (RECORD, APPEND, REWRITE)
+
+
+def how_to_record(path: str) -> str:
+    """The three ways to make a cassette, as one sentence for an error message."""
+    out = shlex.quote(path)
+    return (f"record one with `mcptest record --out {out} -- <your server command>` (point your MCP host "
+            f"at it), with the `mcptest_recorder` fixture in a pytest test, or convert a log with "
+            f"`mcptest import openai-chat|anthropic|otel LOG -o {out}`")
+
+
+def decide(mode: str, path: str, cassette_exists: bool, runs_recorded: int = 0,
+           runs_wanted: Optional[int] = None, can_record: bool = False,
+           recorder: str = "a recorder") -> Decision:
+    """Decide what ``mode`` means for an item whose cassette is ``path``.
+
+    ``runs_recorded``: runs the cassette holds (0 when it is missing). ``runs_wanted``:
+    the item's ``runs:`` (``None`` when it has none: every recorded run is judged and one
+    run is recorded). ``can_record``: whether something behind the item can record it
+    (a live agent runner, the fixture); ``recorder`` names it in messages.
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown record mode {mode!r}; expected one of {', '.join(MODES)}")
+    if runs_wanted is not None and runs_wanted < 1:
+        raise ValueError(f"runs must be at least 1, found {runs_wanted}")
+    target = runs_wanted or 1
+    if mode == "none" or (mode == "once" and cassette_exists):
+        return _replay(mode, path, cassette_exists, runs_recorded, runs_wanted)
+    if mode == "new_episodes" and cassette_exists and runs_recorded >= target:
+        return _replay(mode, path, cassette_exists, runs_recorded, runs_wanted)
+    if not can_record:
+        line = (f"record mode {mode}: nothing can record {path} (no agent runner or recorder stands "
+                f"behind this item)")
+        if cassette_exists:
+            replay = _replay(mode, path, cassette_exists, runs_recorded, runs_wanted)
+            if replay.action == FAIL:
+                return attrs.evolve(replay, message=f"{replay.message}\n{line}")
+            return attrs.evolve(replay, note=_join(line + "; replayed the cassette as it is", replay.note))
+        return Decision(FAIL, message=f"{line}; {how_to_record(path)}")
+    if mode == "new_episodes" and cassette_exists:
+        return Decision(APPEND, runs_to_record=target - runs_recorded, runs_to_judge=runs_wanted,
+                        note=f"record mode new_episodes: appending {target - runs_recorded} run(s) to the "
+                             f"{runs_recorded} in {path} with {recorder}")
+    if mode == "rewrite":
+        return Decision(REWRITE, runs_to_record=target, runs_to_judge=runs_wanted,
+                        note=f"record mode rewrite: discarding {path} and recording {target} run(s) with {recorder}")
+    verb = "re-recording" if cassette_exists else "recording"
+    return Decision(RECORD, runs_to_record=target, runs_to_judge=runs_wanted,
+                    note=f"record mode {mode}: {verb} {target} run(s) into {path} with {recorder}")
+
+
+def _replay(mode: str, path: str, exists: bool, recorded: int, wanted: Optional[int]) -> Decision:
+    if not exists:
+        return Decision(FAIL, message=f"no cassette at {path} (record mode {mode} replays only); {how_to_record(path)}")
+    if wanted is not None and recorded < wanted:
+        return Decision(FAIL, message=f"{path} holds {recorded} recorded run(s) but the item asks for runs: {wanted}; "
+                                      f"record the missing {wanted - recorded} with --mcptest-record-mode=new_episodes "
+                                      f"or lower runs:")
+    if wanted is not None and recorded > wanted:
+        return Decision(REPLAY, runs_to_judge=wanted,
+                        note=f"judged the first {wanted} of the {recorded} runs recorded in {path} (runs: {wanted})")
+    return Decision(REPLAY, runs_to_judge=wanted)
+
+
+def _join(first: str, second: str) -> str:
+    return f"{first}; {second}" if second else first

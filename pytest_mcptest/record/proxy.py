@@ -1,0 +1,384 @@
+"""``mcptest record``: an MCP stdio proxy that writes what passes through it as a cassette.
+
+The host (Claude Desktop, Claude Code, Cursor, an SDK agent) starts ``mcptest record --out
+CASSETTE -- <server command>`` instead of the server. The proxy starts the server with the
+official SDK's ``stdio_client`` and serves the host with its ``stdio_server``, and moves each
+JSON-RPC message across unchanged, both ways: initialize and capabilities, ``tools/list``,
+``tools/call``, resources, prompts, notifications, progress, cancellation, and requests the
+server sends to the host (sampling, elicitation, roots). Forwarding happens at the message
+level, so nothing the SDK's typed models do not know is lost.
+
+On the side, :class:`SessionLog` watches the messages and keeps, for each ``tools/call`` the
+server answered, its name, arguments, result, error flag and duration, and the last complete
+``tools/list`` answer as the catalog. One host session is one run. It is written when the
+host ends the session, when the server exits, or on Ctrl-C / SIGTERM (the calls answered so
+far); a ``kill -9`` writes nothing and leaves the old cassette as it was.
+
+When the server exits mid-session, each request still waiting is answered with a JSON-RPC
+error that says so, and so is every later request, until the host ends the session.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import time
+from typing import Optional
+
+SERVER_GONE = -32000  # JSON-RPC implementation-defined server error
+
+ENDED_HOST = "host closed the session"
+ENDED_SIGNAL = "interrupted"
+
+
+class SessionLog:
+    """What one host session did, built from the messages as they pass.
+
+    Calls are kept in the order the host sent them (so concurrent calls keep their
+    request order), and only once the server has answered.
+    """
+
+    def __init__(self, server: Optional[str] = None, clock=time.perf_counter):
+        self.server = server
+        self.clock = clock
+        self.seq = 0
+        self.pending: dict = {}     # request id -> (seq, call, start)
+        self.answered: dict = {}    # seq -> call
+        self.listing: dict = {}     # tools/list request id -> the page is a first page
+        self.pages: Optional[list] = None
+        self.tools: Optional[list] = None
+        self.server_info: dict = {}
+        self.protocol_version: Optional[str] = None
+        self.ended = ENDED_HOST
+        self.unanswered = 0         # requests the server went away without answering
+
+    # -- what the host sent --------------------------------------------------------------
+
+    def from_host(self, message) -> None:
+        method = getattr(message, "method", None)
+        request_id = getattr(message, "id", None)
+        if method is None or request_id is None:
+            return  # a notification, or the host answering a request of the server's
+        params = message.params or {}
+        if method == "tools/call":
+            args = params.get("arguments")
+            call = {"name": params.get("name"), "args": {} if args is None else args}
+            self.pending[request_id] = (self.seq, call, self.clock())
+            self.seq += 1
+        elif method == "tools/list":
+            self.listing[request_id] = not params.get("cursor")
+
+    # -- what the server sent ------------------------------------------------------------
+
+    def from_server(self, message) -> None:
+        if getattr(message, "method", None) is not None:
+            return  # a request or notification of the server's own
+        request_id = getattr(message, "id", None)
+        result = getattr(message, "result", None)
+        if request_id in self.pending:
+            seq, call, start = self.pending.pop(request_id)
+            if result is not None:
+                call["error"] = bool(result.get("isError", False))
+                call["result"] = result
+            else:
+                call["error"] = True
+                call["rpc_error"] = message.error.model_dump(mode="json", exclude_none=True)
+            call["duration_ms"] = round((self.clock() - start) * 1000, 3)
+            self.answered[seq] = call
+        elif request_id in self.listing:
+            first = self.listing.pop(request_id)
+            if result is None:
+                return
+            if first or self.pages is None:
+                self.pages = []
+            self.pages.extend(result.get("tools") or [])
+            if not result.get("nextCursor"):
+                self.tools, self.pages = self.pages, None
+        elif isinstance(result, dict) and "serverInfo" in result and not self.server_info:
+            self.server_info = result.get("serverInfo") or {}
+            self.protocol_version = result.get("protocolVersion")
+
+    # -- the run -------------------------------------------------------------------------
+
+    def server_name(self, command: list[str]) -> str:
+        """``--server-name``, else the server's own name from initialize, else the command's
+        file name (or the URL's host)."""
+        name = self.server or self.server_info.get("name")
+        if isinstance(name, str) and name:
+            return name
+        if "://" in command[0]:
+            from urllib.parse import urlsplit
+
+            return urlsplit(command[0]).hostname or command[0]
+        return os.path.basename(command[0])
+
+    def run(self, command: list[str]) -> dict:
+        server = self.server_name(command)
+        calls = [dict(self.answered[seq], server=server) for seq in sorted(self.answered)]
+        meta = {"recorder": "mcptest record", "server": server, "ended": self.ended}
+        if self.protocol_version:
+            meta["protocol_version"] = self.protocol_version
+        return {"meta": meta, "tool_calls": calls}
+
+    def catalog(self, command: list[str]) -> dict:
+        """The last complete ``tools/list`` answer; else the pages the host did read (a host
+        that stops after the first page was shown only those tools)."""
+        tools = self.tools if self.tools is not None else self.pages
+        return {} if tools is None else {self.server_name(command): {"tools": tools}}
+
+
+def gone_error(request_id, command: list[str], reason: str = ""):
+    """The answer a host gets to a request the server can no longer answer."""
+    import mcp_types as types
+
+    what = command[0] if "://" in command[0] else shlex.join(command)
+    message = (f"mcptest record: the MCP server `{what}` " + (reason or "exited or closed its output before answering")
+               + "; the calls answered so far are recorded")
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=SERVER_GONE, message=message))
+
+
+async def serve(command: list[str], log: SessionLog, finish, host_streams=None, errlog=None,
+                url: Optional[str] = None, abandon=None) -> dict:
+    """Proxy one host session between ``host_streams`` (default: this process's stdio) and
+    the server started by ``command`` (or, with ``url``, a Streamable HTTP endpoint).
+
+    The host side and the server side run as separate tasks, so a server that cannot be
+    started or reached, or that dies, is reported to the host as JSON-RPC errors instead
+    of ending the session under it. ``finish()`` is called as soon as the host ends the
+    session (or a signal arrives), before the server is shut down, which may take seconds
+    during which a host may already be killing this process. Returns
+    ``{"gone": bool, "failure": str}``: whether the server went away first, and why it
+    could not be started or reached.
+
+    When the session ends while the host still holds its end open (a signal), the SDK's
+    stdin reader stays blocked in a worker thread that no cancellation reaches; once the
+    server is shut down, ``abandon(outcome)`` is called to end the process instead.
+    """
+    import signal
+
+    import anyio
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
+
+    from ..mcp.client import _leaf
+
+    errlog = sys.stderr if errlog is None else errlog
+    state = {"gone": False, "failure": "", "server_write": None, "host_closed": False}
+    ready, ended, server_done = anyio.Event(), anyio.Event(), anyio.Event()
+
+    def transport():
+        if url is not None:
+            from mcp.client.streamable_http import streamable_http_client
+
+            return streamable_http_client(url)
+        params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+        return stdio_client(params, errlog=errlog)
+
+    async def answer_pending(host_write):
+        for request_id in list(log.pending):
+            log.pending.pop(request_id)
+            log.unanswered += 1
+            await host_write.send(SessionMessage(gone_error(request_id, command, state["failure"])))
+        for request_id in list(log.listing):  # tools/list and every other request still waiting
+            log.listing.pop(request_id)
+        for request_id in list(state.get("other", ())):
+            await host_write.send(SessionMessage(gone_error(request_id, command, state["failure"])))
+        state["other"] = set()
+
+    async def server_side(host_write):
+        try:
+            async with transport() as streams:
+                server_read, state["server_write"] = streams[0], streams[1]
+                ready.set()
+                async with anyio.create_task_group() as inner:
+                    inner.start_soon(server_to_host, server_read, host_write)
+                    await ended.wait()
+                    inner.cancel_scope.cancel()
+        except Exception as exc:  # noqa: BLE001 - start-up or transport failure: tell the host
+            leaf = _leaf(exc)
+            verb = "could not be reached" if url is not None else "could not be started"
+            if isinstance(leaf, OSError) or url is not None:
+                state["failure"] = f"{verb}: {getattr(leaf, 'strerror', None) or leaf}"
+            else:
+                state["failure"] = f"failed: {type(leaf).__name__}: {leaf}"
+        finally:
+            if not ended.is_set():
+                state["gone"] = True
+                if state["failure"]:
+                    log.ended = f"server {state['failure']}"
+                with anyio.CancelScope(shield=True):
+                    try:
+                        await answer_pending(host_write)
+                    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        pass
+            ready.set()
+            server_done.set()
+
+    async def host_to_server(host_read, host_write):
+        async for item in host_read:
+            if isinstance(item, Exception):
+                errlog.write(f"mcptest record: the host sent a line that is not JSON-RPC, not forwarded: {item}\n")
+                continue
+            message = item.message
+            log.from_host(message)
+            request_id = getattr(message, "id", None)
+            is_request = getattr(message, "method", None) is not None and request_id is not None
+            if is_request and request_id not in log.pending:
+                state.setdefault("other", set()).add(request_id)
+            if not state["gone"]:
+                try:
+                    await state["server_write"].send(item)
+                    continue
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    state["gone"] = True
+            if is_request:
+                log.unanswered += log.pending.pop(request_id, None) is not None
+                state.get("other", set()).discard(request_id)
+                await host_write.send(SessionMessage(gone_error(request_id, command, state["failure"])))
+        state["host_closed"] = True
+
+    async def server_to_host(server_read, host_write):
+        async for item in server_read:
+            if isinstance(item, Exception):
+                errlog.write(f"mcptest record: the server sent a message that is not JSON-RPC, not forwarded: "
+                             f"{item}\n")
+                continue
+            log.from_server(item.message)
+            state.get("other", set()).discard(getattr(item.message, "id", None))
+            await host_write.send(item)
+        if not ended.is_set():  # the server closed its output: it has exited or is about to
+            log.ended = "server exited"
+            state["gone"] = True
+            await answer_pending(host_write)
+
+    async def on_signals(scope):
+        try:
+            receiver = anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM)
+            with receiver as signals:
+                async for _ in signals:
+                    log.ended = ENDED_SIGNAL
+                    scope.cancel()
+                    return
+        except (RuntimeError, ValueError):  # not the main thread: signals stay with the caller
+            return
+
+    host = stdio_server() if host_streams is None else _given(host_streams)
+    async with host as (host_read, host_write):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(server_side, host_write)
+            with anyio.CancelScope() as session:
+                watch = anyio.CancelScope()
+
+                async def watch_signals():
+                    with watch:
+                        await on_signals(session)
+
+                tg.start_soon(watch_signals)
+                await ready.wait()
+                await host_to_server(host_read, host_write)
+            finish()
+            ended.set()
+            watch.cancel()
+            outcome = {"gone": state["gone"] and log.ended != ENDED_SIGNAL, "failure": state["failure"]}
+            if abandon is not None and not state["host_closed"]:
+                await server_done.wait()
+                abandon(outcome)
+        await host_write.aclose()  # lets the host-side writer finish
+    return outcome
+
+
+class _given:
+    """Async context manager over streams the caller already has (for tests and embedding)."""
+
+    def __init__(self, streams):
+        self.streams = streams
+
+    async def __aenter__(self):
+        return self.streams
+
+    async def __aexit__(self, *exc):
+        return False
+
+
+def resolve_command(command: list[str]) -> list[str]:
+    """``mcptest ...`` runs under this interpreter, found even when its bin folder is not on PATH."""
+    if command and command[0] == "mcptest":
+        return [sys.executable, "-m", "pytest_mcptest.cli", *command[1:]]
+    return list(command)
+
+
+def record(command: list[str], out: str, server: Optional[str], append: bool, redactor, errlog=None,
+           host_streams=None, url: Optional[str] = None) -> int:
+    """Run the proxy for one host session and write its run to ``out``. Returns an exit status:
+    0 the host ended the session, 1 the server went away first or the write failed, 2 the
+    server could not be started (or, with ``url``, reached): then nothing is written.
+
+    With ``url`` (a Streamable HTTP endpoint) ``command`` is ignored."""
+    import anyio
+
+    from ..mcp.client import _quiet_sdk_logging
+
+    errlog = sys.stderr if errlog is None else errlog
+    command = [url] if url is not None else resolve_command(command)
+    log = SessionLog(server)
+    status: list[int] = []
+
+    def finish() -> None:
+        if status:
+            return
+        if not log.server_info and not log.answered and log.tools is None and log.pages is None:
+            status.append(-1)  # the server never spoke: there is no session to record
+            return
+        status.append(_write(log, command, out, append, redactor, errlog))
+
+    def conclude(outcome: dict) -> int:
+        finish()
+        if outcome["failure"]:
+            errlog.write(f"mcptest record: the MCP server `{command[0] if url else shlex.join(command)}` "
+                         f"{outcome['failure']}\n")
+        if status[0] == -1:
+            if not outcome["failure"]:
+                errlog.write(f"mcptest record: {out}: not written, the server never answered\n")
+            return 2
+        return status[0] or (1 if outcome["gone"] else 0)
+
+    def abandon(outcome: dict) -> None:
+        """End this proxy process now (see :func:`serve`); the cassette is already written."""
+        code = conclude(outcome)
+        errlog.flush()
+        sys.stdout.flush()
+        os._exit(code)
+
+    _quiet_sdk_logging()
+    outcome = {"gone": False, "failure": ""}
+    try:
+        outcome = anyio.run(serve, command, log, finish, host_streams, errlog, url,
+                            abandon if host_streams is None else None)
+    except KeyboardInterrupt:
+        log.ended = ENDED_SIGNAL
+    return conclude(outcome)
+
+
+def _write(log: SessionLog, command: list[str], out: str, append: bool, redactor, errlog) -> int:
+    from ..errors import InputError
+    from . import store
+
+    run = log.run(command)
+    meta = {"recorder": "mcptest record", "recorded_at": store.utc_now()}
+    run["meta"]["recorded_at"] = meta["recorded_at"]
+    try:
+        data = store.save(out, [run], log.catalog(command), meta, store.APPEND if append else store.NEW, redactor)
+    except InputError as exc:
+        errlog.write(f"mcptest record: not written: {exc.render()}\n")
+        return 1
+    except OSError as exc:
+        errlog.write(f"mcptest record: {out}: cannot write: {exc.strerror or exc}; any old cassette is unchanged\n")
+        return 1
+    unanswered = log.unanswered + len(log.pending)
+    errlog.write(f"mcptest record: {out}: run {len(data['runs'])} recorded, {len(run['tool_calls'])} tool call(s)"
+                 + (f", {unanswered} left unanswered (not recorded)" if unanswered else "")
+                 + f"; {log.ended}\n")
+    errlog.flush()
+    return 0

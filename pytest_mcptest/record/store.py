@@ -1,0 +1,83 @@
+"""Putting recorded runs into a cassette file: new, appended, or replacing the old runs.
+
+Both recorders (the proxy and the fixture) end here, so that merging, hashing the
+catalog, redaction, checking and the atomic write happen one way. What is written is
+read back through the cassette reader first: a recorder never leaves a cassette that
+replay would refuse.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Optional
+
+from ..cassette import CASSETTE_VERSION, dump_cassette, parse_cassette, write_cassette
+from ..errors import InputError
+from .drift import catalog_sha256
+from .redact import Redactor
+
+NEW, APPEND, REPLACE = "new", "append", "replace"
+
+
+def utc_now() -> str:
+    """The time of a recording, to the second, in UTC."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def read_raw(path: str) -> Optional[dict]:
+    """The existing cassette at ``path`` as plain JSON (checked by the reader), or ``None``.
+
+    Raises :class:`InputError` when it exists but is not a cassette v1 with ``runs``.
+    """
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+    cassette = parse_cassette(path, text)
+    if cassette.shape != "v1":
+        raise InputError(path, "holds a single run in an older shape (no 'runs'); a recorder adds runs only to "
+                               "a cassette v1: move it aside or record with a mode that replaces it")
+    return json.loads(text)
+
+
+def merge(existing: Optional[dict], runs: list, catalog: dict, meta: dict, how: str) -> dict:
+    """The cassette to write: ``existing`` (or nothing) with ``runs`` added or put in place.
+
+    ``how``: ``new`` ignores ``existing``; ``append`` adds ``runs`` after the recorded
+    ones; ``replace`` swaps the recorded runs for ``runs`` and keeps the rest. The
+    catalog is updated server by server, ``meta`` key by key, and ``catalog_sha256``
+    recomputed over the whole catalog.
+    """
+    base = existing if (existing is not None and how != NEW) else {}
+    data = {"mcptest_cassette": CASSETTE_VERSION}
+    data.update((k, v) for k, v in base.items() if k != "mcptest_cassette")
+    merged_meta = dict(base.get("meta") or {})
+    merged_meta.update(meta)
+    merged_catalog = dict(base.get("catalog") or {})
+    merged_catalog.update(catalog)
+    if merged_catalog:
+        merged_meta["catalog_sha256"] = catalog_sha256(merged_catalog)
+        data["catalog"] = merged_catalog
+    data["meta"] = merged_meta
+    old_runs = list(base.get("runs") or []) if how == APPEND else []
+    data["runs"] = old_runs + list(runs)
+    return data
+
+
+def save(path: str, runs: list, catalog: dict, meta: dict, how: str, redactor: Redactor) -> dict:
+    """Merge, redact, check and write atomically; returns what was written (as JSON data).
+
+    The existing cassette is read again here, at the end, so runs appended by another
+    recorder meanwhile are kept.
+    """
+    existing = read_raw(path) if how != NEW else None
+    data = redactor.value(merge(existing, runs, catalog, meta, how))
+    parse_cassette(path, dump_cassette(data))
+    write_cassette(path, data, overwrite=True)
+    return data
