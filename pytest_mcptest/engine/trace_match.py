@@ -27,7 +27,7 @@ import attrs
 
 from .bipartite import group, json_key, match_groups
 from .matching import schema_validator, subset
-from .values import NestingError, json_diff, json_equal, show
+from .values import NestingError, json_diff, show
 
 EXPLAINED_MISSES = 100  # misses that get a closest recorded call and its differences
 ARG_KINDS = ("any", "ignore", "exact", "subset", "schema")

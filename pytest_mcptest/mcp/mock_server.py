@@ -61,8 +61,8 @@ import sys
 from pathlib import Path
 from typing import Any, Optional
 
-from ..engine.paths import format_path
-from ..errors import InputError, json_pointer
+from ..engine.paths import format_path, json_pointer
+from ..errors import InputError
 
 DEFAULT_NAME = "mcptest-mock"
 DEFAULT_INPUT_SCHEMA = {"type": "object", "properties": {}}

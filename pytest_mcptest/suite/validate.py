@@ -17,9 +17,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, NamedTuple, Optional
 
-from ..engine.paths import format_path
+from ..engine.paths import format_path, json_pointer
 from ..engine.values import show, type_name
-from ..errors import InputError, json_pointer
+from ..errors import InputError
 from .loader import line_of
 
 SUITE = "v1.json"
