@@ -13,7 +13,7 @@ from typing import Optional
 from .context import Context
 from .expect import check
 from .gates import gate, opener
-from .gates.sources import SourceError
+from .gates.sources import NOTES, SourceError
 from .verdict import AggregateVerdict, Failure, GateResult, RunVerdict, Verdict
 
 
@@ -55,4 +55,6 @@ def evaluate(block, ctx: Context = Context()) -> Verdict:
                                          overall.replaces_runs)
     except SourceError as exc:
         return Verdict(block, exc.shown, problems=(Failure(exc.gate, exc.message),))
-    return Verdict(block, source.shown, tuple(runs), source=source.head, aggregate=aggregate, summary=tuple(summary))
+    summary += [(NOTES, note) for note in source.notes + source.said]
+    return Verdict(block, source.shown, tuple(runs), source=source.head, aggregate=aggregate, summary=tuple(summary),
+                   notes=source.notes)

@@ -53,6 +53,8 @@ def render_verdict(verdict: Verdict, file: str | None = None) -> str:
         return "\n".join([head, ""] + body)
     runs = verdict.runs
     lines = [f"{where}: {block.kind} failed: {_counts(verdict)} ({verdict.source})"]
+    for note in verdict.notes:
+        lines += [f"{INDENT}note: {line}" if i == 0 else f"{INDENT}      {line}" for i, line in enumerate(note.splitlines())]
     failing = [r for r in runs if not r.passed]
     if verdict.aggregate is not None and verdict.aggregate.replaces_runs:
         lines += _runs_in_brief(verdict, failing)  # the gates over all runs decide: one line a run

@@ -34,6 +34,8 @@ def item_entry(nodeid: str, block, verdict) -> dict:
         "envelope": verdict.envelope if verdict is not None else {},
         "failures": [f.to_dict() for f in verdict.failures] if verdict is not None else [],
     }
+    if verdict is not None and verdict.notes:
+        entry["notes"] = list(verdict.notes)
     if verdict is not None and len(verdict.runs) > 1:
         entry["runs"] = [{"name": f"{block.name} #{r.index}", "passed": r.passed} for r in verdict.runs]
     return entry

@@ -100,6 +100,7 @@ class Verdict:
     source: str = ""
     aggregate: Optional[AggregateVerdict] = None
     summary: tuple[tuple[str, Any], ...] = ()
+    notes: tuple[str, ...] = ()  # what the record mode did or found: first N runs judged, drift
 
     @property
     def failures(self) -> tuple[Failure, ...]:

@@ -97,10 +97,11 @@ def test_missing_cassette_says_where_it_looked_and_how_to_record(shop):
     (shop.path / "ping-once.json").unlink()
     result = shop.runpytest("-k", "ping")
     result.assert_outcomes(failed=1, deselected=1)
-    result.stdout.fnmatch_lines(["*cassette not found: ping-once.json (replay only, record mode 'none'); "
-                                 "save a recorded run of your agent there*"])
+    result.stdout.fnmatch_lines(["*no cassette at ping-once.json (record mode none replays only); "
+                                 "record one with `mcptest record --out ping-once.json -- <your server command>`*"])
     result = shop.runpytest("-k", "ping", "--mcptest-record-mode", "once")
-    result.stdout.fnmatch_lines(["*record mode 'once', but scenario blocks only replay*"])
+    result.stdout.fnmatch_lines(["*record mode once: nothing can record ping-once.json (no agent runner or "
+                                 "recorder stands behind this item)*"])
     assert not (shop.path / "ping-once.json").exists()  # a replay never writes
 
 
@@ -313,7 +314,7 @@ def test_xfail_absorbs_a_failed_gate_but_not_a_missing_cassette(pytester):
                                                              "  - name: restock the widget shelf\n    xfail: known bad\n"))
     result = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-report=r.json")
     result.assert_outcomes(failed=1)  # no cassette at all: not the expected failure
-    result.stdout.fnmatch_lines(["*cassette not found*"])
+    result.stdout.fnmatch_lines(["*no cassette at cassettes/restock.json*"])
     assert json.loads((pytester.path / "r.json").read_text())["items"][0]["outcome"] == "failed"
     (pytester.path / "cassettes").mkdir()
     (pytester.path / "cassettes" / "restock.json").write_text(BAD_RUN)

@@ -235,7 +235,7 @@ def test_runs_zero_is_refused_at_collection(tmp_path):
 
     suite = tmp_path / "s.mcptest.yml"
     suite.write_text("agents:\n  - name: w\n    runs: 0\n    cassette: x.json\n")
-    with pytest.raises(InputError, match="runs: 0 is less than the minimum of 1") as info:
+    with pytest.raises(InputError, match="runs must be >= 1, found 0") as info:
         load_suite(str(suite))
     assert info.value.line == 3
 

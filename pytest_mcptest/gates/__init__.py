@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import agent, conversation, distractors, scenario, tool_bench, tool_quality
+from . import agent, conversation, distractors, scenario, sources, tool_bench, tool_quality
 from .sources import open_cassette
 
 GATES = {m.KIND: m for m in (scenario, agent, distractors, conversation, tool_quality, tool_bench)}
@@ -26,8 +26,10 @@ def gate(kind: str):
 
 
 def opener(module) -> Callable:
-    """How a gate's blocks get their recording: its own ``open``, else their cassette."""
-    return getattr(module, "open", open_cassette)
+    """How a gate's blocks get their recording: its own ``open``, else their cassette (which
+    the gate may record live, when it can and the record mode asks)."""
+    own = getattr(module, "open", None)
+    return own if own is not None else (lambda block, ctx: open_cassette(block, ctx, module))
 
 
 def document_gate(root: Any):
@@ -41,4 +43,5 @@ def document_gate(root: Any):
 
 def summary_sections() -> list[tuple[str, Callable]]:
     """Every terminal summary section a gate can ask for, with its renderer, in the gates' order."""
-    return [item for module in GATES.values() for item in getattr(module, "SUMMARY_SECTIONS", {}).items()]
+    modules = (sources, *GATES.values())
+    return [item for module in modules for item in getattr(module, "SUMMARY_SECTIONS", {}).items()]

@@ -9,6 +9,7 @@ its own item (:mod:`.distractors`). Schema part: ``$defs/agent`` and ``$defs/age
 
 from __future__ import annotations
 
+import os
 from typing import Any, Optional
 
 import attrs
@@ -23,6 +24,7 @@ from ..suite.model import Block
 from ..text import INDENT, findings, plural, table
 from ..verdict import Failure, GateResult
 from . import distractors, stability
+from .sources import resolve_server
 
 KIND = "agent"
 SECTIONS = ("agents", "tests")
@@ -52,7 +54,14 @@ class AgentBlock(Block):
 
     model: Optional[str] = None
     prompt: Optional[str] = None
+    system_prompt: Optional[str] = None
     servers: tuple[str, ...] = ()
+    runs: Optional[int] = None  # how many recorded runs the item judges (and a recording makes)
+    # The suite's resolved `servers:` entries this agent names, and its `models:` block:
+    # what a live recording starts and talks to, and what drift compares.
+    server_entries: dict = attrs.field(factory=dict, eq=False)
+    models: dict = attrs.field(factory=dict, eq=False)
+    distractor_plan: Optional[tuple] = None  # (count, source, of) presented on a live recording
     trace: Optional[ExpectedTrace] = None
     golden: Optional[GoldenOracle] = None
     # Gates over all runs of the cassette, evaluated once per item (None: not declared).
@@ -113,6 +122,13 @@ def _expected_trace(doc: Doc, parts, raw: Any) -> ExpectedTrace | None:
     return ExpectedTrace(raw.get("mode", "strict"), calls)
 
 
+def _plan(raw: dict) -> tuple:
+    """(count, source, of) of a ``distractors:`` block, for a live recording to present."""
+    source = raw.get("source", {"from": "catalog"})
+    source = {"from": source} if isinstance(source, str) else source
+    return (raw.get("count", 0), source.get("from", "catalog"), tuple(source.get("of") or ()))
+
+
 def _class_gate(doc: Doc, parts, raw: dict, key: str) -> ClassGate | None:
     from ..engine.selection import FunctionClass
 
@@ -136,8 +152,16 @@ def build(doc: Doc, parts, raw: dict) -> AgentBlock | tuple[Block, ...]:
                             f"document{near(raw['agent'], agents)}")
     merged = {**{k: v for k, v in base.items() if k in AGENT_DEFINITION}, **raw}
     floor, orchestration = raw.get("tool_selection"), raw.get("orchestration")
+    servers = tuple(merged.get("servers") or ())
+    suite_servers = doc.root.get("servers") or {}
+    suite_dir = os.path.dirname(os.path.abspath(doc.path))
+    plan = raw.get("distractors")
     agent = AgentBlock(
-        model=merged.get("model"), prompt=merged.get("prompt"), servers=tuple(merged.get("servers") or ()),
+        model=merged.get("model"), prompt=merged.get("prompt"), system_prompt=merged.get("system_prompt"),
+        servers=servers, runs=merged.get("runs"),
+        server_entries={n: resolve_server(plain(suite_servers[n]), suite_dir) for n in servers if n in suite_servers},
+        models=plain(doc.root.get("models") or {}),
+        distractor_plan=None if not isinstance(plan, dict) else _plan(plan),
         trace=_expected_trace(doc, parts + ["expected_trace"], merged.get("expected_trace")),
         golden=golden(merged.get("golden")),
         equal_function_sets=_class_gate(doc, parts, raw, "equal_function_sets"),
@@ -375,3 +399,41 @@ def _floor_section(entries: list[tuple[str, Any]]) -> tuple[str, list[str]]:
 
 
 SUMMARY_SECTIONS = {FLOORS: _floor_section}
+
+
+# --------------------------------------------------------------------------- recording live
+
+
+def can_record(block: AgentBlock) -> bool:
+    """Whether a live run can make this item's cassette: a model, a prompt, and servers it
+    can start (a server that is only a saved ``catalog:`` cannot run a tool)."""
+    return bool(block.model and block.prompt and block.servers) and all(
+        "command" in block.server_entries.get(name, {}) for name in block.servers)
+
+
+def record(block: AgentBlock, ctx: Context, path: str, runs: int, how: str) -> None:
+    """Record ``runs`` live runs of the agent (``live/runner.py``) into ``path``: ``how`` is
+    ``new``, ``append`` or ``replace`` (``record/store.py``), redacted, written atomically.
+    A failure is a :class:`~.sources.RecordingFailed`; the old cassette is then untouched."""
+    from ..live.provider import LiveError
+    from ..live.runner import AgentTask, DistractorPlan, record_agent
+    from ..live.servers import server_specs
+    from ..record.drift import prompt_sha256
+    from ..record.redact import redactor
+    from ..record.store import save, utc_now
+    from .sources import RecordingFailed
+
+    plan = block.distractor_plan
+    try:
+        task = AgentTask(model=block.model, prompt=block.prompt, servers=server_specs(block.server_entries, block.servers),
+                         system_prompt=block.system_prompt, runs=runs, name=block.name,
+                         distractors=DistractorPlan(*plan) if plan and plan[0] else None)
+        recording = record_agent(task, models=block.models)
+    except LiveError as exc:
+        raise RecordingFailed(str(exc)) from None
+    meta = {**recording.meta, "agent": block.name, "prompt_sha256": prompt_sha256(block.prompt, block.system_prompt),
+            "recorded_at": utc_now()}
+    try:
+        save(path, list(recording.runs), recording.catalog, meta, how, redactor(ctx.redact))
+    except (OSError, ValueError) as exc:
+        raise RecordingFailed(f"cannot write the cassette: {exc}") from None

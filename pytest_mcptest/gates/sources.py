@@ -18,6 +18,10 @@ from ..errors import InputError
 from ..text import plural
 
 
+class RecordingFailed(Exception):
+    """A gate's live recording did not complete (one line; the old cassette is untouched)."""
+
+
 class SourceError(Exception):
     """The recording could not be had: the block fails before any gate runs."""
 
@@ -35,6 +39,8 @@ class Source:
     items: tuple
     head: str
     cassette: Optional[Cassette] = None
+    notes: tuple[str, ...] = ()  # what the replay should be read with: first N runs judged, drift
+    said: tuple[str, ...] = ()  # said once in the terminal, not part of the verdict: what was recorded
 
 
 def display(path: str, root: Optional[str]) -> str:
@@ -50,27 +56,82 @@ def cassette_path(block: Any, ctx: Context) -> str:
     return name if os.path.isabs(name) else os.path.normpath(os.path.join(base, name))
 
 
-def open_cassette(block: Any, ctx: Context) -> Source:
-    """The block's cassette, parsed; a :class:`SourceError` says what is wrong with it."""
-    path = cassette_path(block, ctx)
-    shown = display(path, ctx.root)
+def _load(path: str, shown: str) -> Cassette:
     try:
-        cassette = load_cassette(path, shown)
-    except FileNotFoundError:
-        mode = ("replay only, record mode 'none'" if ctx.record_mode == "none" else
-                f"record mode {ctx.record_mode!r}, but {block.kind} blocks only replay: nothing here runs a live agent")
-        how = ("save a recorded run of your agent there (cassette v1 JSON, see docs/formats.md), "
-               "or point `cassette:` or --cassette-dir at an existing one")
-        raise SourceError("cassette", shown, f"cassette not found: {shown} ({mode}); {how}") from None
+        return load_cassette(path, shown)
     except InputError as exc:
         raise SourceError("cassette", shown, exc.render()) from None
     except OSError as exc:
         raise SourceError("cassette", shown, f"cannot read {shown}: {exc.strerror}") from None
-    if not cassette.runs:
+
+
+def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
+    """The block's cassette, as its record mode says (``record/modes.py`` decides; see
+    ``docs/recording.md``): replayed, or first recorded when the block's ``gate`` can record
+    it (its ``can_record(block)`` and ``record(block, ctx, path, runs, how)``) and the mode
+    asks for it. Judges the first ``runs:`` runs when the block sets it,
+    and reports drift between the cassette and the suite. A :class:`SourceError` says
+    what is wrong."""
+    from ..record.modes import APPEND, FAIL, REWRITE, decide
+
+    path = cassette_path(block, ctx)
+    shown = display(path, ctx.root)
+    exists = os.path.exists(path)
+    cassette = _load(path, shown) if exists else None
+    can_record = getattr(gate, "can_record", None) is not None and gate.can_record(block)
+    decision = decide(ctx.record_mode, shown, exists, len(cassette.runs) if cassette else 0,
+                      getattr(block, "runs", None), can_record=can_record, recorder="the live agent runner")
+    if decision.action == FAIL:
+        raise SourceError("cassette", shown, decision.message)
+    notes, said = [], []
+    if decision.records:
+        said.append(decision.note)
+        how = "append" if decision.action == APPEND else "new" if decision.action == REWRITE else "replace"
+        try:
+            gate.record(block, ctx, path, decision.runs_to_record, how)
+        except RecordingFailed as exc:
+            raise SourceError("cassette", shown, f"recording {shown} failed: {exc}") from None
+        cassette = _load(path, shown)
+    elif decision.note:
+        notes.append(decision.note)
+    runs = cassette.runs if decision.runs_to_judge is None else cassette.runs[:decision.runs_to_judge]
+    if not runs:
         raise SourceError("cassette", shown, f"{shown} holds no runs")
-    calls = sum(len(run.tool_calls) for run in cassette.runs)
-    head = f"cassette {shown}, {plural(len(cassette.runs), 'run')}, {plural(calls, 'call')}"
-    return Source(shown, cassette.runs, head, cassette)
+    drift = _drift(block, cassette, shown, ctx)
+    if drift:
+        if ctx.drift == "fail":
+            raise SourceError("drift", shown, drift)
+        notes.append(drift)
+    calls = sum(len(run.tool_calls) for run in runs)
+    head = f"cassette {shown}, {plural(len(runs), 'run')}, {plural(calls, 'call')}"
+    return Source(shown, runs, head, cassette, tuple(notes), tuple(said))
+
+
+def _drift(block: Any, cassette: Cassette, shown: str, ctx: Context) -> str:
+    """What changed between the cassette and the suite (model, prompt, the servers' saved
+    catalogs), with the command that re-records; empty when nothing did or drift is ignored."""
+    if ctx.drift == "ignore" or not cassette.meta:
+        return ""
+    from ..record.drift import compare
+
+    catalog = _snapshot_catalog(getattr(block, "server_entries", None) or {}, ctx)
+    item_id = f"{display(block.file, ctx.root)}::{block.name}"
+    prompt = getattr(block, "prompt", None)
+    drift = compare(cassette.meta, shown, item_id, model=getattr(block, "model", None), prompt=prompt,
+                    system_prompt=getattr(block, "system_prompt", None) if prompt is not None else None,
+                    catalog=catalog)
+    return drift.message()
+
+
+def _snapshot_catalog(entries: dict, ctx: Context) -> Optional[dict]:
+    """``{server: tools/list answer}`` when every server the block names is a saved catalog
+    (a live server would have to be started to compare it: not done on replay)."""
+    if not entries or any("catalog" not in e for e in entries.values()):
+        return None
+    try:
+        return {name: read_catalog(e["catalog"], display(e["catalog"], ctx.root)) for name, e in entries.items()}
+    except InputError:
+        return None
 
 
 def read_catalog(path: str, shown: str) -> Any:
@@ -121,3 +182,21 @@ def server_catalog(name: str, source: dict, root: Optional[str]) -> tuple[str, A
 def catalog_source(shown: str, catalog: Any) -> Source:
     """A catalog as the one thing a catalog gate judges."""
     return Source(shown, (catalog,), f"catalog {shown}")
+
+
+# --------------------------------------------------------------------------- terminal summary
+
+NOTES = "cassette notes"
+
+
+def _notes_section(entries: list[tuple[str, Any]]) -> tuple[str, list[str]]:
+    """What the record modes did or found, item by item: runs recorded or left unjudged,
+    cassettes that no longer match their suite."""
+    lines = []
+    for nodeid, note in sorted(entries):
+        lines.append(nodeid)
+        lines += [f"    {line}" for line in note.splitlines()]
+    return f"mcptest: {NOTES}", lines
+
+
+SUMMARY_SECTIONS = {NOTES: _notes_section}
