@@ -98,8 +98,9 @@ def _scenario_run(args) -> int:
 def _import(args) -> int:
     """Turn an existing log into a cassette, checked by reading it back before it is written."""
     from .cassette import parse_cassette
-    from .importers import import_text
+    from .importers import IMPORTERS, import_text
     from .importers.common import dumps_cassette, summary, write_cassette
+    from .importers.detect import detect_kind
 
     try:
         with open(args.file, "rb") as fh:
@@ -122,8 +123,18 @@ def _import(args) -> int:
     except UnicodeDecodeError as exc:
         print(f"{args.file}: not UTF-8 text: {exc.reason} at byte {exc.start}", file=sys.stderr)
         return EXIT_USAGE
+    kind, guessed = args.kind, detect_kind(args.file, text)
+    if kind == "auto" and guessed is None:
+        print(f"{args.file}: cannot tell which kind of log this is; name it: mcptest import "
+              f"({'|'.join(IMPORTERS)}) FILE -o CASSETTE", file=sys.stderr)
+        return EXIT_USAGE
+    if kind != "auto" and guessed not in (None, kind):
+        print(f"{args.file}: this looks like a log of kind {guessed}, not {kind}; import it with "
+              f"`mcptest import {guessed}` (or `mcptest import auto`)", file=sys.stderr)
+        return EXIT_USAGE
+    kind = guessed if kind == "auto" else kind
     try:
-        cassette = import_text(args.kind, args.file, text)
+        cassette = import_text(kind, args.file, text)
         parse_cassette(args.output, dumps_cassette(cassette))  # what replay will read, read once now
         write_cassette(args.output, cassette, overwrite=args.force)
     except InputError as exc:
@@ -140,7 +151,7 @@ def _import(args) -> int:
           f"({counts['errors']} errors, {counts['without_result']} without a result, "
           f"{counts['invalid_json_args']} with arguments that are not valid JSON, kept as text and flagged"
           + (f", {counts['unmatched_results']} results matching no call" if counts["unmatched_results"] else "")
-          + f") from {args.file}")
+          + f") from {args.file}" + (f", detected as {kind}" if args.kind == "auto" else ""))
     return EXIT_OK
 
 
@@ -311,7 +322,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "recover-after:<n>]")
 
     imp = sub.add_parser("import", help="turn existing logs into a cassette")
-    imp.add_argument("kind", choices=["openai-chat", "anthropic", "otel"], help="the log's format")
+    imp.add_argument("kind", choices=["auto", "openai-chat", "anthropic", "otel", "claude-code", "swe-agent"],
+                     help="the log's format; auto guesses it from the content and says which it chose")
     imp.add_argument("file", metavar="FILE", help="the log to read (JSON or JSONL)")
     imp.add_argument("-o", "--output", required=True, metavar="CASSETTE", help="the cassette to write")
     imp.add_argument("--force", action="store_true", help="overwrite CASSETTE if it exists")
