@@ -99,7 +99,7 @@ def _import(args) -> int:
     """Turn an existing log into a cassette, checked by reading it back before it is written."""
     from .cassette import parse_cassette
     from .importers import IMPORTERS, import_text
-    from .importers.common import dumps_cassette, summary, write_cassette
+    from .importers.common import catalog_file, dumps_cassette, summary, write_cassette
     from .importers.detect import detect_kind
 
     try:
@@ -135,6 +135,8 @@ def _import(args) -> int:
     kind = guessed if kind == "auto" else kind
     try:
         cassette = import_text(kind, args.file, text)
+        if args.tools is not None:
+            cassette["catalog"] = catalog_file(args.tools, _read_text(args.tools))
         parse_cassette(args.output, dumps_cassette(cassette))  # what replay will read, read once now
         write_cassette(args.output, cassette, overwrite=args.force)
     except InputError as exc:
@@ -153,6 +155,17 @@ def _import(args) -> int:
           + (f", {counts['unmatched_results']} results matching no call" if counts["unmatched_results"] else "")
           + f") from {args.file}" + (f", detected as {kind}" if args.kind == "auto" else ""))
     return EXIT_OK
+
+
+def _read_text(path: str) -> str:
+    """A side file's text; what cannot be read is bad input naming the file."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
 
 
 def _judge(block, as_json: bool, describe) -> int:
@@ -327,6 +340,8 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("file", metavar="FILE", help="the log to read (JSON or JSONL)")
     imp.add_argument("-o", "--output", required=True, metavar="CASSETTE", help="the cassette to write")
     imp.add_argument("--force", action="store_true", help="overwrite CASSETTE if it exists")
+    imp.add_argument("--tools", metavar="TOOLS.json", help="tool definitions kept apart from the log, recorded "
+                     "as the cassette's catalog (replacing any the log has)")
     imp.set_defaults(func=_import)
     return parser
 

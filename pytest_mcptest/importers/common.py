@@ -302,6 +302,24 @@ class Catalog:
         return {self.SERVER: {"tools": list(self.tools.values())}}
 
 
+def catalog_file(path: str, text: str) -> dict:
+    """A cassette ``catalog`` from a file of tool definitions kept apart from the log (tau-bench's
+    tools file): a ``tools`` array in any shape :meth:`Catalog.add_all` reads, or an object with
+    ``tools`` (a saved ``tools/list`` answer)."""
+    src = Source(path, text)
+    _shape, found = src.records()
+    doc, loc = found[0]
+    if isinstance(doc, dict):
+        if "tools" not in doc:
+            raise src.fail(loc, "expected a tools array or an object with 'tools'")
+        doc, loc = doc["tools"], loc / "tools"
+    catalog = Catalog()
+    catalog.add_all(src, doc, loc)
+    if not catalog.tools:
+        raise src.fail(loc, "no tool definitions found")
+    return catalog.to_dict()
+
+
 def concatenated_records(src: Source) -> list[tuple[Any, Loc]]:
     """JSON values written one after another with no separator or array around them, as the
     OpenTelemetry SDK's ``ConsoleSpanExporter`` prints spans: ``[(value, Loc(line)), ...]``
@@ -326,12 +344,13 @@ def concatenated_records(src: Source) -> list[tuple[Any, Loc]]:
 
 
 def any_records(src: Source) -> tuple[str, list[tuple[Any, Loc]]]:
-    """:meth:`Source.records`, or else, when the file starts with one whole JSON object followed by
-    more, its :func:`concatenated_records` (shape ``"jsonl"``: one value per starting line)."""
+    """:meth:`Source.records`, or else, when the file starts with one whole JSON object spread over
+    several lines and followed by more, its :func:`concatenated_records` (shape ``"jsonl"``: one
+    value per starting line). JSONL keeps JSONL's errors."""
     try:
         return src.records()
     except InputError:
-        if not _starts_with_an_object(src.text):
+        if src._first_line_is_json() or not _starts_with_an_object(src.text):
             raise
     return "jsonl", concatenated_records(src)
 
