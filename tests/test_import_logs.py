@@ -291,3 +291,16 @@ def test_a_tools_file_that_is_not_one_is_refused(tmp_path, capsys):
     assert main(["import", "auto", str(LOGS / "tau-bench-airline-gpt-4o-task1.json"), "-o", str(out),
                  "--tools", str(bad)]) == 2
     assert "expected a tools array or an object with 'tools'" in capsys.readouterr().err and not out.exists()
+
+
+def test_otel_message_and_definition_attributes_that_are_not_json_name_their_place():
+    chat = {"traceId": "t", "name": "chat", "attributes": {"gen_ai.operation.name": "chat",
+                                                           "gen_ai.output.messages": "[{oops"}}
+    with pytest.raises(InputError) as exc:
+        import_text("otel", "s.json", json.dumps([chat]))
+    assert exc.value.pointer == "/0/attributes/gen_ai.output.messages"
+    assert "must be JSON text of a message list" in exc.value.message
+    chat["attributes"] = {"gen_ai.operation.name": "chat", "gen_ai.tool.definitions": [{"type": "function"}]}
+    with pytest.raises(InputError) as exc:
+        import_text("otel", "s.json", json.dumps([chat]))
+    assert exc.value.pointer == "/0/attributes/gen_ai.tool.definitions/0/name"

@@ -15,7 +15,7 @@ run object and every message (API responses carry their own).
 from __future__ import annotations
 
 from .common import (Catalog, Loc, Pending, Source, Tokens, chat_runs, looks_like_error, make_cassette, make_run,
-                     parse_arguments, run_fields, text_result)
+                     run_fields, set_arguments, text_result)
 from ..engine.trace import message_text
 from ..engine.values import type_name
 
@@ -85,10 +85,7 @@ def run_messages(src: Source, messages: list, obj, loc: Loc, turns: list, extra:
                 if server is not None:
                     call["server"] = server
                 if "input" in block:
-                    args, invalid = parse_arguments(block["input"])
-                    call["args"] = args
-                    if invalid:
-                        call["args_invalid_json"] = True
+                    set_arguments(call, block["input"])
                 call["error"] = False
                 call["turn"] = assistant
                 calls.append(call)

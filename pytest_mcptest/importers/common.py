@@ -140,6 +140,14 @@ def parse_arguments(raw) -> tuple[Any, bool]:
         return {"_raw": raw}, True
 
 
+def set_arguments(call: dict, raw) -> None:
+    """Store a call's arguments: parsed, or kept as text and flagged ``args_invalid_json``."""
+    args, invalid = parse_arguments(raw)
+    call["args"] = args
+    if invalid:
+        call["args_invalid_json"] = True
+
+
 def text_result(content, error: bool = False) -> dict:
     """A tool's answer in MCP ``CallToolResult`` shape: ``{"content": [blocks]}``."""
     if content is None:

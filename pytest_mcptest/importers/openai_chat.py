@@ -17,7 +17,7 @@ from typing import Optional
 from ..engine.trace import message_text
 from ..engine.paths import json_pointer
 from .common import (Catalog, Loc, Pending, Source, Tokens, chat_runs, looks_like_error, make_cassette, make_run,
-                     parse_arguments, run_fields, text_result)
+                     run_fields, set_arguments, text_result)
 
 KIND = "openai-chat"
 RUN_KEYS = ("messages", "traj")
@@ -48,10 +48,7 @@ def _call(src: Source, name, arguments, call_id, turn: int, name_loc: Loc) -> di
     if call_id is not None:
         call["id"] = call_id
     if arguments is not None:
-        args, invalid = parse_arguments(arguments)
-        call["args"] = args
-        if invalid:
-            call["args_invalid_json"] = True
+        set_arguments(call, arguments)
     call["error"] = False
     call["turn"] = turn
     return call

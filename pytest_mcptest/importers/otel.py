@@ -27,7 +27,7 @@ from typing import Any, Optional
 
 from ..engine.values import is_number
 from .common import (Catalog, Loc, Source, Tokens, any_records, looks_like_error, make_cassette, make_run,
-                     parse_arguments, text_result)
+                     parse_arguments, set_arguments, text_result)
 
 KIND = "otel"
 CHAT_OPS = ("chat", "text_completion", "generate_content")
@@ -307,10 +307,7 @@ def _span_calls(src: Source, spans: list) -> list:
             call["id"] = call_id if isinstance(call_id, str) else str(call_id)
         key = _first_attr(attrs, ARGUMENT_KEYS)
         if key is not None:
-            args, invalid = parse_arguments(attrs[key])
-            call["args"] = args
-            if invalid:
-                call["args_invalid_json"] = True
+            set_arguments(call, attrs[key])
         key = _first_attr(attrs, RESULT_KEYS)
         result = attrs[key] if key is not None else None
         error = span.error or (isinstance(result, str) and looks_like_error(result))
@@ -350,10 +347,7 @@ def _message_calls(src: Source, spans: list) -> list:
             if isinstance(part.get("id"), str):
                 call["id"] = part["id"]
             if "arguments" in part:
-                args, invalid = parse_arguments(part["arguments"])
-                call["args"] = args
-                if invalid:
-                    call["args_invalid_json"] = True
+                set_arguments(call, part["arguments"])
             call["error"] = False
             call["turn"] = turn
             calls.append(call)
@@ -364,13 +358,9 @@ def _message_calls(src: Source, spans: list) -> list:
 
 def _parts(src: Source, span: "_Span", key: str) -> list:
     """``[(part, Loc), ...]`` of the messages in ``span``'s attribute ``key`` (JSON text or a list)."""
-    raw = span.attrs.get(key)
-    if raw is None:
+    if span.attrs.get(key) is None:
         return []
-    loc = span.loc / "attributes" / key
-    messages, invalid = parse_arguments(raw)
-    if invalid:
-        raise src.fail(loc, f"'{key}' must be JSON text of a message list, found text that is not JSON")
+    messages, loc = _json_attribute(src, span, key, "a message list")
     src.need_list(messages, loc, f"'{key}'")
     out = []
     for i, msg in enumerate(messages):
@@ -384,14 +374,17 @@ def _parts(src: Source, span: "_Span", key: str) -> list:
 
 def _definitions(src: Source, span: "_Span", catalog: Catalog) -> None:
     """The ``gen_ai.tool.definitions`` a span carries (JSON text or a list), into the catalog."""
-    raw = span.attrs.get("gen_ai.tool.definitions")
-    if raw is None:
-        return
-    loc = span.loc / "attributes" / "gen_ai.tool.definitions"
-    tools, invalid = parse_arguments(raw)
+    if span.attrs.get("gen_ai.tool.definitions") is not None:
+        catalog.add_all(src, *_json_attribute(src, span, "gen_ai.tool.definitions", "a tool list"))
+
+
+def _json_attribute(src: Source, span: "_Span", key: str, what: str) -> tuple:
+    """``(value, Loc)`` of an attribute holding JSON, as text (the semantic conventions) or as is."""
+    loc = span.loc / "attributes" / key
+    value, invalid = parse_arguments(span.attrs[key])
     if invalid:
-        raise src.fail(loc, "'gen_ai.tool.definitions' must be JSON text of a tool list, found text that is not JSON")
-    catalog.add_all(src, tools, loc)
+        raise src.fail(loc, f"'{key}' must be JSON text of {what}, found text that is not JSON")
+    return value, loc
 
 
 def _has_ancestor(span: _Span, by_id: dict, wanted: set) -> bool:
