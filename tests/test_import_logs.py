@@ -304,3 +304,11 @@ def test_otel_message_and_definition_attributes_that_are_not_json_name_their_pla
     with pytest.raises(InputError) as exc:
         import_text("otel", "s.json", json.dumps([chat]))
     assert exc.value.pointer == "/0/attributes/gen_ai.tool.definitions/0/name"
+
+
+def test_the_docs_describe_every_kind_and_auto():
+    from pytest_mcptest.importers import IMPORTERS
+
+    text = (Path(__file__).parent.parent / "docs" / "importing.md").read_text()
+    assert [kind for kind in IMPORTERS if f"### `{kind}`" not in text] == []
+    assert "## `auto`, and a log of the wrong kind" in text

@@ -6,7 +6,7 @@ carry an Anthropic message under ``message``, read as :mod:`.anthropic` reads a 
 ``system``, file snapshots) are skipped. Claude Code writes one API response as several
 ``assistant`` events sharing ``message.id``, each repeating its ``usage``: those are merged back
 into one message, so turns and tokens count each response once. Each ``sessionId`` is one run,
-in order of first appearance; ``sessionId`` and the first ``cwd`` / ``gitBranch`` go to the run's
+in order of first appearance; ``sessionId`` and the first ``cwd``, ``gitBranch``, ``version`` go to the run's
 ``meta``.
 """
 
