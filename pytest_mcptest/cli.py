@@ -123,7 +123,14 @@ def _import(args) -> int:
     except UnicodeDecodeError as exc:
         print(f"{args.file}: not UTF-8 text: {exc.reason} at byte {exc.start}", file=sys.stderr)
         return EXIT_USAGE
-    kind, guessed = args.kind, detect_kind(args.file, text)
+    kind = args.kind
+    try:
+        guessed = detect_kind(args.file, text)
+    except InputError as exc:
+        if kind == "auto":
+            print(exc.render(), file=sys.stderr)
+            return EXIT_USAGE
+        guessed = None  # the named kind's importer says what is wrong, in its terms
     if kind == "auto" and guessed is None:
         print(f"{args.file}: cannot tell which kind of log this is; name it: mcptest import "
               f"({'|'.join(IMPORTERS)}) FILE -o CASSETTE", file=sys.stderr)

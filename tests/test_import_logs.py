@@ -312,3 +312,12 @@ def test_the_docs_describe_every_kind_and_auto():
     text = (Path(__file__).parent.parent / "docs" / "importing.md").read_text()
     assert [kind for kind in IMPORTERS if f"### `{kind}`" not in text] == []
     assert "## `auto`, and a log of the wrong kind" in text
+
+
+def test_auto_on_a_file_that_is_not_json_names_the_line(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"role": "user"},\n  {oops}]\n')
+    assert main(["import", "auto", str(bad), "-o", str(tmp_path / "c.json")]) == 2
+    assert capsys.readouterr().err.startswith(f"{bad}:2: invalid JSON")
+    assert main(["import", "openai-chat", str(bad), "-o", str(tmp_path / "c.json")]) == 2
+    assert capsys.readouterr().err.startswith(f"{bad}:2: invalid JSON")

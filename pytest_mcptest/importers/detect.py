@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..errors import InputError
 from .common import Source, any_records
 
 # how deep into the document the marks are looked for (a run list, a run, its messages, a block)
@@ -26,12 +25,10 @@ _DEPTH = 6
 
 
 def detect_kind(path: str, text: str) -> Optional[str]:
-    """The kind of log ``text`` looks like, or ``None`` when it has no mark of any, or of several,
-    or cannot be read (the importer then says why)."""
-    try:
-        _shape, records = any_records(Source(path, text))
-    except InputError:
-        return None
+    """The kind of log ``text`` looks like, or ``None`` when it has no mark of any, or of several.
+    Raises :class:`~pytest_mcptest.errors.InputError` when it is not JSON, JSONL or concatenated
+    JSON at all."""
+    _shape, records = any_records(Source(path, text))
     values = [value for value, _ in records]
     if any(_is_span_or_export(v) for v in values[:50]):
         return "otel"
