@@ -72,6 +72,8 @@ def test_claude_code_merges_one_response_split_over_events():
         {"type": "user", "sessionId": "s", "message": {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "t2", "content": "no such file", "is_error": True},
             {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}},
+        {"type": "assistant", "sessionId": "s", "isSidechain": True, "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "sub", "name": "Grep", "input": {}}]}},
         {"type": "user", "sessionId": "other", "message": {"role": "user", "content": "second session"}},
     ]
     data = import_text("claude-code", "s.jsonl", "\n".join(json.dumps(e) for e in events))

@@ -99,7 +99,9 @@ def run_messages(src: Source, messages: list, obj, loc: Loc, turns: list, extra:
                 if call is None:
                     unmatched.append(use_id)
                     continue
-                error = bool(is_error) if is_error is not None else looks_like_error(message_text(block.get("content")))
+                # an explicit is_error is believed; without one, the text's shape decides
+                error = bool(is_error) if is_error is not None else looks_like_error(
+                    message_text(block.get("content")))
                 call["error"] = error
                 call["result"] = text_result(block.get("content"), error)
     if unmatched:

@@ -3,7 +3,8 @@
 A transcript is JSONL with one event per line; the events of ``type`` ``user`` and ``assistant``
 carry an Anthropic message under ``message``, read as :mod:`.anthropic` reads a conversation
 (``tool_use`` blocks, ``tool_result`` blocks with ``is_error``). Other events (``summary``,
-``system``, file snapshots) are skipped. Claude Code writes one API response as several
+``system``, file snapshots) are skipped, and so are a subagent's (``isSidechain: true``): the
+run is what the main agent did. Claude Code writes one API response as several
 ``assistant`` events sharing ``message.id``, each repeating its ``usage``: those are merged back
 into one message, so turns and tokens count each response once. Each ``sessionId`` is one run,
 in order of first appearance; ``sessionId`` and the first ``cwd``, ``gitBranch``, ``version`` go to the run's
@@ -30,7 +31,7 @@ def import_claude_code(path: str, text: str) -> dict:
     sessions: dict = {}
     for event, loc in records:
         src.need_dict(event, loc, "a transcript event")
-        if event.get("type") not in MESSAGE_EVENTS or event.get("message") is None:
+        if event.get("type") not in MESSAGE_EVENTS or event.get("message") is None or event.get("isSidechain") is True:
             continue
         message = src.need_dict(event["message"], loc / "message", "an event's 'message'")
         session = sessions.setdefault(event.get("sessionId"), {"messages": [], "meta": {}})
