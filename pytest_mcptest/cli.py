@@ -98,9 +98,10 @@ def _scenario_run(args) -> int:
 def _import(args) -> int:
     """Turn an existing log into a cassette, checked by reading it back before it is written."""
     from .cassette import dump_cassette, parse_cassette, write_cassette
-    from .importers import import_text
     from .files import read_text
-    from .importers.common import summary
+    from .importers import IMPORTERS, import_text
+    from .importers.common import catalog_file, summary
+    from .importers.detect import detect_kind
 
     try:
         text = read_text(args.file)
@@ -120,11 +121,30 @@ def _import(args) -> int:
         if not args.force:
             print(f"{args.output}: already exists; pass --force to overwrite it", file=sys.stderr)
             return EXIT_USAGE
+    kind = args.kind
     try:
-        cassette = import_text(args.kind, args.file, text)
-        text = dump_cassette(cassette)
-        parse_cassette(args.output, text)  # what replay will read, read once now
-        write_cassette(args.output, cassette, overwrite=args.force, text=text)
+        guessed = detect_kind(args.file, text)
+    except InputError as exc:
+        if kind == "auto":
+            print(exc.render(), file=sys.stderr)
+            return EXIT_USAGE
+        guessed = None  # the named kind's importer says what is wrong, in its terms
+    if kind == "auto" and guessed is None:
+        print(f"{args.file}: cannot tell which kind of log this is; name it: mcptest import "
+              f"({'|'.join(IMPORTERS)}) FILE -o CASSETTE", file=sys.stderr)
+        return EXIT_USAGE
+    if kind != "auto" and guessed not in (None, kind):
+        print(f"{args.file}: this looks like a log of kind {guessed}, not {kind}; import it with "
+              f"`mcptest import {guessed}` (or `mcptest import auto`)", file=sys.stderr)
+        return EXIT_USAGE
+    kind = guessed if kind == "auto" else kind
+    try:
+        cassette = import_text(kind, args.file, text)
+        if args.tools is not None:
+            cassette["catalog"] = catalog_file(args.tools, _side_file(args.tools))
+        written = dump_cassette(cassette)
+        parse_cassette(args.output, written)  # what replay will read, read once now
+        write_cassette(args.output, cassette, overwrite=args.force, text=written)
     except InputError as exc:
         print(exc.render(), file=sys.stderr)
         return EXIT_USAGE
@@ -139,8 +159,18 @@ def _import(args) -> int:
           f"({counts['errors']} errors, {counts['without_result']} without a result, "
           f"{counts['invalid_json_args']} with arguments that are not valid JSON, kept as text and flagged"
           + (f", {counts['unmatched_results']} results matching no call" if counts["unmatched_results"] else "")
-          + f") from {args.file}")
+          + f") from {args.file}" + (f", detected as {kind}" if args.kind == "auto" else ""))
     return EXIT_OK
+
+
+def _side_file(path: str) -> str:
+    """A side file's text (``--tools``), read as every user file is; missing is bad input."""
+    from .files import read_text
+
+    try:
+        return read_text(path)
+    except FileNotFoundError:
+        raise InputError(path, "cannot read: no such file") from None
 
 
 def _judge(block, as_json: bool, describe) -> int:
@@ -364,10 +394,13 @@ def build_parser() -> argparse.ArgumentParser:
     rec.set_defaults(func=_record)
 
     imp = sub.add_parser("import", help="turn existing logs into a cassette")
-    imp.add_argument("kind", choices=["openai-chat", "anthropic", "otel"], help="the log's format")
+    imp.add_argument("kind", choices=["auto", "openai-chat", "anthropic", "otel", "claude-code", "swe-agent"],
+                     help="the log's format; auto guesses it from the content and says which it chose")
     imp.add_argument("file", metavar="FILE", help="the log to read (JSON or JSONL)")
     imp.add_argument("-o", "--output", required=True, metavar="CASSETTE", help="the cassette to write")
     imp.add_argument("--force", action="store_true", help="overwrite CASSETTE if it exists")
+    imp.add_argument("--tools", metavar="TOOLS.json", help="tool definitions kept apart from the log, recorded "
+                     "as the cassette's catalog (replacing any the log has)")
     imp.set_defaults(func=_import)
     return parser
 

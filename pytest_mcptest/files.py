@@ -135,6 +135,12 @@ def _brackets_within(text: str, limit: int) -> bool:
     return not brackets
 
 
+def strict_decoder() -> json.JSONDecoder:
+    """A decoder that refuses what :func:`strict_json` refuses, for values written back to
+    back (``raw_decode``); the caller bounds the depth by catching ``RecursionError``."""
+    return json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
+
+
 def loads_json(text: str, shown: str, what: str = "JSON") -> Any:
     """:func:`strict_json` with each problem as an :class:`InputError` for the file ``shown``."""
     try:

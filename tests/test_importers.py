@@ -102,7 +102,8 @@ def test_openai_object_with_messages_and_tau_bench_style_traj():
     tau = [{"task_id": 3, "reward": 1.0, "trial": 0, "info": {"big": "ignored"}, "traj": OPENAI_RUN_2},
            {"task_id": 3, "reward": 0.0, "trial": 1, "traj": OPENAI_RUN_1}]
     data = import_openai_chat("tau.json", json.dumps(tau))
-    assert [r["source"] for r in data["runs"]] == [{"task_id": 3, "reward": 1.0, "trial": 0},
+    assert [(r["task"], r["trial"]) for r in data["runs"]] == [(3, 0), (3, 1)]
+    assert [r["meta"] for r in data["runs"]] == [{"task_id": 3, "reward": 1.0, "trial": 0},
                                                    {"task_id": 3, "reward": 0.0, "trial": 1}]
     assert [len(r["tool_calls"]) for r in data["runs"]] == [1, 4]
 
@@ -255,7 +256,7 @@ def test_anthropic_blocks_parallel_calls_errors_missing_results_and_usage():
     assert run["unmatched_results"] == ["m9"]
     assert run["conversation"]["tokens"] == {"input": 170, "output": 15, "total": 185}
     assert run["conversation"]["turns"][0] == {"role": "system", "content": "Be brief."}
-    assert run["source"] == {"model": "claude-x"}
+    assert run["meta"] == {"model": "claude-x"}
     assert empty == {"tool_calls": [], "conversation": {"turns": []}}
     cassette = _replays(data)
     assert cassette.runs[0].final_responses == ("Paris is 18C.",)
@@ -321,7 +322,7 @@ def test_otel_span_array_grouped_by_trace_and_ordered_by_time():
     data = import_otel("spans.json", json.dumps(SPANS))
     assert data["meta"]["recorder"] == "mcptest import otel"
     run_a, run_b = data["runs"]  # trace aaa started first
-    assert run_a["source"] == {"trace_id": "aaa"}
+    assert run_a["meta"] == {"trace_id": "aaa"}
     calls = run_a["tool_calls"]
     assert [(c["name"], c.get("turn")) for c in calls] == [("search", 0), ("lookup", 0), ("fetch", 1)]
     assert calls[0]["args"] == {"q": "mcp"} and calls[0]["id"] == "call_1"
@@ -331,7 +332,7 @@ def test_otel_span_array_grouped_by_trace_and_ordered_by_time():
     # chat spans only; the agent span's own total is not added on top
     assert run_a["conversation"]["tokens"] == {"input": 220, "output": 22, "total": 242}
     assert run_b == {"tool_calls": [], "conversation": {"turns": [], "tokens": {"input": 7}},
-                     "source": {"trace_id": "bbb"}}
+                     "meta": {"trace_id": "bbb"}}
     _replays(data)
 
 
@@ -426,7 +427,7 @@ def test_otel_errors_with_positions():
 
 
 def test_registry_is_lazy_and_complete():
-    assert set(IMPORTERS) == {"openai-chat", "anthropic", "otel"}
+    assert set(IMPORTERS) == {"openai-chat", "anthropic", "otel", "claude-code", "swe-agent"}
     assert get_importer("otel") is import_otel
     assert import_text("anthropic", "c.json", "[]")["runs"][0]["tool_calls"] == []
 

@@ -15,6 +15,8 @@ IMPORTERS: dict[str, tuple[str, str]] = {
     "openai-chat": ("openai_chat", "import_openai_chat"),
     "anthropic": ("anthropic", "import_anthropic"),
     "otel": ("otel", "import_otel"),
+    "claude-code": ("claude_code", "import_claude_code"),
+    "swe-agent": ("swe_agent", "import_swe_agent"),
 }
 
 

@@ -14,8 +14,9 @@ run object and every message (API responses carry their own).
 
 from __future__ import annotations
 
-from .common import (Loc, Pending, Source, Tokens, chat_runs, make_cassette, make_run, parse_arguments,
-                     scalars, text_result)
+from .common import (Catalog, Loc, Pending, Source, Tokens, chat_runs, looks_like_error, make_cassette, make_run,
+                     run_fields, set_arguments, text_result)
+from ..engine.trace import message_text
 from ..engine.values import type_name
 
 KIND = "anthropic"
@@ -27,21 +28,21 @@ _USAGE = (("input_tokens", "cache_creation_input_tokens", "cache_read_input_toke
 def import_anthropic(path: str, text: str) -> dict:
     """Read an Anthropic Messages log (JSON or JSONL) and return a cassette v1 dict."""
     src = Source(path, text)
+    catalog = Catalog()
     runs = []
     for messages, obj, loc in chat_runs(src, src.records(), RUN_KEYS):
-        extra = {}
+        extra = run_fields(obj, RUN_KEYS + ("usage", "system", "tools"))
         turns = []
         if obj is not None:
-            kept = scalars(obj, RUN_KEYS + ("usage", "system"))
-            if kept:
-                extra["source"] = kept
+            catalog.add_all(src, obj.get("tools"), loc / "tools")
             if obj.get("system") is not None:
                 turns.append({"role": "system", "content": obj["system"]})
-        runs.append(_run(src, messages, obj, loc, turns, extra))
-    return make_cassette(KIND, path, runs)
+        runs.append(run_messages(src, messages, obj, loc, turns, extra))
+    return make_cassette(KIND, path, runs, catalog)
 
 
-def _blocks(src: Source, msg: dict, mloc: Loc) -> list:
+def content_blocks(src: Source, msg: dict, mloc: Loc) -> list:
+    """A message's content blocks, each checked to be an object with a string ``type``."""
     content = msg.get("content")
     if content is None or isinstance(content, str):
         return []
@@ -55,7 +56,8 @@ def _blocks(src: Source, msg: dict, mloc: Loc) -> list:
     return content
 
 
-def _run(src: Source, messages: list, obj, loc: Loc, turns: list, extra: dict) -> dict:
+def run_messages(src: Source, messages: list, obj, loc: Loc, turns: list, extra: dict) -> dict:
+    """One run from ``[(message, Loc), ...]``; ``obj`` is the run object (or ``None``)."""
     calls: list[dict] = []
     pending = Pending()
     unmatched: list = []
@@ -69,7 +71,7 @@ def _run(src: Source, messages: list, obj, loc: Loc, turns: list, extra: dict) -
         tokens.add(src, msg.get("usage"), mloc / "usage", *_USAGE)
         if role == "assistant":
             assistant += 1
-        for k, block in enumerate(_blocks(src, msg, mloc)):
+        for k, block in enumerate(content_blocks(src, msg, mloc)):
             bloc = mloc / "content" / k
             kind = block["type"]
             if kind in CALL_BLOCKS:
@@ -83,10 +85,7 @@ def _run(src: Source, messages: list, obj, loc: Loc, turns: list, extra: dict) -
                 if server is not None:
                     call["server"] = server
                 if "input" in block:
-                    args, invalid = parse_arguments(block["input"])
-                    call["args"] = args
-                    if invalid:
-                        call["args_invalid_json"] = True
+                    set_arguments(call, block["input"])
                 call["error"] = False
                 call["turn"] = assistant
                 calls.append(call)
@@ -100,8 +99,11 @@ def _run(src: Source, messages: list, obj, loc: Loc, turns: list, extra: dict) -
                 if call is None:
                     unmatched.append(use_id)
                     continue
-                call["error"] = bool(is_error)
-                call["result"] = text_result(block.get("content"), bool(is_error))
+                # an explicit is_error is believed; without one, the text's shape decides
+                error = bool(is_error) if is_error is not None else looks_like_error(
+                    message_text(block.get("content")))
+                call["error"] = error
+                call["result"] = text_result(block.get("content"), error)
     if unmatched:
         extra["unmatched_results"] = unmatched
     return make_run(calls, turns + [m for m, _ in messages], tokens.to_dict(), extra)

@@ -17,7 +17,7 @@ from ..cassette import CASSETTE_VERSION
 from ..engine.values import is_number, type_name
 from ..engine.paths import json_pointer
 from ..errors import InputError
-from ..files import strict_json
+from ..files import strict_decoder, strict_json
 
 
 class Loc:
@@ -134,6 +134,14 @@ def parse_arguments(raw) -> tuple[Any, bool]:
         return {"_raw": raw}, True
 
 
+def set_arguments(call: dict, raw) -> None:
+    """Store a call's arguments: parsed, or kept as text and flagged ``args_invalid_json``."""
+    args, invalid = parse_arguments(raw)
+    call["args"] = args
+    if invalid:
+        call["args_invalid_json"] = True
+
+
 def text_result(content, error: bool = False) -> dict:
     """A tool's answer in MCP ``CallToolResult`` shape: ``{"content": [blocks]}``."""
     if content is None:
@@ -153,12 +161,23 @@ def text_result(content, error: bool = False) -> dict:
     return out
 
 
-ERROR_TEXT = re.compile(r"^\s*Error\b")
+# The shapes in which frameworks hand a failed tool call back to the model as plain text.
+ERROR_SHAPES = (
+    # the word Error first: ``Error: ...``, ``Error 404``, the MCP SDK's ``Error executing tool ...``
+    re.compile(r"^\s*Error\b"),
+    # pydantic-ai's RetryPromptPart (ModelRetry, argument validation, unknown tool)
+    re.compile(r"Fix the errors and try again\.\s*$"),
+    # a pydantic ValidationError's text (``1 validation error for Args``), and pydantic-ai's
+    # retry wording of one (``2 validation errors:``)
+    re.compile(r"^\s*\d+ validation errors?( for \S+|:)"),
+    # the OpenAI Agents SDK's default tool failure text
+    re.compile(r"^\s*An error occurred while running the tool\."),
+)
 
 
 def looks_like_error(text: str) -> bool:
-    """A tool result whose text starts with the word ``Error`` (``Error: ...``, ``Error 404``)."""
-    return bool(ERROR_TEXT.match(text))
+    """A tool result whose text has one of :data:`ERROR_SHAPES`: a failure reported as text."""
+    return any(shape.search(text) for shape in ERROR_SHAPES)
 
 
 class Tokens:
@@ -211,16 +230,142 @@ def make_run(calls: list, turns: list, tokens: Optional[dict], extra: Optional[d
     return run
 
 
-def make_cassette(kind: str, path: str, runs: list) -> dict:
-    return {"mcptest_cassette": CASSETTE_VERSION,
-            "meta": {"recorder": f"mcptest import {kind}", "source": os.path.basename(path)},
-            "runs": runs}
+def make_cassette(kind: str, path: str, runs: list, tools: Optional["Catalog"] = None) -> dict:
+    data: dict = {"mcptest_cassette": CASSETTE_VERSION,
+                  "meta": {"recorder": f"mcptest import {kind}", "source": os.path.basename(path)}}
+    if tools is not None and tools.tools:
+        data["catalog"] = tools.to_dict()
+    data["runs"] = runs
+    return data
 
 
 def scalars(obj: dict, skip: tuple) -> dict:
     """The scalar fields of a run object (ids, rewards, trial numbers), kept for reference."""
     return {k: v for k, v in obj.items()
             if k not in skip and (v is None or isinstance(v, (str, bool, int, float)))}
+
+
+TASK_KEYS = ("task_id", "task")
+TRIAL_KEYS = ("trial",)
+
+
+def run_fields(obj: Optional[dict], skip: tuple) -> dict:
+    """What a run object says about its run, as run fields: ``task`` and ``trial`` (tau-bench's
+    ``task_id`` / ``trial``) and every scalar under ``meta`` (``meta.reward`` for a per-run gate)."""
+    if obj is None:
+        return {}
+    kept = scalars(obj, skip)
+    out: dict = {}
+    for field, keys in (("task", TASK_KEYS), ("trial", TRIAL_KEYS)):
+        value = next((kept[k] for k in keys if kept.get(k) is not None), None)
+        if value is not None:
+            out[field] = value
+    if kept:
+        out["meta"] = kept
+    return out
+
+
+class Catalog:
+    """The tool definitions a log carries, gathered into the cassette's ``catalog`` in MCP shape
+    (``name``, ``description``, ``inputSchema``) under one server, ``default``. The first
+    definition of a name wins; the order is the order of first appearance."""
+
+    SERVER = "default"
+
+    def __init__(self):
+        self.tools: dict[str, dict] = {}
+
+    def add_all(self, src: Source, tools, loc: Loc) -> None:
+        """Add a ``tools`` array: OpenAI chat (``{type: function, function: {name, description,
+        parameters}}``), OpenAI responses / GenAI semconv (``{type: function, name, parameters}``),
+        Anthropic (``{name, description, input_schema}``) or MCP (``inputSchema``) entries."""
+        if tools is None:
+            return
+        src.need_list(tools, loc, "'tools'")
+        for i, entry in enumerate(tools):
+            here = loc / i
+            src.need_dict(entry, here, "a tool definition")
+            if isinstance(entry.get("function"), dict):
+                entry, here = entry["function"], here / "function"
+            name = src.need_name(entry.get("name"), here / "name", "a tool definition's 'name'")
+            if name in self.tools:
+                continue
+            tool: dict = {"name": name}
+            description = entry.get("description")
+            if description is not None:
+                tool["description"] = src.opt_str(description, here / "description", "a tool's 'description'")
+            for key in ("inputSchema", "input_schema", "parameters"):
+                if entry.get(key) is not None:
+                    tool["inputSchema"] = src.need_dict(entry[key], here / key, f"a tool's '{key}'")
+                    break
+            self.tools[name] = tool
+
+    def to_dict(self) -> dict:
+        return {self.SERVER: {"tools": list(self.tools.values())}}
+
+
+def catalog_file(path: str, text: str) -> dict:
+    """A cassette ``catalog`` from a file of tool definitions kept apart from the log (tau-bench's
+    tools file): a ``tools`` array in any shape :meth:`Catalog.add_all` reads, or an object with
+    ``tools`` (a saved ``tools/list`` answer)."""
+    src = Source(path, text)
+    _shape, found = src.records()
+    doc, loc = found[0]
+    if isinstance(doc, dict):
+        if "tools" not in doc:
+            raise src.fail(loc, "expected a tools array or an object with 'tools'")
+        doc, loc = doc["tools"], loc / "tools"
+    catalog = Catalog()
+    catalog.add_all(src, doc, loc)
+    if not catalog.tools:
+        raise src.fail(loc, "no tool definitions found")
+    return catalog.to_dict()
+
+
+def concatenated_records(src: Source) -> list[tuple[Any, Loc]]:
+    """JSON values written one after another with no separator or array around them, as the
+    OpenTelemetry SDK's ``ConsoleSpanExporter`` prints spans: ``[(value, Loc(line)), ...]``
+    with the line each value starts on."""
+    decoder = strict_decoder()
+    text, out, at = src.text, [], 0
+    while True:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at >= len(text):
+            return out
+        line = text.count("\n", 0, at) + 1
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except json.JSONDecodeError as exc:
+            raise InputError(src.path, f"invalid JSON in the object starting on line {line}: {exc.msg} "
+                             f"(column {exc.colno})", line=exc.lineno) from None
+        except (ValueError, RecursionError) as exc:
+            raise InputError(src.path, f"invalid JSON in the object starting on line {line}: {exc}",
+                             line=line) from None
+        out.append((value, Loc(line)))
+
+
+def any_records(src: Source) -> tuple[str, list[tuple[Any, Loc]]]:
+    """:meth:`Source.records`, or else, when the file starts with one whole JSON object spread over
+    several lines and followed by more, its :func:`concatenated_records` (shape ``"jsonl"``: one
+    value per starting line). JSONL keeps JSONL's errors."""
+    try:
+        return src.records()
+    except InputError:
+        if src._first_line_is_json() or not _starts_with_an_object(src.text):
+            raise
+    return "jsonl", concatenated_records(src)
+
+
+def _starts_with_an_object(text: str) -> bool:
+    body = text.lstrip()
+    if not body.startswith("{"):
+        return False
+    try:
+        json.JSONDecoder().raw_decode(body)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 # -- summing up -------------------------------------------------------------

@@ -16,8 +16,8 @@ from typing import Optional
 
 from ..engine.trace import message_text
 from ..engine.paths import json_pointer
-from .common import (Loc, Pending, Source, Tokens, chat_runs, looks_like_error, make_cassette, make_run,
-                     parse_arguments, scalars, text_result)
+from .common import (Catalog, Loc, Pending, Source, Tokens, chat_runs, looks_like_error, make_cassette, make_run,
+                     run_fields, set_arguments, text_result)
 
 KIND = "openai-chat"
 RUN_KEYS = ("messages", "traj")
@@ -26,16 +26,21 @@ _USAGE = (("prompt_tokens", "input_tokens"), ("completion_tokens", "output_token
 
 def import_openai_chat(path: str, text: str) -> dict:
     """Read an OpenAI chat log (JSON or JSONL) and return a cassette v1 dict."""
+    return import_messages(KIND, path, text, RUN_KEYS)
+
+
+def import_messages(kind: str, path: str, text: str, run_keys: tuple, run_tokens=None) -> dict:
+    """Import OpenAI-shaped message lists found as :func:`chat_runs` finds them (runs under
+    ``run_keys``); ``run_tokens(src, obj, loc, tokens)`` adds what a run object reports elsewhere."""
     src = Source(path, text)
+    catalog = Catalog()
     runs = []
-    for index, (messages, obj, loc) in enumerate(chat_runs(src, src.records(), RUN_KEYS)):
-        extra = {}
+    for messages, obj, loc in chat_runs(src, src.records(), run_keys):
+        extra = run_fields(obj, run_keys + ("usage", "tools"))
         if obj is not None:
-            kept = scalars(obj, RUN_KEYS + ("usage",))
-            if kept:
-                extra["source"] = kept
-        runs.append(_run(src, messages, obj, loc, extra))
-    return make_cassette(KIND, path, runs)
+            catalog.add_all(src, obj.get("tools"), loc / "tools")
+        runs.append(_run(src, messages, obj, loc, extra, run_tokens))
+    return make_cassette(kind, path, runs, catalog)
 
 
 def _call(src: Source, name, arguments, call_id, turn: int, name_loc: Loc) -> dict:
@@ -43,10 +48,7 @@ def _call(src: Source, name, arguments, call_id, turn: int, name_loc: Loc) -> di
     if call_id is not None:
         call["id"] = call_id
     if arguments is not None:
-        args, invalid = parse_arguments(arguments)
-        call["args"] = args
-        if invalid:
-            call["args_invalid_json"] = True
+        set_arguments(call, arguments)
     call["error"] = False
     call["turn"] = turn
     return call
@@ -57,16 +59,30 @@ def _marked_error(msg: dict) -> bool:
             or msg.get("status") == "error")
 
 
-def _run(src: Source, messages: list, obj: Optional[dict], loc: Loc, extra: dict) -> dict:
+def _answered_ids(src: Source, msg: dict, mloc: Loc) -> list:
+    """The call ids a tool message answers: its ``tool_call_id``, or SWE-agent's
+    ``tool_call_ids`` list (every call listed gets the one observation); ``[None]`` when none."""
+    ids = msg.get("tool_call_ids")
+    if ids is None:
+        return [src.opt_str(msg.get("tool_call_id"), mloc / "tool_call_id", "'tool_call_id'")]
+    src.need_list(ids, mloc / "tool_call_ids", "'tool_call_ids'")
+    return [src.opt_str(v, mloc / "tool_call_ids" / i, "a 'tool_call_ids' entry") for i, v in enumerate(ids)] or [None]
+
+
+def _run(src: Source, messages: list, obj: Optional[dict], loc: Loc, extra: dict, run_tokens) -> dict:
     calls: list[dict] = []
     pending = Pending()
     unmatched: list = []
     tokens = Tokens()
     if obj is not None:
         tokens.add(src, obj.get("usage"), loc / "usage", *_USAGE)
+        if run_tokens is not None:
+            run_tokens(src, obj, loc, tokens)
     assistant = -1
     for msg, mloc in messages:
         src.need_dict(msg, mloc, "a message")
+        if msg.get("is_demo") is True:
+            continue  # SWE-agent: a demonstration shown to the model, not something it did
         role = src.need_name(msg.get("role"), mloc / "role", "a message's 'role'")
         tokens.add(src, msg.get("usage"), mloc / "usage", *_USAGE)
         if role == "assistant":
@@ -93,16 +109,16 @@ def _run(src: Source, messages: list, obj: Optional[dict], loc: Loc, extra: dict
                 calls.append(call)
                 pending.add(call)
         elif role in ("tool", "function"):
-            call_id = src.opt_str(msg.get("tool_call_id"), mloc / "tool_call_id", "'tool_call_id'")
             name = src.opt_str(msg.get("name"), mloc / "name", "a tool message's 'name'")
-            call = pending.take(call_id, name)
-            if call is None:
-                unmatched.append(call_id or name or json_pointer(mloc.parts))
-                continue
             content = msg.get("content")
             error = _marked_error(msg) or looks_like_error(message_text(content))
-            call["error"] = error
-            call["result"] = text_result(content, error)
+            for call_id in _answered_ids(src, msg, mloc):
+                call = pending.take(call_id, name)
+                if call is None:
+                    unmatched.append(call_id or name or json_pointer(mloc.parts))
+                    continue
+                call["error"] = error
+                call["result"] = text_result(content, error)
     if unmatched:
         extra["unmatched_results"] = unmatched
     return make_run(calls, [m for m, _ in messages], tokens.to_dict(), extra)

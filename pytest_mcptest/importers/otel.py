@@ -26,7 +26,8 @@ import re
 from typing import Any, Optional
 
 from ..engine.values import is_number
-from .common import Loc, Source, Tokens, make_cassette, make_run, parse_arguments, text_result
+from .common import (Catalog, Loc, Source, Tokens, any_records, looks_like_error, make_cassette, make_run,
+                     parse_arguments, set_arguments, text_result)
 
 KIND = "otel"
 CHAT_OPS = ("chat", "text_completion", "generate_content")
@@ -38,13 +39,13 @@ _ERROR_CODES = (2, "2", "STATUS_CODE_ERROR", "ERROR", "error", "StatusCode.ERROR
 def import_otel(path: str, text: str) -> dict:
     """Read OpenTelemetry GenAI spans (JSON, OTLP JSON or JSONL) and return a cassette v1 dict."""
     src = Source(path, text)
-    shape, records = src.records()
+    shape, records = any_records(src)
     spans: list[_Span] = []
     for value, loc in records:
         if shape == "json" and isinstance(value, list):
             for i, item in enumerate(value):
                 _collect(src, item, loc / i, spans)
-        elif shape == "json" and isinstance(value, dict) and "resourceSpans" not in value and not _spanlike(value):
+        elif shape == "json" and isinstance(value, dict) and _export_key(value) is None and not _spanlike(value):
             raise src.fail(loc, "expected an array of spans, an OTLP JSON export ('resourceSpans') "
                            "or JSONL with one span per line")
         else:
@@ -55,7 +56,19 @@ def import_otel(path: str, text: str) -> dict:
     for span in spans:
         traces.setdefault(span.trace, []).append(span)
     ordered = sorted(traces.values(), key=lambda group: min(s.key for s in group))
-    return make_cassette(KIND, path, [_run(src, group) for group in ordered])
+    catalog = Catalog()
+    runs = [_run(src, group, catalog) for group in ordered]
+    return make_cassette(KIND, path, runs, catalog)
+
+
+def _export_key(value: dict) -> Optional[str]:
+    """``resourceSpans`` (OTLP/JSON) or ``resource_spans`` (protobuf JSON with field names)."""
+    return next((k for k in ("resourceSpans", "resource_spans") if k in value), None)
+
+
+def _key(raw: dict, *names: str) -> str:
+    """The first of ``names`` present in ``raw`` (camelCase or snake_case), else the first name."""
+    return next((n for n in names if n in raw), names[0])
 
 
 def _spanlike(value: dict) -> bool:
@@ -65,11 +78,12 @@ def _spanlike(value: dict) -> bool:
 def _collect(src: Source, value, loc: Loc, out: list) -> None:
     """A span, or an OTLP export holding many, appended to ``out``."""
     src.need_dict(value, loc, "a span")
-    if "resourceSpans" in value:
-        for i, rs in enumerate(src.need_list(value["resourceSpans"], loc / "resourceSpans", "'resourceSpans'")):
-            rloc = loc / "resourceSpans" / i
-            src.need_dict(rs, rloc, "a resourceSpans entry")
-            key = "scopeSpans" if "scopeSpans" in rs else "instrumentationLibrarySpans"
+    export = _export_key(value)
+    if export is not None:
+        for i, rs in enumerate(src.need_list(value[export], loc / export, f"'{export}'")):
+            rloc = loc / export / i
+            src.need_dict(rs, rloc, f"a {export} entry")
+            key = _key(rs, "scopeSpans", "scope_spans", "instrumentationLibrarySpans", "instrumentation_library_spans")
             for j, ss in enumerate(src.need_list(rs.get(key, []), rloc / key, f"'{key}'")):
                 sloc = rloc / key / j
                 src.need_dict(ss, sloc, f"a {key} entry")
@@ -84,9 +98,9 @@ class _Span:
         src.need_dict(raw, loc, "a span")
         self.loc = loc
         context = raw.get("context") if isinstance(raw.get("context"), dict) else {}
-        self.trace = _hex_id(_first(raw, ("traceId", "trace_id")) or context.get("trace_id"))
-        self.span_id = _hex_id(_first(raw, ("spanId", "span_id")) or context.get("span_id"))
-        self.parent = _hex_id(_first(raw, ("parentSpanId", "parent_span_id", "parent_id")))
+        self.trace = _span_id(_first(raw, ("traceId", "trace_id")) or context.get("trace_id"), 16)
+        self.span_id = _span_id(_first(raw, ("spanId", "span_id")) or context.get("span_id"), 8)
+        self.parent = _span_id(_first(raw, ("parentSpanId", "parent_span_id", "parent_id")), 8)
         self.name = raw.get("name") if isinstance(raw.get("name"), str) else ""
         self.attrs = _attributes(src, raw.get("attributes"), loc / "attributes")
         start_key = next((k for k in ("startTimeUnixNano", "start_time_unix_nano", "start_time", "startTime")
@@ -95,6 +109,7 @@ class _Span:
         # spans without a start time keep their order in the file, after the timed ones
         self.key = (start is None, start if start is not None else 0, index)
         self.error = _status_error(raw.get("status")) or self.attrs.get("error.type") is not None
+        self.status_message = _status_message(raw.get("status")) if self.error else None
         op = self.attrs.get("gen_ai.operation.name")
         self.op = op if isinstance(op, str) else None
         self.is_tool = self.op == "execute_tool" or (self.op is None and self.name.startswith("execute_tool "))
@@ -113,11 +128,25 @@ def _first(raw: dict, keys: tuple):
     return None
 
 
-def _hex_id(value) -> Optional[str]:
+_HEX = re.compile(r"^[0-9a-fA-F]+$")
+
+
+def _span_id(value, size: int) -> Optional[str]:
+    """A trace or span id as written (case kept), without the SDK's ``0x`` prefix; protobuf
+    JSON's base64 of the ``size`` id bytes becomes the hex OTLP/JSON writes."""
     if value is None or value == "":
         return None
-    text = str(value).lower()
-    return text[2:] if text.startswith("0x") else text
+    text = str(value)
+    if text[:2] in ("0x", "0X"):
+        return text[2:]
+    if len(text) != 2 * size or not _HEX.match(text):
+        try:
+            raw = base64.b64decode(text, validate=True)
+        except ValueError:
+            return text
+        if len(raw) == size:
+            return raw.hex()
+    return text
 
 
 def _any_value(src: Source, value, loc: Loc):
@@ -127,6 +156,7 @@ def _any_value(src: Source, value, loc: Loc):
     if not value:
         return None
     (kind, inner), = list(value.items())[:1]
+    kind = _CAMEL.get(kind, kind)
     if kind == "stringValue" or kind == "boolValue":
         return inner
     if kind == "intValue":
@@ -152,6 +182,12 @@ def _any_value(src: Source, value, loc: Loc):
         except (TypeError, ValueError):
             return inner
     return value  # an object that is no AnyValue: keep it
+
+
+# protobuf JSON may keep the .proto field names
+_CAMEL = {"string_value": "stringValue", "bool_value": "boolValue", "int_value": "intValue",
+          "double_value": "doubleValue", "array_value": "arrayValue", "kvlist_value": "kvlistValue",
+          "bytes_value": "bytesValue"}
 
 
 def _attributes(src: Source, raw, loc: Loc) -> dict:
@@ -205,8 +241,54 @@ def _status_error(status) -> bool:
     return status in _ERROR_CODES
 
 
-def _run(src: Source, spans: list) -> dict:
+def _status_message(status) -> Optional[str]:
+    """An error status's text: ``message`` (OTLP) or ``description`` (the SDK's ``to_json``)."""
+    if isinstance(status, dict):
+        for key in ("message", "description"):
+            if isinstance(status.get(key), str) and status[key].strip():
+                return status[key]
+    return None
+
+
+# Where an attribute may be named: today's GenAI conventions first, then older pydantic-ai spans
+ARGUMENT_KEYS = ("gen_ai.tool.call.arguments", "tool_arguments")
+RESULT_KEYS = ("gen_ai.tool.call.result", "tool_response")
+TASK_KEYS = ("mcptest.task", "task.id", "task_id")
+TRIAL_KEYS = ("mcptest.trial", "trial")
+
+
+def _run(src: Source, spans: list, catalog: Catalog) -> dict:
     spans = sorted(spans, key=lambda s: s.key)
+    for span in spans:
+        _definitions(src, span, catalog)
+    calls = _span_calls(src, spans)
+    if not calls:
+        calls = _message_calls(src, spans)
+    tokens = Tokens()
+    reported = [s.usage(src, tokens) for s in spans if s.op in CHAT_OPS]
+    if not any(reported):
+        tokens = Tokens()
+        with_usage = {s.span_id for s in spans if s.span_id and s.usage(src, Tokens())}
+        by_id = {s.span_id: s for s in spans if s.span_id}
+        for span in spans:
+            if span.usage(src, Tokens()) and not _has_ancestor(span, by_id, with_usage):
+                span.usage(src, tokens)
+    extra: dict = {}
+    for field, keys in (("task", TASK_KEYS), ("trial", TRIAL_KEYS)):
+        value = next((s.attrs[k] for s in spans for k in keys if s.attrs.get(k) is not None), None)
+        if value is not None:
+            extra[field] = value
+    if spans[0].trace:
+        extra["meta"] = {"trace_id": spans[0].trace}
+    return make_run(calls, [], tokens.to_dict(), extra)
+
+
+def _first_attr(attrs: dict, keys: tuple):
+    return next((k for k in keys if k in attrs), None)
+
+
+def _span_calls(src: Source, spans: list) -> list:
+    """Calls from ``execute_tool`` spans, in start order."""
     calls = []
     chats_started = 0
     for span in spans:
@@ -223,28 +305,86 @@ def _run(src: Source, spans: list) -> dict:
         call_id = attrs.get("gen_ai.tool.call.id")
         if call_id is not None:
             call["id"] = call_id if isinstance(call_id, str) else str(call_id)
-        if "gen_ai.tool.call.arguments" in attrs:
-            args, invalid = parse_arguments(attrs["gen_ai.tool.call.arguments"])
-            call["args"] = args
-            if invalid:
-                call["args_invalid_json"] = True
-        call["error"] = span.error
-        if "gen_ai.tool.call.result" in attrs:
-            call["result"] = text_result(attrs["gen_ai.tool.call.result"], span.error)
+        key = _first_attr(attrs, ARGUMENT_KEYS)
+        if key is not None:
+            set_arguments(call, attrs[key])
+        key = _first_attr(attrs, RESULT_KEYS)
+        result = attrs[key] if key is not None else None
+        error = span.error or (isinstance(result, str) and looks_like_error(result))
+        call["error"] = error
+        if key is not None:
+            call["result"] = text_result(result, error)
+            if span.status_message is not None:
+                call["error_message"] = span.status_message
+        elif span.status_message is not None:
+            call["result"] = text_result(span.status_message, True)
         if chats_started:
             call["turn"] = chats_started - 1
         calls.append(call)
-    tokens = Tokens()
-    reported = [s.usage(src, tokens) for s in spans if s.op in CHAT_OPS]
-    if not any(reported):
-        tokens = Tokens()
-        with_usage = {s.span_id for s in spans if s.span_id and s.usage(src, Tokens())}
-        by_id = {s.span_id: s for s in spans if s.span_id}
-        for span in spans:
-            if span.usage(src, Tokens()) and not _has_ancestor(span, by_id, with_usage):
-                span.usage(src, tokens)
-    extra = {"source": {"trace_id": spans[0].trace}} if spans[0].trace else None
-    return make_run(calls, [], tokens.to_dict(), extra)
+    return calls
+
+
+def _message_calls(src: Source, spans: list) -> list:
+    """Calls read from the chat spans' messages, for instrumentations that make no tool spans
+    (``opentelemetry-instrumentation-openai-v2``): each ``tool_call`` part of a chat span's
+    ``gen_ai.output.messages`` is a call of that turn; a ``tool_call_response`` part with its id
+    in any later span's ``gen_ai.input.messages`` is its result."""
+    calls: list[dict] = []
+    by_id: dict = {}
+    chats = [s for s in spans if s.op in CHAT_OPS]
+    for turn, span in enumerate(chats):
+        for part, ploc in _parts(src, span, "gen_ai.input.messages"):
+            call = by_id.get(part.get("id"))
+            if part.get("type") == "tool_call_response" and call is not None and "result" not in call:
+                result = part.get("response", part.get("result"))
+                text = result if isinstance(result, str) else ""
+                call["error"] = looks_like_error(text)
+                call["result"] = text_result(result, call["error"])
+        for part, ploc in _parts(src, span, "gen_ai.output.messages"):
+            if part.get("type") != "tool_call":
+                continue
+            call = {"name": src.need_name(part.get("name"), ploc / "name", "a tool_call part's 'name'")}
+            if isinstance(part.get("id"), str):
+                call["id"] = part["id"]
+            if "arguments" in part:
+                set_arguments(call, part["arguments"])
+            call["error"] = False
+            call["turn"] = turn
+            calls.append(call)
+            if "id" in call:
+                by_id.setdefault(call["id"], call)
+    return calls
+
+
+def _parts(src: Source, span: "_Span", key: str) -> list:
+    """``[(part, Loc), ...]`` of the messages in ``span``'s attribute ``key`` (JSON text or a list)."""
+    if span.attrs.get(key) is None:
+        return []
+    messages, loc = _json_attribute(src, span, key, "a message list")
+    src.need_list(messages, loc, f"'{key}'")
+    out = []
+    for i, msg in enumerate(messages):
+        src.need_dict(msg, loc / i, f"a message in '{key}'")
+        parts = msg.get("parts") or []
+        src.need_list(parts, loc / i / "parts", "a message's 'parts'")
+        for j, part in enumerate(parts):
+            out.append((src.need_dict(part, loc / i / "parts" / j, "a message part"), loc / i / "parts" / j))
+    return out
+
+
+def _definitions(src: Source, span: "_Span", catalog: Catalog) -> None:
+    """The ``gen_ai.tool.definitions`` a span carries (JSON text or a list), into the catalog."""
+    if span.attrs.get("gen_ai.tool.definitions") is not None:
+        catalog.add_all(src, *_json_attribute(src, span, "gen_ai.tool.definitions", "a tool list"))
+
+
+def _json_attribute(src: Source, span: "_Span", key: str, what: str) -> tuple:
+    """``(value, Loc)`` of an attribute holding JSON, as text (the semantic conventions) or as is."""
+    loc = span.loc / "attributes" / key
+    value, invalid = parse_arguments(span.attrs[key])
+    if invalid:
+        raise src.fail(loc, f"'{key}' must be JSON text of {what}, found text that is not JSON")
+    return value, loc
 
 
 def _has_ancestor(span: _Span, by_id: dict, wanted: set) -> bool:

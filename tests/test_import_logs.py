@@ -1,0 +1,325 @@
+"""``mcptest import`` on the log shapes people have, from excerpts of real files (tests/data/logs,
+sources and licences in tests/data/README.md): each through the command line and back through the
+cassette reader; ``auto``; refusing the wrong kind; the catalog, error shapes, ids and tasks kept.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_mcptest.cassette import load_cassette
+from pytest_mcptest.cli import main
+from pytest_mcptest.errors import InputError
+from pytest_mcptest.evaluate import evaluate
+from pytest_mcptest.importers import import_text
+from pytest_mcptest.importers.common import looks_like_error
+from pytest_mcptest.importers.detect import detect_kind
+from pytest_mcptest.suite.build import load_suite
+
+LOGS = Path(__file__).parent / "data" / "logs"
+
+
+def _import(tmp_path, capsys, kind: str, name: str, *extra: str):
+    """Run ``mcptest import KIND FILE -o OUT``; return (the written JSON, the cassette as replay reads
+    it, the summary line)."""
+    out = tmp_path / (name + ".cassette.json")
+    code = main(["import", kind, str(LOGS / name), "-o", str(out), *extra])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return json.loads(out.read_text()), load_cassette(str(out)), captured.out.strip()
+
+
+def _calls(data: dict, run: int = 0) -> list:
+    return [(c["name"], c.get("args"), c.get("turn")) for c in data["runs"][run]["tool_calls"]]
+
+
+def _texts(call: dict) -> list:
+    return [block["text"] for block in call["result"]["content"]]
+
+
+# -- every shape, end to end ---------------------------------------------------------------------
+
+
+def test_claude_code_transcript(tmp_path, capsys):
+    data, cassette, line = _import(tmp_path, capsys, "claude-code", "claude-code-sample_session.jsonl")
+    assert line.endswith("1 runs, 2 tool calls (0 errors, 0 without a result, 0 with arguments that are not "
+                         f"valid JSON, kept as text and flagged) from {LOGS / 'claude-code-sample_session.jsonl'}")
+    assert [(n, t) for n, _a, t in _calls(data)] == [("Write", 0), ("Bash", 1)]
+    bash = data["runs"][0]["tool_calls"][1]
+    assert bash["args"]["command"] == "git add . && git commit -m 'Add hello function'"
+    assert _texts(bash) == ["[main abc1234] Add hello function\n 1 file changed"]
+    assert data["runs"][0]["meta"] == {"sessionId": "test-session-id", "cwd": "/project", "gitBranch": "main"}
+    # the summary event is skipped; every message is a turn and the last is the final response
+    turns = data["runs"][0]["conversation"]["turns"]
+    assert len(turns) == 7 and turns[-1]["content"][0]["text"] == "Done! The hello function is ready."
+    assert [c.name for c in cassette.runs[0].tool_calls] == ["Write", "Bash"]
+
+
+def test_claude_code_merges_one_response_split_over_events():
+    usage = {"input_tokens": 10, "output_tokens": 4}
+    events = [
+        {"type": "user", "sessionId": "s", "message": {"role": "user", "content": "go"}},
+        {"type": "assistant", "sessionId": "s", "message": {"id": "m1", "role": "assistant", "usage": usage,
+                                                             "content": [{"type": "text", "text": "two calls"}]}},
+        {"type": "assistant", "sessionId": "s", "message": {"id": "m1", "role": "assistant", "usage": usage,
+                                                             "content": [{"type": "tool_use", "id": "t1", "name": "A", "input": {}}]}},
+        {"type": "assistant", "sessionId": "s", "message": {"id": "m1", "role": "assistant", "usage": usage,
+                                                             "content": [{"type": "tool_use", "id": "t2", "name": "B", "input": {}}]}},
+        {"type": "user", "sessionId": "s", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t2", "content": "no such file", "is_error": True},
+            {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}},
+        {"type": "assistant", "sessionId": "s", "isSidechain": True, "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "sub", "name": "Grep", "input": {}}]}},
+        {"type": "user", "sessionId": "other", "message": {"role": "user", "content": "second session"}},
+    ]
+    data = import_text("claude-code", "s.jsonl", "\n".join(json.dumps(e) for e in events))
+    first, second = data["runs"]
+    assert [(c["name"], c["turn"], c["error"]) for c in first["tool_calls"]] == [("A", 0, False), ("B", 0, True)]
+    assert first["conversation"]["tokens"] == {"input": 10, "output": 4, "total": 14}  # counted once
+    assert len(first["conversation"]["turns"]) == 3
+    assert second["meta"] == {"sessionId": "other"} and second["tool_calls"] == []
+    bad = [events[0], {"type": "assistant", "message": {"role": "assistant", "content": [{"type": 3}]}}]
+    with pytest.raises(InputError) as exc:
+        import_text("claude-code", "s.jsonl", "\n".join(json.dumps(e) for e in bad))
+    assert exc.value.line == 2 and exc.value.pointer == "/message/content/0/type"
+    with pytest.raises(InputError, match="no 'user' or 'assistant' events"):
+        import_text("claude-code", "s.jsonl", '{"type": "summary", "summary": "x"}\n')
+
+
+def test_swe_agent_trajectory(tmp_path, capsys):
+    data, cassette, _line = _import(tmp_path, capsys, "swe-agent", "swe-agent-function_calling_simple.traj")
+    assert _calls(data) == [("find_file", {"file_name": "missing_colon.py"}, 0),
+                            ("open", {"path": "tests/missing_colon.py"}, 1)]
+    first = data["runs"][0]["tool_calls"][0]
+    assert first["id"] == "call_PbWErNIge3YTrli3fiVvmIid" and first["error"] is False
+    assert _texts(first)[0].startswith('Found 1 matches for "missing_colon.py"')
+    assert len(cassette.runs[0].tool_calls) == 2
+
+
+def test_swe_agent_several_ids_demos_and_model_stats():
+    traj = {"info": {"model_stats": {"tokens_sent": 900, "tokens_received": 50, "api_calls": 2}},
+            "history": [
+                {"role": "assistant", "is_demo": True, "tool_calls": [
+                    {"id": "d", "type": "function", "function": {"name": "demo", "arguments": "{}"}}]},
+                {"role": "assistant", "content": "both", "tool_calls": [
+                    {"id": "x", "type": "function", "function": {"name": "ls", "arguments": "{}"}},
+                    {"id": "y", "type": "function", "function": {"name": "pwd", "arguments": "{}"}}]},
+                {"role": "tool", "content": "out", "tool_call_ids": ["x", "y"]}]}
+    run = import_text("swe-agent", "a.traj", json.dumps(traj))["runs"][0]
+    assert [(c["name"], c["turn"], _texts(c)) for c in run["tool_calls"]] == [("ls", 0, ["out"]), ("pwd", 0, ["out"])]
+    assert run["conversation"]["tokens"] == {"input": 900, "output": 50, "total": 950}
+    with pytest.raises(InputError) as exc:
+        import_text("swe-agent", "a.traj", json.dumps({"history": [{"role": "tool", "tool_call_ids": "x"}]}))
+    assert exc.value.pointer == "/history/0/tool_call_ids" and "must be an array" in exc.value.message
+
+
+def test_otel_console_exporter_output(tmp_path, capsys):
+    data, cassette, _line = _import(tmp_path, capsys, "otel", "pydantic-ai-v5-complex_agent.console.txt")
+    assert _calls(data) == [("get_country", {}, 0), ("get_product_name", {}, 0)]
+    assert [_texts(c) for c in data["runs"][0]["tool_calls"]] == [["Mexico"], ["Pydantic AI"]]
+    assert data["runs"][0]["meta"] == {"trace_id": "1021452b7a4726ea2641357d305bfdec"}
+    tools = data["catalog"]["default"]["tools"]
+    assert [t["name"] for t in tools] == ["get_country", "get_product_name", "get_weather", "final_result"]
+    assert tools[2]["inputSchema"]["required"] == ["city"]
+    assert tools[3]["description"] == "The final response which ends this conversation"
+    assert set(cassette.catalog) == {"default"}
+
+
+def test_otel_console_output_with_a_broken_span_names_its_line(tmp_path):
+    text = (LOGS / "pydantic-ai-v5-complex_agent.console.txt").read_text()
+    broken = text + '{\n    "name": "x",\n    "attributes": {,}\n}\n'
+    with pytest.raises(InputError) as exc:
+        import_text("otel", "console.txt", broken)
+    assert exc.value.line == text.count("\n") + 3
+    assert "invalid JSON in the object starting on line" in exc.value.message
+
+
+def test_otel_older_pydantic_ai_spans_keep_arguments_and_results(tmp_path, capsys):
+    data, _cassette, _line = _import(tmp_path, capsys, "otel", "pydantic-ai-v2-complex_agent.otlp.json")
+    calls = data["runs"][0]["tool_calls"]
+    assert [(c["name"], c["args"], _texts(c)) for c in calls] == [
+        ("get_country", {}, ["Mexico"]), ("get_product_name", {}, ["Pydantic AI"])]
+    assert len(data["catalog"]["default"]["tools"]) == 4
+
+
+def test_otel_openai_v2_calls_from_chat_messages(tmp_path, capsys):
+    data, cassette, _line = _import(tmp_path, capsys, "otel", "otel-openai-v2-retry_loop.otlp.json")
+    calls = data["runs"][0]["tool_calls"]
+    assert [(c["name"], c["args"], c["turn"], _texts(c)) for c in calls] == [
+        ("get_weather_in_city", {"city": "CDMX"}, 0, ["Did you mean Mexico City?"]),
+        ("get_weather_in_city", {"city": "Mexico City"}, 1, ["sunny"])]
+    assert calls[0]["id"] == "call_fFAB8MNL3tUdfNIIdsIJTo0H"
+    assert data["runs"][0]["conversation"]["tokens"] == {"input": 250, "output": 44, "total": 294}
+    assert len(cassette.runs[0].tool_calls) == 2
+
+
+def _pb_span(trace: bytes, span: bytes, **attrs) -> dict:
+    return {"trace_id": base64.b64encode(trace).decode(), "span_id": base64.b64encode(span).decode(),
+            "name": "execute_tool", "start_time_unix_nano": "1", "kind": "SPAN_KIND_INTERNAL",
+            "status": {"code": "STATUS_CODE_ERROR", "message": "tool raised: quota exceeded"},
+            "attributes": [{"key": k, "value": {"string_value": v}} for k, v in attrs.items()]}
+
+
+def test_otel_protobuf_json_status_messages_and_ids_as_written():
+    trace, span = bytes(range(16)), bytes(range(8))
+    export = {"resource_spans": [{"scope_spans": [{"spans": [
+        _pb_span(trace, span, **{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "fetch"})]}]}]}
+    run = import_text("otel", "pb.json", json.dumps(export))["runs"][0]
+    assert run["meta"] == {"trace_id": trace.hex()}
+    (call,) = run["tool_calls"]
+    assert call["error"] is True and call["result"] == {"content": [{"type": "text", "text": "tool raised: quota exceeded"}],
+                                                        "isError": True}
+    # an error span that has a result keeps its status message beside it; a trace id keeps its case
+    upper = {"traceId": "ABCDEF0123456789ABCDEF0123456789", "spanId": "00F067AA0BA902B7", "name": "execute_tool x",
+             "status": {"status_code": "ERROR", "description": "boom"},
+             "attributes": {"gen_ai.tool.call.result": "partial", "task_id": "t-7", "trial": 2}}
+    run = import_text("otel", "sdk.json", json.dumps([upper]))["runs"][0]
+    assert run["meta"] == {"trace_id": "ABCDEF0123456789ABCDEF0123456789"}
+    assert run["task"] == "t-7" and run["trial"] == 2
+    assert run["tool_calls"][0]["error_message"] == "boom" and run["tool_calls"][0]["error"] is True
+
+
+# -- what is kept -------------------------------------------------------------------------------
+
+
+def test_tau_bench_keeps_task_trial_reward_and_takes_its_tools_file(tmp_path, capsys):
+    tools = str(LOGS / "tau-bench-airline-tools-3.json")
+    data, cassette, _line = _import(tmp_path, capsys, "openai-chat", "tau-bench-airline-gpt-4o-task1.json",
+                                    "--tools", tools)
+    assert [(r.task, r.trial, r.meta["reward"]) for r in cassette.runs] == [(1, 0, 0.0), (1, 1, 1.0)]
+    assert [t["name"] for t in data["catalog"]["default"]["tools"]] == ["book_reservation", "calculate",
+                                                                       "cancel_reservation"]
+    assert data["catalog"]["default"]["tools"][1]["inputSchema"]["required"] == ["expression"]
+    assert [n for n, _a, _t in _calls(data, 1)] == ["get_user_details", "get_reservation_details"]
+    # the per-run gate reads the reward; the catalog makes token_efficiency countable
+    (tmp_path / "t.mcptest.yml").write_text(
+        f"agents:\n  - name: airline\n    cassette: {tmp_path / 'tau-bench-airline-gpt-4o-task1.json.cassette.json'}\n"
+        "    expect:\n      - meta.reward: {exact: 1}\n"
+        "    token_efficiency:\n      classes: [{name: user, members: [get_user_details]}]\n"
+        "      expect: [{token_efficiency.tool_surface_tokens: {'>': 0}}]\n")
+    verdict = evaluate(load_suite(str(tmp_path / "t.mcptest.yml")).blocks[0])
+    assert [r.passed for r in verdict.runs] == [False, True]
+    assert verdict.envelope["token_efficiency"]["tool_surface_tokens"] > 0
+
+
+def test_request_tools_become_the_catalog():
+    openai = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}],
+              "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Weather.",
+                                                          "parameters": {"type": "object"}}}]}
+    assert import_text("openai-chat", "r.json", json.dumps(openai))["catalog"] == {
+        "default": {"tools": [{"name": "get_weather", "description": "Weather.", "inputSchema": {"type": "object"}}]}}
+    anthropic = {"system": "s", "messages": [], "tools": [
+        {"name": "get_weather", "input_schema": {"type": "object"}}, {"type": "web_search_20250305", "name": "web_search"}]}
+    assert import_text("anthropic", "r.json", json.dumps(anthropic))["catalog"]["default"]["tools"] == [
+        {"name": "get_weather", "inputSchema": {"type": "object"}}, {"name": "web_search"}]
+    assert "catalog" not in import_text("anthropic", "r.json", json.dumps({"messages": []}))
+    with pytest.raises(InputError) as exc:
+        import_text("openai-chat", "r.json", json.dumps(dict(openai, tools=[{"type": "function", "function": {}}])))
+    assert exc.value.pointer == "/tools/0/function/name"
+
+
+@pytest.mark.parametrize("text, error", [
+    ("Error: unknown region", True),
+    ("Error executing tool fetch: timeout", True),
+    ("Unknown tool name: 'x'. Available tools: 'a'\n\nFix the errors and try again.", True),
+    ('1 validation error:\n```json\n[{"type": "missing"}]\n```\n\nFix the errors and try again.', True),
+    ("2 validation errors for Args\ncity\n  Field required [type=missing]", True),
+    ("An error occurred while running the tool. Please try again. Error: boom", True),
+    ("Errors found: none", False),
+    ("no Error here", False),
+    ("3 validation checks passed", False),
+    ("Fix the errors and try again. Then it worked.", False),
+])
+def test_error_shapes(text, error):
+    assert looks_like_error(text) is error
+    msgs = [{"role": "assistant", "tool_calls": [{"id": "1", "function": {"name": "f", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "1", "content": text}]
+    assert import_text("openai-chat", "l.json", json.dumps(msgs))["runs"][0]["tool_calls"][0]["error"] is error
+    blocks = [{"role": "assistant", "content": [{"type": "tool_use", "id": "1", "name": "f", "input": {}}]},
+              {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "1", "content": text}]}]
+    assert import_text("anthropic", "l.json", json.dumps(blocks))["runs"][0]["tool_calls"][0]["error"] is error
+
+
+# -- auto and the wrong kind --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name, kind", [
+    ("claude-code-sample_session.jsonl", "claude-code"),
+    ("swe-agent-function_calling_simple.traj", "swe-agent"),
+    ("pydantic-ai-v5-complex_agent.console.txt", "otel"),
+    ("pydantic-ai-v2-complex_agent.otlp.json", "otel"),
+    ("otel-openai-v2-retry_loop.otlp.json", "otel"),
+    ("tau-bench-airline-gpt-4o-task1.json", "openai-chat"),
+])
+def test_auto_says_what_it_chose_and_matches_the_named_kind(tmp_path, capsys, name, kind):
+    assert detect_kind(name, (LOGS / name).read_text()) == kind
+    auto, _cassette, line = _import(tmp_path, capsys, "auto", name)
+    assert line.endswith(f"from {LOGS / name}, detected as {kind}")
+    named = import_text(kind, str(LOGS / name), (LOGS / name).read_text())
+    assert auto["runs"] == named["runs"] and auto["meta"]["recorder"] == f"mcptest import {kind}"
+
+
+def test_a_log_of_another_kind_is_refused_naming_it(tmp_path, capsys):
+    out = tmp_path / "c.json"
+    openai_log = LOGS / "tau-bench-airline-gpt-4o-task1.json"
+    assert main(["import", "anthropic", str(openai_log), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"{openai_log}: this looks like a log of kind openai-chat, not anthropic; import it with "
+                   "`mcptest import openai-chat` (or `mcptest import auto`)\n")
+    assert not out.exists()
+    assert main(["import", "openai-chat", str(LOGS / "claude-code-sample_session.jsonl"), "-o", str(out)]) == 2
+    assert "looks like a log of kind claude-code, not openai-chat" in capsys.readouterr().err
+    assert main(["import", "anthropic", str(LOGS / "otel-openai-v2-retry_loop.otlp.json"), "-o", str(out)]) == 2
+    assert "looks like a log of kind otel, not anthropic" in capsys.readouterr().err
+
+
+def test_auto_that_cannot_tell_exits_2(tmp_path, capsys):
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]))
+    assert main(["import", "auto", str(plain), "-o", str(tmp_path / "c.json")]) == 2
+    assert "cannot tell which kind of log this is; name it: mcptest import (" in capsys.readouterr().err
+    # a log with no mark of any kind is still imported when the kind is named
+    assert main(["import", "anthropic", str(plain), "-o", str(tmp_path / "c.json")]) == 0
+
+
+def test_a_tools_file_that_is_not_one_is_refused(tmp_path, capsys):
+    bad = tmp_path / "tools.json"
+    bad.write_text('{"functions": []}')
+    out = tmp_path / "c.json"
+    assert main(["import", "auto", str(LOGS / "tau-bench-airline-gpt-4o-task1.json"), "-o", str(out),
+                 "--tools", str(bad)]) == 2
+    assert "expected a tools array or an object with 'tools'" in capsys.readouterr().err and not out.exists()
+
+
+def test_otel_message_and_definition_attributes_that_are_not_json_name_their_place():
+    chat = {"traceId": "t", "name": "chat", "attributes": {"gen_ai.operation.name": "chat",
+                                                           "gen_ai.output.messages": "[{oops"}}
+    with pytest.raises(InputError) as exc:
+        import_text("otel", "s.json", json.dumps([chat]))
+    assert exc.value.pointer == "/0/attributes/gen_ai.output.messages"
+    assert "must be JSON text of a message list" in exc.value.message
+    chat["attributes"] = {"gen_ai.operation.name": "chat", "gen_ai.tool.definitions": [{"type": "function"}]}
+    with pytest.raises(InputError) as exc:
+        import_text("otel", "s.json", json.dumps([chat]))
+    assert exc.value.pointer == "/0/attributes/gen_ai.tool.definitions/0/name"
+
+
+def test_the_docs_describe_every_kind_and_auto():
+    from pytest_mcptest.importers import IMPORTERS
+
+    text = (Path(__file__).parent.parent / "docs" / "importing.md").read_text()
+    assert [kind for kind in IMPORTERS if f"### `{kind}`" not in text] == []
+    assert "## `auto`, and a log of the wrong kind" in text
+
+
+def test_auto_on_a_file_that_is_not_json_names_the_line(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"role": "user"},\n  {oops}]\n')
+    assert main(["import", "auto", str(bad), "-o", str(tmp_path / "c.json")]) == 2
+    assert capsys.readouterr().err.startswith(f"{bad}:2: invalid JSON")
+    assert main(["import", "openai-chat", str(bad), "-o", str(tmp_path / "c.json")]) == 2
+    assert capsys.readouterr().err.startswith(f"{bad}:2: invalid JSON")
