@@ -88,6 +88,8 @@ class BlockItem(pytest.Item):
 
     def runtest(self) -> None:
         self.verdict = evaluate(self.block, self.config.stash[CONTEXT_KEY])
+        if self.verdict.skipped:
+            pytest.skip(self.verdict.skipped)
         if self.verdict.problems:
             raise RecordingUnavailable(self.verdict)
         if not self.verdict.passed:

@@ -19,4 +19,7 @@ class Context(NamedTuple):
     require_judgments: bool = False  # a criterion with no recorded verdict fails instead of deferring
     redact: tuple = ()  # --mcptest-redact patterns: what a recording replaces with "<redacted>"
     drift: str = "warn"  # --mcptest-drift: what a cassette that no longer matches its suite does
+    live_concurrency: int = 4  # --mcptest-live-concurrency: runs of one item recorded at once
+    dry_run: bool = False  # --mcptest-dry-run: say what a recording would spend, record nothing
+    rate_dir: Optional[str] = None  # where live recording shares its per-minute limits across workers
 

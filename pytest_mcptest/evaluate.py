@@ -13,7 +13,7 @@ from typing import Optional
 from .context import Context
 from .expect import check
 from .gates import gate, opener
-from .gates.sources import NOTES, SourceError
+from .gates.sources import NOTES, DryRun, SourceError
 from .verdict import AggregateVerdict, Failure, GateResult, RunVerdict, Verdict
 
 
@@ -55,6 +55,8 @@ def evaluate(block, ctx: Context = Context()) -> Verdict:
                                          overall.replaces_runs)
     except SourceError as exc:
         return Verdict(block, exc.shown, problems=(Failure(exc.gate, exc.message),))
+    except DryRun as exc:
+        return Verdict(block, None, skipped=str(exc), summary=((NOTES, str(exc)),))
     summary += [(NOTES, note) for note in source.notes + source.said]
     return Verdict(block, source.shown, tuple(runs), source=source.head, aggregate=aggregate, summary=tuple(summary),
                    notes=source.notes)

@@ -28,6 +28,19 @@ def _is_block_item(item) -> bool:
     return type(item).__module__ == "pytest_mcptest.collect"
 
 
+def _positive(text: str) -> int:
+    """An option that counts something: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        import argparse
+
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, found {text!r}")
+    return value
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("mcptest", "mcptest: replay and gate recorded MCP agent runs")
     group.addoption("--cassette-dir", dest="mcptest_cassette_dir", default=None, metavar="DIR",
@@ -40,6 +53,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     choices=RECORD_MODES, help="cassette record mode, as vcrpy's (default: none, replay only)")
     group.addoption("--mcptest-redact", dest="mcptest_redact", action="append", default=[], metavar="REGEX",
                     help="redact what REGEX matches in every cassette written (repeatable)")
+    group.addoption("--mcptest-live-concurrency", dest="mcptest_live_concurrency", default=4, type=_positive,
+                    metavar="N", help="live recording: how many runs of an item at once (default 4)")
+    group.addoption("--mcptest-dry-run", dest="mcptest_dry_run", action="store_true",
+                    help="with a record mode that records: say which items would call which model how many "
+                         "times, and skip them, calling nothing")
     group.addoption("--mcptest-drift", dest="mcptest_drift", default="warn", choices=("warn", "fail", "ignore"),
                     help="when a suite's model, prompt or live catalog no longer matches its cassette (default: warn)")
     group.addoption("--mcptest-require-judgments", dest="mcptest_require_judgments", action="store_true",
@@ -49,6 +67,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("mcptest_files", "extra glob patterns of suite files to collect", type="linelist", default=[])
     parser.addini("mcptest_skip_dirs", "names of folders of recordings that collection does not walk",
                   type="linelist", default=["cassettes"])
+
+
+def _rate_dir(config: pytest.Config) -> str:
+    """A folder every pytest-xdist worker of this project sees, where live recording keeps the
+    per-minute request and token counts, so the providers' limits hold across workers."""
+    import hashlib
+    import tempfile
+
+    digest = hashlib.sha256(str(config.rootpath).encode()).hexdigest()[:12]
+    return os.path.join(tempfile.gettempdir(), f"mcptest-rate-{digest}")
 
 
 def _cassette_dir(config: pytest.Config) -> str | None:
@@ -89,7 +117,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[CONTEXT_KEY] = Context(cassette_dir=_cassette_dir(config), record_mode=mode,
                                         root=str(config.rootpath),
                                         require_judgments=bool(config.getoption("mcptest_require_judgments")),
-                                        redact=tuple(redact), drift=config.getoption("mcptest_drift"))
+                                        redact=tuple(redact), drift=config.getoption("mcptest_drift"),
+                                        live_concurrency=config.getoption("mcptest_live_concurrency"),
+                                        dry_run=bool(config.getoption("mcptest_dry_run")),
+                                        rate_dir=_rate_dir(config))
     config.pluginmanager.register(_SessionHooks(config, baseline), "mcptest-session")
     from .record import fixture as recorder_fixture  # the mcptest_recorder fixture; imports no mcp
 

@@ -101,6 +101,7 @@ class Verdict:
     aggregate: Optional[AggregateVerdict] = None
     summary: tuple[tuple[str, Any], ...] = ()
     notes: tuple[str, ...] = ()  # what the record mode did or found: first N runs judged, drift
+    skipped: Optional[str] = None  # judged nothing on purpose (a dry run): why
 
     @property
     def failures(self) -> tuple[Failure, ...]:

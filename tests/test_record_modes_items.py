@@ -141,3 +141,16 @@ def test_a_mode_that_asks_to_record_what_nothing_can_record_says_so(pytester):
     result, item = _run(pytester, "--mcptest-record-mode=all")
     result.assert_outcomes(passed=1)
     assert item["notes"][0].startswith("record mode all: nothing can record weather.json")
+
+
+def test_a_dry_run_says_what_recording_would_spend_and_calls_nothing(pytester, live_env):  # noqa: F811
+    (pytester.path / "shop.yml").write_text(MANIFEST)
+    pytester.makefile(".mcptest.yml", s=LIVE.format())
+    with FakeProvider(lambda seen: reply(seen, text="never")) as fake:
+        live_env(fake)
+        result = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-record-mode=once", "--mcptest-dry-run", "-rs")
+        assert fake.requests == []
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*would record: 'weather': openai:gpt-4o-mini, 2 run(s) of up to 10 model replies, "
+                                 "servers: shop into weather.json*"])
+    assert not (pytester.path / "weather.json").exists()

@@ -411,24 +411,37 @@ def can_record(block: AgentBlock) -> bool:
         "command" in block.server_entries.get(name, {}) for name in block.servers)
 
 
-def record(block: AgentBlock, ctx: Context, path: str, runs: int, how: str) -> None:
+def _task(block: AgentBlock, runs: int):
+    from ..live.runner import AgentTask, DistractorPlan
+    from ..live.servers import server_specs
+
+    plan = block.distractor_plan
+    return AgentTask(model=block.model, prompt=block.prompt, servers=server_specs(block.server_entries, block.servers),
+                     system_prompt=block.system_prompt, runs=runs, name=block.name,
+                     distractors=DistractorPlan(*plan) if plan and plan[0] else None)
+
+
+def dry_run(block: AgentBlock, runs: int) -> str:
+    """What recording this item would spend, in one line, calling nothing."""
+    return _task(block, runs).dry_run()
+
+
+def record(block: AgentBlock, ctx: Context, path: str, runs: int, how: str) -> list[str]:
     """Record ``runs`` live runs of the agent (``live/runner.py``) into ``path``: ``how`` is
     ``new``, ``append`` or ``replace`` (``record/store.py``), redacted, written atomically.
-    A failure is a :class:`~.sources.RecordingFailed`; the old cassette is then untouched."""
+    Returns what to say once in the terminal (the recording's notes, its calls, tokens and
+    cost per model). A failure is a :class:`~.sources.RecordingFailed`; the old cassette is
+    then untouched."""
     from ..live.provider import LiveError
-    from ..live.runner import AgentTask, DistractorPlan, record_agent
-    from ..live.servers import server_specs
+    from ..live.runner import record_agent, usage_lines
     from ..record.drift import prompt_sha256
     from ..record.redact import redactor
     from ..record.store import save, utc_now
     from .sources import RecordingFailed
 
-    plan = block.distractor_plan
     try:
-        task = AgentTask(model=block.model, prompt=block.prompt, servers=server_specs(block.server_entries, block.servers),
-                         system_prompt=block.system_prompt, runs=runs, name=block.name,
-                         distractors=DistractorPlan(*plan) if plan and plan[0] else None)
-        recording = record_agent(task, models=block.models)
+        recording = record_agent(_task(block, runs), models=block.models, concurrency=ctx.live_concurrency,
+                                 rate_dir=ctx.rate_dir)
     except LiveError as exc:
         raise RecordingFailed(str(exc)) from None
     meta = {**recording.meta, "agent": block.name, "prompt_sha256": prompt_sha256(block.prompt, block.system_prompt),
@@ -437,3 +450,4 @@ def record(block: AgentBlock, ctx: Context, path: str, runs: int, how: str) -> N
         save(path, list(recording.runs), recording.catalog, meta, how, redactor(ctx.redact))
     except (OSError, ValueError) as exc:
         raise RecordingFailed(f"cannot write the cassette: {exc}") from None
+    return list(recording.notes) + usage_lines(recording.usage)

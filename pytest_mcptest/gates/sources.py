@@ -22,6 +22,10 @@ class RecordingFailed(Exception):
     """A gate's live recording did not complete (one line; the old cassette is untouched)."""
 
 
+class DryRun(Exception):
+    """``--mcptest-dry-run``: the block would be recorded; what it would spend, recording nothing."""
+
+
 class SourceError(Exception):
     """The recording could not be had: the block fails before any gate runs."""
 
@@ -68,8 +72,8 @@ def _load(path: str, shown: str) -> Cassette:
 def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
     """The block's cassette, as its record mode says (``record/modes.py`` decides; see
     ``docs/recording.md``): replayed, or first recorded when the block's ``gate`` can record
-    it (its ``can_record(block)`` and ``record(block, ctx, path, runs, how)``) and the mode
-    asks for it. Judges the first ``runs:`` runs when the block sets it,
+    it (its ``can_record(block)``, ``record(block, ctx, path, runs, how)`` and
+    ``dry_run(block, runs)``) and the mode asks for it. Judges the first ``runs:`` runs when the block sets it,
     and reports drift between the cassette and the suite. A :class:`SourceError` says
     what is wrong."""
     from ..record.modes import APPEND, FAIL, REWRITE, decide
@@ -85,10 +89,12 @@ def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
         raise SourceError("cassette", shown, decision.message)
     notes, said = [], []
     if decision.records:
+        if ctx.dry_run:
+            raise DryRun(f"would record: {gate.dry_run(block, decision.runs_to_record)} into {shown}")
         said.append(decision.note)
         how = "append" if decision.action == APPEND else "new" if decision.action == REWRITE else "replace"
         try:
-            gate.record(block, ctx, path, decision.runs_to_record, how)
+            said += gate.record(block, ctx, path, decision.runs_to_record, how)
         except RecordingFailed as exc:
             raise SourceError("cassette", shown, f"recording {shown} failed: {exc}") from None
         cassette = _load(path, shown)
