@@ -78,7 +78,9 @@ def with_session(command: list[str], body):
     async def run():
         params = StdioServerParameters(command=command[0], args=command[1:])
         with anyio.fail_after(15):
-            async with stdio_client(params, errlog=sys.stderr) as (read, write):  # this test's stderr
+            # The SDK's default errlog is the sys.stderr of its first import, which may be an
+            # earlier test's capture file, closed since: name this test's own.
+            async with stdio_client(params, errlog=sys.stderr) as (read, write):
                 async with ClientSession(read, write) as session:
                     await session.initialize()
                     return await body(session)
