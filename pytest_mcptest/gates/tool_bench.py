@@ -38,8 +38,6 @@ class ToolBenchBlock(Block):
 def build(doc: Doc, parts, raw: dict) -> ToolBenchBlock:
     from ..engine.toolbench import Intent, Mutation
 
-    if ("catalog" in raw) == ("catalog_path" in raw):
-        raise doc.error(parts, "a tool_bench entry takes exactly one of catalog: (inline) or catalog_path:")
     checked = {}
     for key, cls in (("intents", Intent), ("mutations", Mutation)):
         for i, entry in enumerate(raw.get(key) or ()):
