@@ -20,6 +20,8 @@ def item_entry(nodeid: str, block, verdict) -> dict:
     """The report entry of one item, before its outcome is known.
 
     With several recorded runs, ``runs`` lists each as ``name #N`` and whether it passed.
+    A failed block carries ``text``, its failure text as the terminal shows it (plain, no
+    colour), so a reader of the report or its HTML sees the same diff and FLOOR lines.
     """
     entry = {
         "id": nodeid,
@@ -30,6 +32,12 @@ def item_entry(nodeid: str, block, verdict) -> dict:
         "envelope": verdict.envelope if verdict is not None else {},
         "failures": [f.to_dict() for f in verdict.failures] if verdict is not None else [],
     }
+    if block.tags:
+        entry["tags"] = list(block.tags)
+    if verdict is not None and not verdict.passed:
+        from .render import render_verdict
+
+        entry["text"] = render_verdict(verdict, file=entry["file"])
     if verdict is not None and len(verdict.runs) > 1:
         entry["runs"] = [{"name": f"{block.name} #{r.index}", "passed": r.passed} for r in verdict.runs]
     return entry

@@ -1,0 +1,117 @@
+// The item table of mcptest's HTML report: unpack the embedded items, list them, filter
+// them by kind, outcome, tag and text, and expand a row into its failure text, its
+// recorded calls and its envelope. Nothing is fetched; everything is in this page.
+"use strict";
+(function () {
+  const MAX_JSON = 200000, MAX_CALLS = 200;
+  const $ = (id) => document.getElementById(id);
+  const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
+
+  async function unpack() {
+    const b64 = $("mcptest-items").textContent.trim();
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return JSON.parse(await new Response(stream).text());
+  }
+
+  function why(item) {
+    const f = (item.failures || [])[0];
+    if (!f) return "";
+    const first = String(f.message || "").split("\n")[0];
+    const more = item.failures.length > 1 ? " (+" + (item.failures.length - 1) + " more)" : "";
+    return f.gate + ": " + first + more;
+  }
+
+  function calls(env) {
+    const out = [];
+    const take = (list, run) => {
+      for (const c of list || []) {
+        if (out.length >= MAX_CALLS) return;
+        if (c && typeof c === "object") out.push([run, c]);
+      }
+    };
+    if (Array.isArray(env.actions)) take(env.actions, "");
+    else if (Array.isArray(env.runs)) env.runs.forEach((r, i) => r && take(r.actions, "#" + (i + 1)));
+    return out;
+  }
+
+  function short(value) {
+    const s = typeof value === "string" ? value : JSON.stringify(value);
+    return s === undefined ? "" : s.length > 160 ? s.slice(0, 157) + "..." : s;
+  }
+
+  function detail(item) {
+    const parts = [];
+    if (item.text) parts.push("<h4>Failure text</h4><pre class=\"failure-text\">" + esc(item.text) + "</pre>");
+    else if ((item.failures || []).length)
+      parts.push("<h4>Failures</h4><pre class=\"failure-text\">" +
+        esc(item.failures.map((f) => f.gate + ": " + f.message).join("\n")) + "</pre>");
+    const env = item.envelope || {};
+    const list = calls(env);
+    if (list.length) {
+      const rows = list.map(([run, c], i) => "<tr><td>" + esc(run) + "</td><td>" + (i + 1) + "</td><td>" +
+        esc(c.name || "") + "</td><td>" + esc(short(c.args)) + "</td><td>" + (c.error ? "error" : "") +
+        "</td><td>" + esc(short(c.result)) + "</td></tr>").join("");
+      parts.push("<h4>Recorded calls</h4><table class=\"calls\"><tr><th>run</th><th>#</th><th>tool</th>" +
+        "<th>arguments</th><th></th><th>result</th></tr>" + rows + "</table>");
+    }
+    let text = JSON.stringify(env, null, 2);
+    if (text.length > MAX_JSON) text = text.slice(0, MAX_JSON) + "\n... (cut: " + text.length + " characters in all)";
+    parts.push("<h4>Envelope</h4><pre class=\"envelope\">" + esc(text) + "</pre>");
+    parts.push("<p class=\"muted\">" + esc(item.file || "") + ":" + esc(item.line || "") + "</p>");
+    return parts.join("");
+  }
+
+  function build(items) {
+    const body = $("item-rows");
+    body.textContent = "";
+    const rows = [];
+    const html = items.map((item, i) =>
+      "<tr class=\"row\" data-index=\"" + i + "\" data-outcome=\"" + esc(item.outcome || "") + "\"><td class=\"o-" +
+      esc(item.outcome || "") + "\">" + esc(item.outcome || "") + "</td><td>" + esc(item.kind || "") +
+      "</td><td><code>" + esc(item.id) + "</code></td><td class=\"why\">" + esc(why(item)) + "</td></tr>").join("");
+    body.innerHTML = html;
+    for (const tr of body.children) rows.push(tr);
+    const hay = items.map((item) => [item.id, item.kind, item.outcome, (item.tags || []).join(" "),
+      (item.failures || []).map((f) => f.gate + " " + f.message).join(" ")].join(" ").toLowerCase());
+    const open = new Map();
+
+    function toggle(tr) {
+      const i = Number(tr.dataset.index);
+      if (open.has(i)) { open.get(i).remove(); open.delete(i); return; }
+      const d = document.createElement("tr");
+      d.className = "detail";
+      d.innerHTML = "<td colspan=\"4\">" + detail(items[i]) + "</td>";
+      tr.after(d);
+      open.set(i, d);
+    }
+    body.addEventListener("click", (e) => {
+      const tr = e.target.closest("tr.row");
+      if (tr) toggle(tr);
+    });
+
+    function filter() {
+      const kind = $("f-kind").value, outcome = $("f-outcome").value, tag = $("f-tag").value;
+      const text = $("f-text").value.trim().toLowerCase();
+      let shown = 0;
+      for (let i = 0; i < items.length; i++) {
+        const item = items[i];
+        const ok = (!kind || item.kind === kind) && (!outcome || item.outcome === outcome) &&
+          (!tag || (item.tags || []).includes(tag)) && (!text || hay[i].includes(text));
+        rows[i].hidden = !ok;
+        const d = open.get(i);
+        if (d) d.hidden = !ok;
+        if (ok) shown++;
+      }
+      $("shown").textContent = shown + " of " + items.length + " items shown";
+    }
+    for (const id of ["f-kind", "f-outcome", "f-tag"]) $(id).addEventListener("change", filter);
+    $("f-text").addEventListener("input", filter);
+    filter();
+    document.body.dataset.ready = "true";
+  }
+
+  unpack().then(build, (err) => {
+    $("item-rows").innerHTML = "<tr><td colspan=\"4\">the items could not be unpacked: " + esc(err) + "</td></tr>";
+  });
+})();
