@@ -26,6 +26,16 @@ OUTCOMES = ("failed", "error", "xpassed", "xfailed", "skipped", "passed")
 MAX_COMPARE_ROWS = 200
 
 
+def unavailable() -> Optional[str]:
+    """Why no HTML report can be written here, if it cannot: its charts need matplotlib
+    (the ``html`` extra). Checked without importing it."""
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:
+        return "the HTML report needs matplotlib: pip install 'mcptest[html]'"
+    return None
+
+
 def _asset(name: str) -> str:
     return resources.files("pytest_mcptest").joinpath("data", name).read_text(encoding="utf-8")
 
