@@ -7,3 +7,4 @@ inner run can be the first to import them.
 """
 
 import statsmodels.stats.proportion  # noqa: F401
+from reports_of_examples import example_reports  # noqa: E402,F401  (a session fixture for the report tests)
