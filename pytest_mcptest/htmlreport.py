@@ -205,11 +205,11 @@ def render_html(report: dict, comparison: Optional[dict] = None, baseline_name: 
         f"{_summary(report)}{_comparison(comparison, baseline_name)}{_charts(report)}"
         '<section id="items"><h2>Items</h2><div class="filters">'
         '<label>kind <select id="f-kind"><option value="">all</option>'
-        + "".join(f'<option>{escape(k)}</option>' for k in options["kinds"]) + "</select></label>"
+        + "".join(f'<option value="{escape(k)}">{escape(k)}</option>' for k in options["kinds"]) + "</select></label>"
         '<label>outcome <select id="f-outcome"><option value="">all</option>'
-        + "".join(f'<option>{escape(o)}</option>' for o in options["outcomes"]) + "</select></label>"
+        + "".join(f'<option value="{escape(o)}">{escape(o)}</option>' for o in options["outcomes"]) + "</select></label>"
         '<label>tag <select id="f-tag"><option value="">all</option>'
-        + "".join(f'<option>{escape(t)}</option>' for t in options["tags"]) + "</select></label>"
+        + "".join(f'<option value="{escape(t)}">{escape(t)}</option>' for t in options["tags"]) + "</select></label>"
         '<label>text <input id="f-text" type="search" placeholder="id, name, failure"></label>'
         '<span id="shown" aria-live="polite"></span></div>'
         '<table id="item-table"><thead><tr><th>outcome</th><th>kind</th><th>item</th><th>why</th></tr></thead>'

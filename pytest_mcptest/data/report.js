@@ -30,8 +30,8 @@
         if (c && typeof c === "object") out.push([run, c]);
       }
     };
-    if (Array.isArray(env.actions)) take(env.actions, "");
-    else if (Array.isArray(env.runs)) env.runs.forEach((r, i) => r && take(r.actions, "#" + (i + 1)));
+    if (Array.isArray(env.tool_calls)) take(env.tool_calls, "");
+    else if (Array.isArray(env.runs)) env.runs.forEach((r, i) => r && take(r.tool_calls, "#" + (i + 1)));
     return out;
   }
 
