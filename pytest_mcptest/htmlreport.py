@@ -213,7 +213,8 @@ def render_html(report: dict, comparison: Optional[dict] = None, baseline_name: 
         '<label>text <input id="f-text" type="search" placeholder="id, name, failure"></label>'
         '<span id="shown" aria-live="polite"></span></div>'
         '<table id="item-table"><thead><tr><th>outcome</th><th>kind</th><th>item</th><th>why</th></tr></thead>'
-        '<tbody id="item-rows"><tr><td colspan="4" class="muted">loading...</td></tr></tbody></table></section>'
+        '<tbody id="item-rows"><tr><td colspan="4" class="muted">loading...</td></tr></tbody></table>'
+        '<p><button id="more" type="button" hidden>list more</button></p></section>'
         f'</main><script type="application/octet-stream" id="mcptest-items">{_payload(report)}</script>'
         f"<script>{_script(_asset('report.js'))}</script></body></html>\n")
 

@@ -57,7 +57,7 @@ def test_filters_by_outcome_kind_tag_and_text(page, example_reports):
     items = example_reports.report["items"]
     _select(driver, "f-outcome", "xfailed")
     assert sorted(_visible_rows(driver)) == sorted(i["id"] for i in items if i["outcome"] == "xfailed")
-    assert driver.find_element("id", "shown").text == f"{len(_visible_rows(driver))} of {len(items)} items shown"
+    assert driver.find_element("id", "shown").text == f"{len(_visible_rows(driver))} of {len(items)} items match"
     _select(driver, "f-kind", "scenario")
     assert _visible_rows(driver) == [i["id"] for i in items if i["outcome"] == "xfailed" and i["kind"] == "scenario"]
     _select(driver, "f-outcome", "")

@@ -11,7 +11,11 @@
     const b64 = $("mcptest-items").textContent.trim();
     const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
     const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return JSON.parse(await new Response(stream).text());
+    const text = await new Response(stream).text();
+    performance.mark("mcptest-unpacked");
+    const items = JSON.parse(text);
+    performance.mark("mcptest-parsed");
+    return items;
   }
 
   function why(item) {
@@ -62,52 +66,68 @@
     return parts.join("");
   }
 
+  // Only the first PAGE matching rows are in the table (more on request): a report of ten
+  // thousand items then opens and filters in well under a second.
+  const PAGE = 500;
+
+  function row(item, i) {
+    return "<tr class=\"row\" data-index=\"" + i + "\" data-outcome=\"" + esc(item.outcome || "") + "\"><td class=\"o-" +
+      esc(item.outcome || "") + "\">" + esc(item.outcome || "") + "</td><td>" + esc(item.kind || "") +
+      "</td><td><code>" + esc(item.id) + "</code></td><td class=\"why\">" + esc(why(item)) + "</td></tr>";
+  }
+
   function build(items) {
     const body = $("item-rows");
-    body.textContent = "";
-    const rows = [];
-    const html = items.map((item, i) =>
-      "<tr class=\"row\" data-index=\"" + i + "\" data-outcome=\"" + esc(item.outcome || "") + "\"><td class=\"o-" +
-      esc(item.outcome || "") + "\">" + esc(item.outcome || "") + "</td><td>" + esc(item.kind || "") +
-      "</td><td><code>" + esc(item.id) + "</code></td><td class=\"why\">" + esc(why(item)) + "</td></tr>").join("");
-    body.innerHTML = html;
-    for (const tr of body.children) rows.push(tr);
     const hay = items.map((item) => [item.id, item.kind, item.outcome, (item.tags || []).join(" "),
       (item.failures || []).map((f) => f.gate + " " + f.message).join(" ")].join(" ").toLowerCase());
-    const open = new Map();
+    const open = new Set();
+    let matches = [], limit = PAGE;
 
-    function toggle(tr) {
-      const i = Number(tr.dataset.index);
-      if (open.has(i)) { open.get(i).remove(); open.delete(i); return; }
-      const d = document.createElement("tr");
-      d.className = "detail";
-      d.innerHTML = "<td colspan=\"4\">" + detail(items[i]) + "</td>";
-      tr.after(d);
-      open.set(i, d);
+    function detailRow(i) {
+      return "<tr class=\"detail\" data-index=\"" + i + "\"><td colspan=\"4\">" + detail(items[i]) + "</td></tr>";
     }
+
+    function render() {
+      const shown = matches.slice(0, limit);
+      body.innerHTML = shown.map((i) => row(items[i], i) + (open.has(i) ? detailRow(i) : "")).join("");
+      $("shown").textContent = matches.length + " of " + items.length + " items match" +
+        (matches.length > shown.length ? ", the first " + shown.length + " listed" : "");
+      const more = $("more");
+      more.hidden = matches.length <= shown.length;
+      more.textContent = "list " + Math.min(PAGE, matches.length - shown.length) + " more";
+    }
+
     body.addEventListener("click", (e) => {
       const tr = e.target.closest("tr.row");
-      if (tr) toggle(tr);
+      if (!tr) return;
+      const i = Number(tr.dataset.index);
+      if (open.has(i)) {
+        open.delete(i);
+        const d = tr.nextElementSibling;
+        if (d && d.classList.contains("detail")) d.remove();
+      } else {
+        open.add(i);
+        tr.insertAdjacentHTML("afterend", detailRow(i));
+      }
     });
+    $("more").addEventListener("click", () => { limit += PAGE; render(); });
 
     function filter() {
       const kind = $("f-kind").value, outcome = $("f-outcome").value, tag = $("f-tag").value;
       const text = $("f-text").value.trim().toLowerCase();
-      let shown = 0;
+      matches = [];
       for (let i = 0; i < items.length; i++) {
         const item = items[i];
-        const ok = (!kind || item.kind === kind) && (!outcome || item.outcome === outcome) &&
-          (!tag || (item.tags || []).includes(tag)) && (!text || hay[i].includes(text));
-        rows[i].hidden = !ok;
-        const d = open.get(i);
-        if (d) d.hidden = !ok;
-        if (ok) shown++;
+        if ((!kind || item.kind === kind) && (!outcome || item.outcome === outcome) &&
+            (!tag || (item.tags || []).includes(tag)) && (!text || hay[i].includes(text))) matches.push(i);
       }
-      $("shown").textContent = shown + " of " + items.length + " items shown";
+      limit = PAGE;
+      render();
     }
     for (const id of ["f-kind", "f-outcome", "f-tag"]) $(id).addEventListener("change", filter);
     $("f-text").addEventListener("input", filter);
     filter();
+    performance.mark("mcptest-ready");  // how long the page took, for benchmarks/bench_html.py
     document.body.dataset.ready = "true";
   }
 
