@@ -19,7 +19,6 @@ from html import escape
 from importlib import resources
 from typing import Any, Optional
 
-from .engine.paths import leaves
 from .files import atomic_write
 
 OUTCOMES = ("failed", "error", "xpassed", "xfailed", "skipped", "passed")
@@ -65,25 +64,37 @@ def _count_table(items: list[dict]) -> str:
     return f'<table class="counts"><tr><th>kind</th>{head}<th>all</th></tr>{"".join(rows)}</table>'
 
 
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _facts(items: list[dict]) -> dict:
-    """What the summary lists besides the counts: breached floors, deferred criteria, and
-    the recorded cost and tokens, from each item's envelope."""
+    """What the summary lists besides the counts, from each item's envelope: the floors
+    breached (a section's ``floor.passed`` false), the deferred criteria and the recorded
+    cost and tokens of each run (``cost_micros``; ``conversation.tokens.total``, else
+    ``tokens.total``). Read by key, not by walking whole envelopes: ten thousand items
+    with their calls and turns stay quick."""
     floors, deferred = [], []
-    cost = tokens = 0
-    costed = tokened = 0
+    cost = tokens = costed = tokened = 0
     for item in items:
-        flat = leaves(item.get("envelope") or {})
-        if any(p.endswith("floor.passed") and v is False for p, v in flat.items()):
+        env = item.get("envelope") or {}
+        if any(isinstance(v, dict) and isinstance(v.get("floor"), dict) and v["floor"].get("passed") is False
+               for v in env.values()):
             lines = [f.get("message", "") for f in item.get("failures") or [] if f.get("gate") == "tool_selection"]
             floors.append((item["id"], (lines[0].splitlines() or [""])[0] if lines else "floor breached"))
-        for path, value in flat.items():
-            if (path == "deferred" or path.startswith("deferred[") or ".deferred[" in path) and isinstance(value, str):
-                deferred.append((item["id"], value))
-            elif path.endswith("cost_micros") and isinstance(value, int) and not isinstance(value, bool):
-                cost, costed = cost + value, costed + 1
-            elif (path == "tokens.total" or path.endswith(".tokens.total")) and isinstance(value, int) \
-                    and not isinstance(value, bool):
-                tokens, tokened = tokens + value, tokened + 1
+        runs = env.get("runs") if isinstance(env.get("runs"), list) else [env]
+        for run in runs:
+            if not isinstance(run, dict):
+                continue
+            deferred += [(item["id"], c) for c in run.get("deferred") or () if isinstance(c, str)]
+            if _is_int(run.get("cost_micros")):
+                cost, costed = cost + run["cost_micros"], costed + 1
+            conversation = run.get("conversation") if isinstance(run.get("conversation"), dict) else {}
+            for holder in (conversation, run):
+                total = holder.get("tokens", {}).get("total") if isinstance(holder.get("tokens"), dict) else None
+                if _is_int(total):
+                    tokens, tokened = tokens + total, tokened + 1
+                    break
     return {"floors": floors, "deferred": deferred, "cost_micros": cost, "costed": costed,
             "tokens": tokens, "tokened": tokened}
 
