@@ -184,12 +184,25 @@ def _charts(report: dict) -> str:
     return f'<section id="charts"><h2>Charts</h2>{"".join(figures)}</section>'
 
 
-def _payload(report: dict) -> str:
-    """The items as compact JSON, gzip-compressed (fixed mtime) and base64-encoded: a tenth
-    of the size, unpacked in the browser without any library."""
-    data = json.dumps(report.get("items", []), sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False)
-    return base64.b64encode(gzip.compress(data.encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
+DETAIL_KEYS = ("envelope", "text")  # unpacked only when a row is first expanded
+
+
+def _packed(data) -> str:
+    """Compact JSON, gzip-compressed (fixed mtime) and base64-encoded: a tenth of the size,
+    unpacked in the browser without any library."""
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
+
+
+def _payloads(report: dict) -> str:
+    """The items in two blocks: what the table lists and filters on (read at once), and each
+    item's envelope and failure text (read on the first expanded row), so that a large
+    report opens without parsing every envelope."""
+    items = report.get("items", [])
+    rows = [{k: v for k, v in item.items() if k not in DETAIL_KEYS} for item in items]
+    details = [{k: item[k] for k in DETAIL_KEYS if k in item} for item in items]
+    return (f'<script type="application/octet-stream" id="mcptest-rows">{_packed(rows)}</script>'
+            f'<script type="application/octet-stream" id="mcptest-details">{_packed(details)}</script>')
 
 
 def _script(text: str) -> str:
@@ -226,7 +239,7 @@ def render_html(report: dict, comparison: Optional[dict] = None, baseline_name: 
         '<table id="item-table"><thead><tr><th>outcome</th><th>kind</th><th>item</th><th>why</th></tr></thead>'
         '<tbody id="item-rows"><tr><td colspan="4" class="muted">loading...</td></tr></tbody></table>'
         '<p><button id="more" type="button" hidden>list more</button></p></section>'
-        f'</main><script type="application/octet-stream" id="mcptest-items">{_payload(report)}</script>'
+        f"</main>{_payloads(report)}"
         f"<script>{_script(_asset('report.js'))}</script></body></html>\n")
 
 

@@ -1,10 +1,11 @@
-"""Headless Chromium from the system's packages, driven by Selenium, for the HTML report's
-browser tests. Where no browser is installed the tests skip, saying what is missing;
-``.ci/run`` installs one (Debian's ``chromium`` and ``chromium-driver``) before the tests."""
+"""Headless Chromium from the system's packages, driven by Playwright, for the HTML report's
+browser tests and benchmark. Playwright is pointed at the installed browser and never
+downloads one. Where no browser is installed the tests skip, saying what is missing;
+``.ci/run`` installs one (Debian's ``chromium``) before the tests."""
 
 from __future__ import annotations
 
-import json
+import contextlib
 import shutil
 
 import pytest
@@ -12,50 +13,54 @@ import pytest
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 
 
-def _missing() -> str | None:
+def browser_path() -> str | None:
+    return next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
+
+
+def missing() -> str | None:
+    """Why no browser test can run here, if none can."""
     try:
-        import selenium  # noqa: F401
+        import playwright.sync_api  # noqa: F401
     except ImportError:
-        return "selenium is not installed (pip install -e '.[test]')"
-    if not any(shutil.which(b) for b in BROWSERS):
-        return "no Chromium on PATH (apt-get install chromium chromium-driver; .ci/run does it)"
-    if not shutil.which("chromedriver"):
-        return "no chromedriver on PATH (apt-get install chromium-driver; .ci/run does it)"
+        return "playwright is not installed (pip install -e '.[test]')"
+    if browser_path() is None:
+        return "no Chromium on PATH (apt-get install chromium; .ci/run does it)"
     return None
 
 
-def start_browser():
-    """A headless Chromium that logs console messages and network events, or a skip."""
-    reason = _missing()
+@contextlib.contextmanager
+def chromium():
+    """A headless Chromium, or a skip that says why there is none."""
+    reason = missing()
     if reason:
         pytest.skip(f"browser tests need a browser: {reason}")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
+    from playwright.sync_api import Error, sync_playwright
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = next(shutil.which(b) for b in BROWSERS if shutil.which(b))
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1280,1800", "--no-first-run", "--disable-extensions",
-                "--disable-background-networking", "--disable-component-update"):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    try:
-        return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
-    except Exception as exc:  # a browser that is there but cannot start here
-        pytest.skip(f"browser tests need a browser: Chromium would not start: {str(exc).splitlines()[0]}")
+    with sync_playwright() as p:
+        try:
+            browser = p.chromium.launch(executable_path=browser_path(), args=["--no-sandbox", "--disable-gpu"])
+        except Error as exc:  # a browser that is there but cannot start here
+            pytest.skip(f"browser tests need a browser: Chromium would not start: {str(exc).splitlines()[0]}")
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
-def requested_urls(driver) -> list[str]:
-    """Every URL the page asked for since the last call (from the performance log)."""
-    urls = []
-    for entry in driver.get_log("performance"):
-        message = json.loads(entry["message"])["message"]
-        if message.get("method") == "Network.requestWillBeSent":
-            urls.append(message["params"]["request"]["url"])
-    return urls
+class Watched:
+    """A page, with every request it made and every console message and page error."""
 
+    def __init__(self, browser, url: str):
+        self.page = browser.new_page(viewport={"width": 1280, "height": 1400})
+        self.requests: list[str] = []
+        self.problems: list[str] = []
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("console", lambda m: self.problems.append(f"{m.type}: {m.text}")
+                     if m.type in ("error", "warning") else None)
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        self.url = url
+        self.open()
 
-def wait_ready(driver, timeout: float = 30) -> None:
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    WebDriverWait(driver, timeout).until(lambda d: d.execute_script("return document.body.dataset.ready") == "true")
+    def open(self) -> None:
+        self.page.goto(self.url)
+        self.page.wait_for_function("document.body.dataset.ready === 'true'", timeout=60_000)

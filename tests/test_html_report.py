@@ -19,8 +19,11 @@ from reports_of_examples import ROOT, run_examples
 
 
 def _items_in(html: str) -> list:
-    payload = re.search(r'<script type="application/octet-stream" id="mcptest-items">([^<]*)</script>', html)
-    return json.loads(gzip.decompress(base64.b64decode(payload.group(1))))
+    def unpack(block: str):
+        payload = re.search(rf'<script type="application/octet-stream" id="mcptest-{block}">([^<]*)</script>', html)
+        return json.loads(gzip.decompress(base64.b64decode(payload.group(1))))
+
+    return [{**row, **detail} for row, detail in zip(unpack("rows"), unpack("details"), strict=True)]
 
 
 def test_the_html_carries_every_item_of_the_json_report(example_reports):

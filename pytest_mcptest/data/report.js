@@ -7,16 +7,18 @@
   const $ = (id) => document.getElementById(id);
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
 
-  async function unpack() {
-    const b64 = $("mcptest-items").textContent.trim();
-    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  async function unpack(id) {
+    const b64 = $(id).textContent.trim();
+    const binary = atob(b64);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
     const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    const text = await new Response(stream).text();
-    performance.mark("mcptest-unpacked");
-    const items = JSON.parse(text);
-    performance.mark("mcptest-parsed");
-    return items;
+    return JSON.parse(await new Response(stream).text());
   }
+
+  // Each item's envelope and failure text, unpacked once, when a row is first expanded.
+  let details = null;
+  const loadDetails = () => details || (details = unpack("mcptest-details"));
 
   function why(item) {
     const f = (item.failures || [])[0];
@@ -44,7 +46,8 @@
     return s === undefined ? "" : s.length > 160 ? s.slice(0, 157) + "..." : s;
   }
 
-  function detail(item) {
+  function detail(item, extra) {
+    item = Object.assign({}, item, extra);
     const parts = [];
     if (item.text) parts.push("<h4>Failure text</h4><pre class=\"failure-text\">" + esc(item.text) + "</pre>");
     else if ((item.failures || []).length)
@@ -78,13 +81,17 @@
 
   function build(items) {
     const body = $("item-rows");
-    const hay = items.map((item) => [item.id, item.kind, item.outcome, (item.tags || []).join(" "),
-      (item.failures || []).map((f) => f.gate + " " + f.message).join(" ")].join(" ").toLowerCase());
+    let hay = null;  // what the text filter searches, built on its first use
+    const haystack = () => hay || (hay = items.map((item) => [item.id, item.kind, item.outcome,
+      (item.tags || []).join(" "), (item.failures || []).map((f) => f.gate + " " + f.message).join(" ")]
+      .join(" ").toLowerCase()));
     const open = new Set();
     let matches = [], limit = PAGE;
 
+    let loaded = null;  // the details, once unpacked
     function detailRow(i) {
-      return "<tr class=\"detail\" data-index=\"" + i + "\"><td colspan=\"4\">" + detail(items[i]) + "</td></tr>";
+      return "<tr class=\"detail\" data-index=\"" + i + "\"><td colspan=\"4\">" + detail(items[i], loaded[i]) +
+        "</td></tr>";
     }
 
     function render() {
@@ -97,10 +104,11 @@
       more.textContent = "list " + Math.min(PAGE, matches.length - shown.length) + " more";
     }
 
-    body.addEventListener("click", (e) => {
+    body.addEventListener("click", async (e) => {
       const tr = e.target.closest("tr.row");
       if (!tr) return;
       const i = Number(tr.dataset.index);
+      if (!loaded) loaded = await loadDetails();
       if (open.has(i)) {
         open.delete(i);
         const d = tr.nextElementSibling;
@@ -115,11 +123,12 @@
     function filter() {
       const kind = $("f-kind").value, outcome = $("f-outcome").value, tag = $("f-tag").value;
       const text = $("f-text").value.trim().toLowerCase();
+      const texts = text ? haystack() : null;
       matches = [];
       for (let i = 0; i < items.length; i++) {
         const item = items[i];
         if ((!kind || item.kind === kind) && (!outcome || item.outcome === outcome) &&
-            (!tag || (item.tags || []).includes(tag)) && (!text || hay[i].includes(text))) matches.push(i);
+            (!tag || (item.tags || []).includes(tag)) && (!text || texts[i].includes(text))) matches.push(i);
       }
       limit = PAGE;
       render();
@@ -131,7 +140,7 @@
     document.body.dataset.ready = "true";
   }
 
-  unpack().then(build, (err) => {
+  unpack("mcptest-rows").then(build, (err) => {
     $("item-rows").innerHTML = "<tr><td colspan=\"4\">the items could not be unpacked: " + esc(err) + "</td></tr>";
   });
 })();
