@@ -21,6 +21,10 @@ MAX_PANELS = 6  # tool-bench and catalog items drawn one panel each
 _FAIL, _HOLD, _MUTED = "#c0392b", "#27ae60", "#7f8c8d"
 
 
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value  # not nan
+
+
 def _short(text: str, width: int = 48) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
@@ -143,18 +147,19 @@ def tool_bench_chart(report: dict) -> Optional[str]:
             base, intents = env.get("accuracy"), env.get("intents")
             muts = [m for m in env["mutations"] if isinstance(m, dict)][:MAX_BARS]
             labels = [_short(f"{m.get('tool')} {m.get('kind')}", 28) for m in muts]
-            drops = [float(m.get("drop") or 0) for m in muts]
+            drops = [float(m["drop"]) if _number(m.get("drop")) else 0.0 for m in muts]
             low, high = [], []
             for m, drop in zip(muts, drops):
-                ci = _wilson(m.get("correct"), intents) if isinstance(base, (int, float)) else None
+                ci = _wilson(m.get("correct"), intents) if _number(base) else None
                 # the drop's range: baseline accuracy minus the mutated accuracy's Wilson interval
                 low.append(max(0.0, drop - (base - ci[1])) if ci else 0.0)
                 high.append(max(0.0, (base - ci[0]) - drop) if ci else 0.0)
-            colours = [_HOLD if env.get("min_drop") is None or d >= env["min_drop"] else _FAIL for d in drops]
+            floor = env.get("min_drop") if _number(env.get("min_drop")) else None
+            colours = [_HOLD if floor is None or d >= floor else _FAIL for d in drops]
             ax.bar(range(len(muts)), drops, yerr=[low, high], color=colours, capsize=3)
             ax.set_xticks(range(len(muts)), labels, rotation=20, ha="right", fontsize=7)
-            if env.get("min_drop") is not None:
-                ax.axhline(env["min_drop"], color=_MUTED, linestyle=":", label=f"min_drop {env['min_drop']}")
+            if floor is not None:
+                ax.axhline(floor, color=_MUTED, linestyle=":", label=f"min_drop {floor}")
                 ax.legend(fontsize=7)
             ax.set_ylabel("accuracy drop")
             ax.set_title(_short(_name(item), 70) + " (95% Wilson interval)", fontsize=9)

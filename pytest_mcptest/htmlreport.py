@@ -80,7 +80,8 @@ def _facts(items: list[dict]) -> dict:
         env = item.get("envelope") or {}
         if any(isinstance(v, dict) and isinstance(v.get("floor"), dict) and v["floor"].get("passed") is False
                for v in env.values()):
-            lines = [f.get("message", "") for f in item.get("failures") or [] if f.get("gate") == "tool_selection"]
+            lines = [str(f.get("message", "")) for f in item.get("failures") or []
+                     if isinstance(f, dict) and f.get("gate") == "tool_selection"]
             floors.append((item["id"], (lines[0].splitlines() or [""])[0] if lines else "floor breached"))
         runs = env.get("runs") if isinstance(env.get("runs"), list) else [env]
         for run in runs:

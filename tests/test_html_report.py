@@ -98,6 +98,33 @@ def test_charts_are_left_out_when_there_is_nothing_to_draw():
     assert '<td data-count="scenario/passed">1</td>' in html
 
 
+def test_odd_values_in_a_hand_edited_report_draw_no_chart_rather_than_fail():
+    html = render_html({"mcptest_report": 1, "items": [
+        {"id": "a::bench", "kind": "tool_bench", "outcome": "passed", "failures": ["not an object"],
+         "envelope": {"accuracy": "high", "intents": 3, "min_drop": "x", "tool_selection": {"floor": {"passed": False}},
+                      "mutations": [{"tool": "t", "kind": "blank", "drop": "big", "correct": 9}]}},
+        {"id": "a::agent", "kind": "agent", "outcome": "failed",
+         "envelope": {"tool_selection": {"pass_hat_k": {"one": "x"}}, "distractors": {"accuracy": 5, "count": "2"},
+                      "tools": [{"name": "t", "score": None}], "token_efficiency": {"tokens_per_correct": "3"}}}]})
+    assert '<figure class="chart" id="chart-tool-bench">' in html
+    assert '<dd data-count="floors">1</dd>' in html
+    for chart in ("pass-k", "distractors", "catalog", "token-cost"):
+        assert f'id="chart-{chart}"' not in html
+
+
+def test_html_alone_under_xdist(pytester):
+    from suites import GOOD_RUN, WIDGET_SUITE
+
+    pytester.makefile(".mcptest.yml", shop=WIDGET_SUITE)
+    pytester.mkdir("cassettes")
+    (pytester.path / "cassettes" / "restock.json").write_text(GOOD_RUN)
+    result = pytester.runpytest_subprocess("--mcptest-html", "out/page.html", "-n", "2", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    html = (pytester.path / "out" / "page.html").read_text(encoding="utf-8")
+    assert _items_in(html)[0]["id"] == "shop.mcptest.yml::restock the widget shelf"
+    assert '<td data-count="scenario/passed">1</td>' in html
+
+
 def test_a_bad_html_path_is_a_usage_error(pytester):
     pytester.makefile(".mcptest.yml", s="scenarios: []\n")
     result = pytester.runpytest("--mcptest-html", str(pytester.path))
