@@ -137,3 +137,10 @@ def test_the_cli_refuses_a_directory_for_html(example_reports, tmp_path, capsys)
 
     assert main(["report", str(example_reports.json_path), "--html", str(tmp_path)]) == 2
     assert "--html needs a file path" in capsys.readouterr().err
+
+
+def test_matplotlib_is_imported_only_to_draw():
+    code = ("import sys; import pytest_mcptest.plugin, pytest_mcptest.htmlreport, pytest_mcptest.charts; "
+            "print(any(m.split('.')[0] == 'matplotlib' for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
