@@ -52,9 +52,10 @@ def junit_properties(kind: str, verdict) -> list[tuple[str, Any]]:
     """An item's metrics for ``--junitxml``'s ``<property>`` elements: its kind and verdict,
     the failures per gate (``mcptest.gate.<gate>``), then every numeric envelope value under
     its dotted path (``mcptest.envelope.tool_selection.pass_k``; a boolean is ``true`` or
-    ``false``). Bounded so a CI dashboard can chart them: lists of more than ``MAX_LIST``
-    elements are skipped, and at most ``MAX_PROPERTIES`` values are kept (the count of the
-    rest goes into ``mcptest.envelope_omitted``)."""
+    ``false``). Bounded, with names that stay put from run to run, so a CI dashboard can
+    chart them: values inside lists (per-run details, tools, calls) are left out, as their
+    totals are numbers beside them; at most ``MAX_PROPERTIES`` values are kept (the count of
+    the rest goes into ``mcptest.envelope_omitted``)."""
     props: list[tuple[str, Any]] = [("mcptest.kind", kind), ("mcptest.verdict", "passed" if verdict.passed else "failed")]
     gates: dict[str, int] = {}
     for failure in verdict.failures:
