@@ -55,14 +55,15 @@ def _svg(name: str, draw: Callable, height: float) -> str:
 
 
 def _pass_hat_k(envelope: dict) -> Optional[dict]:
-    """The item's pass^k curve: ``tool_selection`` (tasks averaged when runs carry them) or
-    ``stability``; ``{k: value}`` with integer k."""
-    for key in ("tool_selection", "stability"):
+    """The item's pass^k curve as fractions, ``{k: value}``: ``stability.pass_hat_k`` (whole
+    runs judged by every gate; percents, averaged over tasks when runs carry them), else
+    ``tool_selection.pass_hat_k`` (the expected tool selected; fractions)."""
+    for key, scale in (("stability", 100.0), ("tool_selection", 1.0)):
         section = envelope.get(key)
         curve = section.get("pass_hat_k") if isinstance(section, dict) else None
         if isinstance(curve, dict) and curve:
             try:
-                return {int(k): float(v) for k, v in curve.items()}
+                return {int(k): float(v) / scale for k, v in curve.items()}
             except (TypeError, ValueError):
                 return None
     return None

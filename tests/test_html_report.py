@@ -144,3 +144,12 @@ def test_matplotlib_is_imported_only_to_draw():
             "print(any(m.split('.')[0] == 'matplotlib' for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_pass_k_comes_as_fractions_from_stability_or_tool_selection():
+    from pytest_mcptest.charts import _pass_hat_k
+
+    assert _pass_hat_k({"stability": {"pass_hat_k": {"1": 80.0, "3": 51.2}},
+                        "tool_selection": {"pass_hat_k": {"1": 0.9}}}) == {1: 0.8, 3: 0.512}
+    assert _pass_hat_k({"tool_selection": {"pass_hat_k": {"1": 0.9, "2": 0.8}}}) == {1: 0.9, 2: 0.8}
+    assert _pass_hat_k({"tool_selection": {"pass_hat_k": {"k": 0.9}}}) is None
