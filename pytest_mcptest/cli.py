@@ -295,7 +295,8 @@ def _fraction(text: str) -> float:
 
 def _report(args) -> int:
     """A saved report at a glance, or (``--compare``) its deltas and floor flips against a
-    baseline. Exit 1 only with --compare, when something flipped to failed."""
+    baseline; ``--html`` also writes the HTML report (the same bytes ``--mcptest-html``
+    writes for the same items). Exit 1 only with --compare, when something flipped to failed."""
     from .report import compare_reports, comparison_problem, load_report, render_comparison, render_summary
 
     try:
@@ -304,6 +305,16 @@ def _report(args) -> int:
     except ValueError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_USAGE
+    if args.html is not None:
+        from .htmlreport import unavailable, write_html
+
+        problem = unavailable() or (f"--html needs a file path, found {args.html!r}"
+                                    if not args.html.strip() or os.path.isdir(args.html) else None)
+        if problem:
+            print(f"mcptest report: {problem}", file=sys.stderr)
+            return EXIT_USAGE
+        write_html(args.html, current, compare_reports(current, baseline) if baseline is not None else None,
+                   os.path.basename(args.compare) if args.compare else "")
     if baseline is None:
         if args.json:
             sys.stdout.write(dumps(current))
@@ -372,6 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("current", metavar="CURRENT.json", help="a report written by --mcptest-report or --json")
     report.add_argument("--compare", metavar="BASELINE.json", help="per-item deltas and floor flips against it")
     report.add_argument("--json", action="store_true", help="print the comparison (or the report) as JSON")
+    report.add_argument("--html", metavar="PATH", help="also write the self-contained HTML report to PATH")
     report.set_defaults(func=_report)
 
     mock = sub.add_parser("mock", help="a real MCP server over stdio (newline-delimited JSON-RPC), from a YAML "

@@ -47,6 +47,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="where cassettes are looked up (default: beside each suite file)")
     group.addoption("--mcptest-report", dest="mcptest_report", default=None, metavar="PATH",
                     help="write the JSON report of every mcptest item to PATH")
+    group.addoption("--mcptest-html", dest="mcptest_html", default=None, metavar="PATH",
+                    help="write the self-contained HTML report (summary, charts, every item) to PATH")
     group.addoption("--mcptest-compare", dest="mcptest_compare", default=None, metavar="BASELINE",
                     help="compare this run with a saved JSON report: per-item deltas and floor flips")
     group.addoption("--mcptest-record-mode", dest="mcptest_record_mode", default=None,
@@ -95,10 +97,15 @@ def pytest_configure(config: pytest.Config) -> None:
     mode = config.getoption("mcptest_record_mode") or config.getini("mcptest_record_mode") or "none"
     if mode not in RECORD_MODES:
         raise pytest.UsageError(f"mcptest_record_mode must be one of {', '.join(RECORD_MODES)}, found {mode!r}")
-    report = config.getoption("mcptest_report")
-    if report is not None and (not report.strip() or os.path.isdir(report)):
-        raise pytest.UsageError(f"--mcptest-report needs a file path, found {report!r}"
-                                + (" (a directory)" if report.strip() else ""))
+    for flag in ("--mcptest-report", "--mcptest-html"):
+        path = config.getoption(flag.lstrip("-").replace("-", "_"))
+        if path is not None and (not path.strip() or os.path.isdir(path)):
+            raise pytest.UsageError(f"{flag} needs a file path, found {path!r}" + (" (a directory)" if path.strip() else ""))
+    if config.getoption("mcptest_html") is not None:
+        from .htmlreport import unavailable
+
+        if unavailable():
+            raise pytest.UsageError(f"--mcptest-html: {unavailable()}")
     baseline = None
     compare = config.getoption("mcptest_compare")
     if compare is not None and not hasattr(config, "workerinput"):  # only the controller compares
@@ -179,11 +186,23 @@ def _report_id(config: pytest.Config, path, name: str | None = None) -> str:
     return rel if name is None else f"{rel}::{name}"
 
 
+def _wants_entries(config: pytest.Config) -> bool:
+    """Whether items' report entries are gathered: for the JSON or HTML report, or a comparison."""
+    return any(config.getoption(name) for name in ("mcptest_report", "mcptest_html", "mcptest_compare"))
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
+    if (call.when == "call" and _is_block_item(item) and item.verdict is not None
+            and getattr(item.config.option, "xmlpath", None)):
+        # Before the report is made: pytest copies user_properties onto it, and --junitxml
+        # writes them as <property> elements.
+        from .report import junit_properties
+
+        item.user_properties.extend(junit_properties(item.block.kind, item.verdict))
     report = yield
     if _is_block_item(item):
-        if item.config.getoption("mcptest_report") or item.config.getoption("mcptest_compare"):
+        if _wants_entries(item.config):
             # Plain data on the report: pytest-xdist carries it to the controller.
             report.mcptest = item_entry(_report_id(item.config, item.path, item.name), item.block, item.verdict)
         if call.when == "call":
@@ -201,7 +220,7 @@ class _SessionHooks:
         self.config = config
         self.suite_errors: set[str] = set()
         self.baseline = baseline
-        wanted = config.getoption("mcptest_report") or baseline is not None
+        wanted = _wants_entries(config)
         self.builder = ReportBuilder() if wanted and not hasattr(config, "workerinput") else None
         self.patterns = DEFAULT_PATTERNS + tuple(config.getini("mcptest_files"))
         self.frozen = False
@@ -235,6 +254,11 @@ class _SessionHooks:
     def pytest_runtest_logreport(self, report) -> None:
         if self.builder is not None:
             self.builder.add(report)
+        if (report.failed and type(report.longrepr) is str and not hasattr(self.config, "workerinput")
+                and self._is_suite(report.nodeid)):
+            from .render import FailureText
+
+            report.longrepr = FailureText(report.longrepr)  # still the same text; coloured on a terminal
         for section, payload in getattr(report, "mcptest_summary", None) or ():
             self.summary.setdefault(section, []).append((report.nodeid, payload))
 
@@ -298,6 +322,12 @@ class _SessionHooks:
         if self.builder is not None and self.config.getoption("mcptest_report"):
             path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_report"))
             write_report(path, self.builder.to_dict())
+        if self.builder is not None and self.config.getoption("mcptest_html"):
+            from .htmlreport import write_html
+
+            compare = self.config.getoption("mcptest_compare")
+            path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_html"))
+            write_html(path, self.builder.to_dict(), self.comparison, os.path.basename(compare) if compare else "")
 
 
 def pytest_assertrepr_compare(config, op, left, right):

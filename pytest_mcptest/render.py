@@ -118,6 +118,40 @@ def _aggregate_section(verdict: Verdict, suite_file: str) -> list[str]:
     return lines
 
 
+# --------------------------------------------------------------------------- colour on a terminal
+
+_FAILED_WORDS = ("[FAIL]", "FLOOR", "expected", "got ", "does not match", "over budget", "did not", "failed",
+                 "forbidden", "mismatch", "missing", "critical", "beyond the", "no transition", "error")
+
+
+def line_style(line: str, first: bool = False) -> dict:
+    """pytest's markup for one line of failure text: red for what failed, green for what
+    held, dim (``light``) for context; the head line red and bold."""
+    if first:
+        return {"red": True, "bold": True}
+    if not line.strip():
+        return {}
+    if "[PASS]" in line:
+        return {"green": True}
+    if line.strip().endswith("runs passed on their own"):
+        passed, _, total = line.strip().partition(" of ")
+        if total.split(" ", 1)[0] == passed:
+            return {"green": True}
+    if any(word in line for word in _FAILED_WORDS):
+        return {"red": True}
+    return {"light": True}
+
+
+class FailureText(str):
+    """A block's failure text that colours itself when pytest writes it to a terminal with
+    markup (none under ``NO_COLOR``, ``--color=no`` or a pipe): still a plain ``str`` to
+    everything else (JUnit XML, the JSON and HTML reports, ``--tb=line``)."""
+
+    def toterminal(self, tw) -> None:
+        for n, line in enumerate(self.splitlines()):
+            tw.line(line, **line_style(line, first=n == 0))
+
+
 def _as_envelope(obj):
     if isinstance(obj, dict):
         return obj

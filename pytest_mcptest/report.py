@@ -24,6 +24,8 @@ def item_entry(nodeid: str, block, verdict) -> dict:
     """The report entry of one item, before its outcome is known.
 
     With several recorded runs, ``runs`` lists each as ``name #N`` and whether it passed.
+    A failed block carries ``text``, its failure text as the terminal shows it (plain, no
+    colour), so a reader of the report or its HTML sees the same diff and FLOOR lines.
     """
     entry = {
         "id": nodeid,
@@ -36,9 +38,49 @@ def item_entry(nodeid: str, block, verdict) -> dict:
     }
     if verdict is not None and verdict.notes:
         entry["notes"] = list(verdict.notes)
+    if block.tags:
+        entry["tags"] = list(block.tags)
+    if verdict is not None and not verdict.passed:
+        from .render import render_verdict
+
+        entry["text"] = render_verdict(verdict, file=entry["file"])
     if verdict is not None and len(verdict.runs) > 1:
         entry["runs"] = [{"name": f"{block.name} #{r.index}", "passed": r.passed} for r in verdict.runs]
     return entry
+
+
+# --------------------------------------------------------------------------- JUnit XML properties
+
+MAX_PROPERTIES = 100  # numeric envelope values per item
+
+
+def junit_properties(kind: str, verdict) -> list[tuple[str, Any]]:
+    """An item's metrics for ``--junitxml``'s ``<property>`` elements: its kind and verdict,
+    the failures per gate (``mcptest.gate.<gate>``), then every numeric envelope value under
+    its dotted path (``mcptest.envelope.tool_selection.pass_k``; a boolean is ``true`` or
+    ``false``). Bounded, with names that stay put from run to run, so a CI dashboard can
+    chart them: values inside lists (per-run details, tools, calls) are left out, as their
+    totals are numbers beside them; at most ``MAX_PROPERTIES`` values are kept (the count of
+    the rest goes into ``mcptest.envelope_omitted``)."""
+    props: list[tuple[str, Any]] = [("mcptest.kind", kind), ("mcptest.verdict", "passed" if verdict.passed else "failed")]
+    gates: dict[str, int] = {}
+    for failure in verdict.failures:
+        gates[failure.gate] = gates.get(failure.gate, 0) + 1
+    props += [(f"mcptest.gate.{gate}", gates[gate]) for gate in sorted(gates)]
+    values = []
+    stack: list[tuple[str, Any]] = [("", verdict.envelope)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((f"{path}.{k}" if path else str(k), node[k]) for k in sorted(node, key=str, reverse=True))
+        elif isinstance(node, bool):
+            values.append((path, "true" if node else "false"))
+        elif isinstance(node, (int, float)) and node == node:  # not nan
+            values.append((path, round(node, 6) if isinstance(node, float) else node))
+    props += [(f"mcptest.envelope.{path}", value) for path, value in values[:MAX_PROPERTIES]]
+    if len(values) > MAX_PROPERTIES:
+        props.append(("mcptest.envelope_omitted", len(values) - MAX_PROPERTIES))
+    return props
 
 
 def phase_outcome(report) -> Optional[str]:

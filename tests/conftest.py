@@ -13,3 +13,4 @@ process would fail. Imported here, it binds the session's own stderr.
 
 import mcp.client.stdio  # noqa: F401
 import statsmodels.stats.proportion  # noqa: F401
+from reports_of_examples import example_reports  # noqa: E402,F401  (a session fixture for the report tests)

@@ -288,6 +288,8 @@ def _spec001_gates(block: AgentBlock, source) -> GateResult | None:
         failure = _token_efficiency(source.cassette, scores["token_efficiency"], envelope)
         if failure is not None:
             failures.append(failure)
+        else:
+            summary.append((TOKENS, envelope["token_efficiency"]))
         checks += [(e, tuple(scores["token_efficiency"].miss_lines())) for e in block.token_efficiency.expect]
     return GateResult(envelope, tuple(failures), expect=tuple(checks), summary=tuple(summary))
 
@@ -398,7 +400,22 @@ def _floor_section(entries: list[tuple[str, Any]]) -> tuple[str, list[str]]:
     return f"mcptest: {FLOORS}", lines
 
 
-SUMMARY_SECTIONS = {FLOORS: _floor_section}
+TOKENS = "token efficiency"
+
+
+def _token_section(entries: list[tuple[str, Any]]) -> tuple[str, list[str]]:
+    """Each ``token_efficiency:`` item's grade, F1 and what a correct selection cost."""
+    lines = []
+    for nodeid, te in sorted(entries, key=lambda e: e[0]):
+        per = te.get("tokens_per_correct")
+        cost = te.get("cost_per_correct")
+        lines.append(f"grade {te.get('grade', '?')}  F1 {_show_number(te.get('f1', 0))}, "
+                     f"{'no correct selection' if per is None else f'{per:.1f} surface tokens per correct selection'}"
+                     f"{'' if cost is None else f', ${cost:.6f} per correct selection'}   {nodeid}")
+    return f"mcptest: {TOKENS}", lines
+
+
+SUMMARY_SECTIONS = {FLOORS: _floor_section, TOKENS: _token_section}
 
 
 # --------------------------------------------------------------------------- recording live

@@ -116,12 +116,12 @@ LADDER = "distractor accuracy by count"
 
 
 def _ladder_section(entries: list[tuple[str, Any]]) -> Optional[tuple[str, list[str]]]:
-    """Distractor accuracy against distractor count, one curve per (source, correct set)."""
+    """Distractor accuracy against distractor count, one curve per (source, correct set);
+    a single count is shown too, as the one point of its curve."""
     curves: dict = {}
     for nodeid, point in entries:
         curves.setdefault((point["source"], tuple(point["correct"])), []).append((point["count"], nodeid, point))
-    curves = {key: sorted(points, key=lambda p: p[:2]) for key, points in curves.items()
-              if len({p[0] for p in points}) > 1}
+    curves = {key: sorted(points, key=lambda p: p[:2]) for key, points in curves.items()}
     if not curves:
         return None
     lines = []

@@ -9,6 +9,7 @@ Schema part: ``$defs/toolQuality`` (and ``$defs/server`` for the server it names
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import attrs
 
@@ -72,7 +73,10 @@ def judge_run(block: ToolQualityBlock, catalog, number: int, total: int, ctx: Co
         quality = score_catalog(catalog)
     except ValueError as exc:
         raise SourceError("catalog", None, str(exc)) from None
-    return GateResult(quality.to_dict(), lines=tuple(_quality_lines(quality)))
+    envelope = quality.to_dict()
+    scores = {key: envelope.get(key) for key in ("tool_count", "min_score", "mean_score", "critical_count",
+                                                 "warning_count")}
+    return GateResult(envelope, lines=tuple(_quality_lines(quality)), summary=((SCORES, scores),))
 
 
 def _quality_lines(quality) -> list[str]:
@@ -100,3 +104,19 @@ def summary_lines(envelope: dict) -> list[str]:
                  f"{envelope.get('mean_score')}, {envelope['critical_count']} critical, {envelope['warning_count']} "
                  f"warnings, {envelope['schema_criticals']} schema critical, {envelope['schema_warnings']} schema warnings")
     return lines
+
+
+# --------------------------------------------------------------------------- terminal summary
+
+SCORES = "catalog scores"
+
+
+def _scores_section(entries: list[tuple[str, Any]]) -> tuple[str, list[str]]:
+    """Each catalog's scores in one line: tools, min and mean score, critical findings."""
+    lines = [f"{s['tool_count']} tools: min score {s['min_score']}, mean {s['mean_score']}, "
+             f"{s['critical_count']} critical, {s['warning_count']} warnings   {nodeid}"
+             for nodeid, s in sorted(entries, key=lambda e: e[0])]
+    return f"mcptest: {SCORES}", lines
+
+
+SUMMARY_SECTIONS = {SCORES: _scores_section}

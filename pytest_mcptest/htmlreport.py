@@ -1,0 +1,248 @@
+"""The self-contained HTML report, built from the JSON report (and a comparison with a
+baseline, when there is one) so that ``--mcptest-html`` and ``mcptest report --html``
+write the same bytes for the same items.
+
+Everything is inline: the style sheet, the script, the charts (SVG from
+:mod:`pytest_mcptest.charts`) and the items themselves, as gzip-compressed JSON the
+script unpacks with the browser's own ``DecompressionStream``; nothing is fetched. The
+summary, the comparison and the charts are plain HTML; the item table is built by the
+script, each row expanding into its failure text, its recorded calls and its envelope.
+No time stamp and no absolute path: the same report gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+from html import escape
+from importlib import resources
+from typing import Any, Optional
+
+from .files import atomic_write
+
+OUTCOMES = ("failed", "error", "xpassed", "xfailed", "skipped", "passed")
+MAX_COMPARE_ROWS = 200
+
+
+def unavailable() -> Optional[str]:
+    """Why no HTML report can be written here, if it cannot: its charts need matplotlib
+    (the ``html`` extra). Checked without importing it."""
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:
+        return "the HTML report needs matplotlib: pip install 'mcptest[html]'"
+    return None
+
+
+def _asset(name: str) -> str:
+    return resources.files("pytest_mcptest").joinpath("data", name).read_text(encoding="utf-8")
+
+
+def _outcome_order(outcome: str) -> tuple:
+    return (OUTCOMES.index(outcome) if outcome in OUTCOMES else len(OUTCOMES), outcome)
+
+
+def _count_table(items: list[dict]) -> str:
+    """Items by kind and outcome; every number carries ``data-count`` for a reader (or a
+    test) to check against the JSON."""
+    outcomes = sorted({str(i.get("outcome", "unknown")) for i in items}, key=_outcome_order)
+    kinds = sorted({str(i.get("kind", "?")) for i in items})
+    counts: dict = {}
+    for item in items:
+        key = (str(item.get("kind", "?")), str(item.get("outcome", "unknown")))
+        counts[key] = counts.get(key, 0) + 1
+    head = "".join(f'<th class="o-{escape(o)}">{escape(o)}</th>' for o in outcomes)
+    rows = []
+    for kind in kinds:
+        cells = "".join(f'<td data-count="{escape(kind)}/{escape(o)}">{counts.get((kind, o), 0)}</td>' for o in outcomes)
+        total = sum(counts.get((kind, o), 0) for o in outcomes)
+        rows.append(f'<tr><th>{escape(kind)}</th>{cells}<td data-count="{escape(kind)}/all">{total}</td></tr>')
+    totals = "".join(f'<td data-count="all/{escape(o)}">{sum(counts.get((k, o), 0) for k in kinds)}</td>'
+                     for o in outcomes)
+    rows.append(f'<tr class="total"><th>all kinds</th>{totals}<td data-count="all/all">{len(items)}</td></tr>')
+    return f'<table class="counts"><tr><th>kind</th>{head}<th>all</th></tr>{"".join(rows)}</table>'
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _facts(items: list[dict]) -> dict:
+    """What the summary lists besides the counts, from each item's envelope: the floors
+    breached (a section's ``floor.passed`` false), the deferred criteria and the recorded
+    cost and tokens of each run (``cost_micros``; ``conversation.tokens.total``, else
+    ``tokens.total``). Read by key, not by walking whole envelopes: ten thousand items
+    with their calls and turns stay quick."""
+    floors, deferred = [], []
+    cost = tokens = costed = tokened = 0
+    for item in items:
+        env = item.get("envelope") or {}
+        if any(isinstance(v, dict) and isinstance(v.get("floor"), dict) and v["floor"].get("passed") is False
+               for v in env.values()):
+            lines = [str(f.get("message", "")) for f in item.get("failures") or []
+                     if isinstance(f, dict) and f.get("gate") == "tool_selection"]
+            floors.append((item["id"], (lines[0].splitlines() or [""])[0] if lines else "floor breached"))
+        runs = env.get("runs") if isinstance(env.get("runs"), list) else [env]
+        for run in runs:
+            if not isinstance(run, dict):
+                continue
+            deferred += [(item["id"], c) for c in run.get("deferred") or () if isinstance(c, str)]
+            if _is_int(run.get("cost_micros")):
+                cost, costed = cost + run["cost_micros"], costed + 1
+            conversation = run.get("conversation") if isinstance(run.get("conversation"), dict) else {}
+            for holder in (conversation, run):
+                total = holder.get("tokens", {}).get("total") if isinstance(holder.get("tokens"), dict) else None
+                if _is_int(total):
+                    tokens, tokened = tokens + total, tokened + 1
+                    break
+    return {"floors": floors, "deferred": deferred, "cost_micros": cost, "costed": costed,
+            "tokens": tokens, "tokened": tokened}
+
+
+def _listing(pairs: list[tuple[str, str]], empty: str, limit: int = 50) -> str:
+    if not pairs:
+        return f'<p class="muted">{escape(empty)}</p>'
+    rows = "".join(f"<li><code>{escape(i)}</code>: {escape(t)}</li>" for i, t in pairs[:limit])
+    more = f'<li class="muted">... and {len(pairs) - limit} more</li>' if len(pairs) > limit else ""
+    return f"<ul>{rows}{more}</ul>"
+
+
+def _summary(report: dict) -> str:
+    items = report.get("items", [])
+    facts = _facts(items)
+    cost = f"${facts['cost_micros'] / 1e6:.4f}" if facts["costed"] else "not recorded"
+    tokens = f"{facts['tokens']}" if facts["tokened"] else "not recorded"
+    errors = report.get("errors") or []
+    bad = (f'<h3>Suite files that could not be read: <span data-count="errors">{len(errors)}</span></h3>'
+           + _listing([(e.get("file", "?"), str(e.get("message", "")).splitlines()[0] if e.get("message") else "")
+                       for e in errors], "")) if errors else ""
+    return (
+        '<section id="summary"><h2>Summary</h2>'
+        f"{_count_table(items)}"
+        '<dl class="facts">'
+        f'<dt>floors breached</dt><dd data-count="floors">{len(facts["floors"])}</dd>'
+        f'<dt>deferred criteria</dt><dd data-count="deferred">{len(facts["deferred"])}</dd>'
+        f'<dt>recorded cost</dt><dd data-count="cost">{escape(cost)}</dd>'
+        f'<dt>recorded tokens</dt><dd data-count="tokens">{escape(tokens)}</dd></dl>'
+        f"<h3>Floors breached</h3>{_listing(facts['floors'], 'none')}"
+        f"<h3>Deferred criteria (no recorded judge verdict)</h3>{_listing(facts['deferred'], 'none')}"
+        f"{bad}</section>")
+
+
+def _show(value) -> str:
+    if value is None:
+        return "absent"
+    return repr(round(value, 6)) if isinstance(value, float) else str(value)
+
+
+def _comparison(comparison: Optional[dict], baseline_name: str) -> str:
+    """Floor flips first, then the changed items, worst first: most flips to failed, then an
+    outcome that changed, then the largest delta."""
+    if comparison is None:
+        return ""
+    flips = comparison.get("floor_flips", [])
+    flip_rows = "".join(
+        f'<tr class="{"bad" if f["after"] == "failed" else "good"}"><td><code>{escape(f["id"])}</code></td>'
+        f'<td>{escape(f["path"])}</td><td>{escape(f["before"])} &rarr; {escape(f["after"])}</td></tr>'
+        for f in sorted(flips, key=lambda f: (f["after"] != "failed", f["id"], f["path"])))
+
+    def badness(item):
+        to_failed = sum(1 for f in item["floor_flips"] if f["after"] == "failed")
+        deltas = [abs(v["delta"]) for v in item["values"] if v["delta"] is not None]
+        moved = item["outcome"]["before"] != item["outcome"]["after"]
+        return (-to_failed, not moved, -(max(deltas) if deltas else 0), item["id"])
+
+    changed = sorted((i for i in comparison.get("items", []) if i.get("changed")), key=badness)
+    rows = []
+    for item in changed[:MAX_COMPARE_ROWS]:
+        o = item["outcome"]
+        values = "; ".join(f"{v['path']} {_show(v['before'])} &rarr; {_show(v['after'])}"
+                           for v in item["values"] if v["delta"] != 0)
+        rows.append(f'<tr><td><code>{escape(item["id"])}</code></td><td>{escape(item["status"])}</td>'
+                    f'<td>{escape(str(o["before"]))} &rarr; {escape(str(o["after"]))}</td>'
+                    f'<td class="values">{values}</td></tr>')
+    more = (f'<p class="muted">... and {len(changed) - MAX_COMPARE_ROWS} more changed items</p>'
+            if len(changed) > MAX_COMPARE_ROWS else "")
+    return (f'<section id="comparison"><h2>Compared with {escape(baseline_name)}</h2>'
+            f'<p><span data-count="regressions">{comparison.get("regressions", 0)}</span> flips to failed, '
+            f'{len(flips)} floor flips, {len(changed)} changed items, {len(comparison.get("added", []))} added, '
+            f'{len(comparison.get("removed", []))} removed, {comparison.get("common", 0)} compared.</p>'
+            + (f'<table class="flips"><tr><th>item</th><th>what</th><th>flip</th></tr>{flip_rows}</table>'
+               if flips else "")
+            + (f'<table class="deltas"><tr><th>item</th><th>status</th><th>outcome</th><th>values</th></tr>'
+               f'{"".join(rows)}</table>{more}' if rows else '<p class="muted">nothing changed</p>')
+            + "</section>")
+
+
+def _charts(report: dict) -> str:
+    from .charts import render_charts
+
+    figures = [f'<figure class="chart" id="chart-{cid}"><figcaption>{escape(title)}</figcaption>{svg}</figure>'
+               for cid, title, svg in render_charts(report)]
+    if not figures:
+        return ""
+    return f'<section id="charts"><h2>Charts</h2>{"".join(figures)}</section>'
+
+
+DETAIL_KEYS = ("envelope", "text")  # unpacked only when a row is first expanded
+
+
+def _packed(data) -> str:
+    """Compact JSON, gzip-compressed (fixed mtime) and base64-encoded: a tenth of the size,
+    unpacked in the browser without any library."""
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
+
+
+def _payloads(report: dict) -> str:
+    """The items in two blocks: what the table lists and filters on (read at once), and each
+    item's envelope and failure text (read on the first expanded row), so that a large
+    report opens without parsing every envelope."""
+    items = report.get("items", [])
+    rows = [{k: v for k, v in item.items() if k not in DETAIL_KEYS} for item in items]
+    details = [{k: item[k] for k in DETAIL_KEYS if k in item} for item in items]
+    return (f'<script type="application/octet-stream" id="mcptest-rows">{_packed(rows)}</script>'
+            f'<script type="application/octet-stream" id="mcptest-details">{_packed(details)}</script>')
+
+
+def _script(text: str) -> str:
+    return text.replace("</", "<\\/")
+
+
+def render_html(report: dict, comparison: Optional[dict] = None, baseline_name: str = "the baseline",
+                title: str = "mcptest report") -> str:
+    """The whole page for a JSON report (and its comparison with a baseline)."""
+    items = report.get("items", [])
+    options: dict[str, Any] = {
+        "kinds": sorted({str(i.get("kind", "?")) for i in items}),
+        "outcomes": sorted({str(i.get("outcome", "unknown")) for i in items}, key=_outcome_order),
+        "tags": sorted({str(t) for i in items for t in i.get("tags") or ()}),
+    }
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
+        f"<title>{escape(title)}</title><style>{_asset('report.css')}</style></head><body>"
+        f"<header><h1>{escape(title)}</h1></header><main>"
+        f"{_summary(report)}{_comparison(comparison, baseline_name)}{_charts(report)}"
+        '<section id="items"><h2>Items</h2><div class="filters">'
+        '<label>kind <select id="f-kind"><option value="">all</option>'
+        + "".join(f'<option value="{escape(k)}">{escape(k)}</option>' for k in options["kinds"]) + "</select></label>"
+        '<label>outcome <select id="f-outcome"><option value="">all</option>'
+        + "".join(f'<option value="{escape(o)}">{escape(o)}</option>' for o in options["outcomes"]) + "</select></label>"
+        '<label>tag <select id="f-tag"><option value="">all</option>'
+        + "".join(f'<option value="{escape(t)}">{escape(t)}</option>' for t in options["tags"]) + "</select></label>"
+        '<label>text <input id="f-text" type="search" placeholder="id, name, failure"></label>'
+        '<span id="shown" aria-live="polite"></span></div>'
+        '<table id="item-table"><thead><tr><th>outcome</th><th>kind</th><th>item</th><th>why</th></tr></thead>'
+        '<tbody id="item-rows"><tr><td colspan="4" class="muted">loading...</td></tr></tbody></table>'
+        '<p><button id="more" type="button" hidden>list more</button></p></section>'
+        f"</main>{_payloads(report)}"
+        f"<script>{_script(_asset('report.js'))}</script></body></html>\n")
+
+
+def write_html(path: str, report: dict, comparison: Optional[dict] = None, baseline_name: str = "the baseline") -> None:
+    atomic_write(path, render_html(report, comparison, baseline_name))

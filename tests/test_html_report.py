@@ -1,0 +1,155 @@
+"""The HTML report: written by ``--mcptest-html`` and ``mcptest report --html`` from the
+same JSON report, self-contained, byte-identical for the same items (with or without
+xdist), and built from what the JSON says. The browser tests are in test_html_browser.py."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from pytest_mcptest.htmlreport import render_html
+from pytest_mcptest.report import compare_reports
+from reports_of_examples import ROOT, run_examples
+
+
+def _items_in(html: str) -> list:
+    def unpack(block: str):
+        payload = re.search(rf'<script type="application/octet-stream" id="mcptest-{block}">([^<]*)</script>', html)
+        return json.loads(gzip.decompress(base64.b64decode(payload.group(1))))
+
+    return [{**row, **detail} for row, detail in zip(unpack("rows"), unpack("details"), strict=True)]
+
+
+def test_the_html_carries_every_item_of_the_json_report(example_reports):
+    report = example_reports.report
+    html = example_reports.html_path.read_text(encoding="utf-8")
+    assert _items_in(html) == report["items"]
+    assert f'<td data-count="all/all">{len(report["items"])}</td>' in html
+    xfailed = sum(1 for i in report["items"] if i["outcome"] == "xfailed")
+    assert f'<td data-count="all/xfailed">{xfailed}</td>' in html
+
+
+def test_report_entries_carry_failure_text_and_tags(example_reports):
+    items = {i["id"].split("::", 1)[1]: i for i in example_reports.report["items"]}
+    failed = items["clearance sale on a bad day"]
+    assert failed["text"].startswith("examples/scenario-world/shop.mcptest.yml:")
+    assert "final state: 1 of 2 expected paths differ" in failed["text"]
+    assert "\x1b" not in example_reports.json_path.read_text(encoding="utf-8")
+    assert "text" not in items["restock the widget shelf"]  # a passed item has no failure text
+    assert any(i.get("tags") for i in items.values())
+
+
+def test_the_html_is_self_contained(example_reports):
+    html = example_reports.html_path.read_text(encoding="utf-8")
+    assert "\x1b" not in html
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
+    assert "<link" not in html and "@import" not in html
+    assert not re.search(r"url\((?!#)", html)  # only references to the page's own SVG clip paths
+    assert "default-src 'none'" in html  # the page may not fetch anything
+    for chart in ("pass-k", "distractors", "tool-bench", "catalog", "token-cost"):
+        figure = re.search(rf'<figure class="chart" id="chart-{chart}">.*?</figure>', html, re.S)
+        assert figure and "<svg" in figure.group(0) and "<path" in figure.group(0), chart
+
+
+def test_the_cli_writes_the_same_bytes_from_the_saved_report(example_reports, tmp_path):
+    out = tmp_path / "again.html"
+    proc = subprocess.run([sys.executable, "-m", "pytest_mcptest.cli", "report", str(example_reports.json_path),
+                           "--html", str(out)], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes() == example_reports.html_path.read_bytes()
+
+
+def test_the_same_bytes_under_xdist(example_reports, tmp_path):
+    parallel = run_examples(tmp_path / "n2", "-n", "2")
+    assert parallel.json_path.read_bytes() == example_reports.json_path.read_bytes()
+    assert parallel.html_path.read_bytes() == example_reports.html_path.read_bytes()
+
+
+def test_a_comparison_lists_flips_worst_first(example_reports):
+    current = example_reports.report
+    baseline = json.loads(json.dumps(current))
+    items = {i["id"].split("::", 1)[1]: i for i in baseline["items"]}
+    items["restock the widget shelf"]["outcome"] = "failed"  # fixed since the baseline
+    items["paris researcher"]["envelope"]["turns"] = 7
+    broken = json.loads(json.dumps(current))
+    for item in broken["items"]:
+        if item["id"].endswith("::lisbon weather"):
+            item["outcome"] = "failed"
+    html = render_html(broken, compare_reports(broken, baseline), "base.json")
+    section = re.search(r'<section id="comparison">.*?</section>', html, re.S).group(0)
+    assert "Compared with base.json" in section
+    assert '<span data-count="regressions">1</span>' in section
+    order = [section.index(name) for name in ("::lisbon weather<", "::restock the widget shelf<", "::paris researcher<")]
+    assert order == sorted(order)
+    assert render_html(broken, compare_reports(broken, baseline), "base.json") == html
+
+
+def test_charts_are_left_out_when_there_is_nothing_to_draw():
+    html = render_html({"mcptest_report": 1, "items": [
+        {"id": "a.mcptest.yml::x", "name": "x", "kind": "scenario", "outcome": "passed", "envelope": {"turns": 1},
+         "failures": []}]})
+    assert '<section id="charts">' not in html
+    assert '<td data-count="scenario/passed">1</td>' in html
+
+
+def test_odd_values_in_a_hand_edited_report_draw_no_chart_rather_than_fail():
+    html = render_html({"mcptest_report": 1, "items": [
+        {"id": "a::bench", "kind": "tool_bench", "outcome": "passed", "failures": ["not an object"],
+         "envelope": {"accuracy": "high", "intents": 3, "min_drop": "x", "tool_selection": {"floor": {"passed": False}},
+                      "mutations": [{"tool": "t", "kind": "blank", "drop": "big", "correct": 9}]}},
+        {"id": "a::agent", "kind": "agent", "outcome": "failed",
+         "envelope": {"tool_selection": {"pass_hat_k": {"one": "x"}}, "distractors": {"accuracy": 5, "count": "2"},
+                      "tools": [{"name": "t", "score": None}], "token_efficiency": {"tokens_per_correct": "3"}}}]})
+    assert '<figure class="chart" id="chart-tool-bench">' in html
+    assert '<dd data-count="floors">1</dd>' in html
+    for chart in ("pass-k", "distractors", "catalog", "token-cost"):
+        assert f'id="chart-{chart}"' not in html
+
+
+def test_html_alone_under_xdist(pytester):
+    from suites import GOOD_RUN, WIDGET_SUITE
+
+    pytester.makefile(".mcptest.yml", shop=WIDGET_SUITE)
+    pytester.mkdir("cassettes")
+    (pytester.path / "cassettes" / "restock.json").write_text(GOOD_RUN)
+    result = pytester.runpytest_subprocess("--mcptest-html", "out/page.html", "-n", "2", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    html = (pytester.path / "out" / "page.html").read_text(encoding="utf-8")
+    assert _items_in(html)[0]["id"] == "shop.mcptest.yml::restock the widget shelf"
+    assert '<td data-count="scenario/passed">1</td>' in html
+
+
+def test_a_bad_html_path_is_a_usage_error(pytester):
+    pytester.makefile(".mcptest.yml", s="scenarios: []\n")
+    result = pytester.runpytest("--mcptest-html", str(pytester.path))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--mcptest-html needs a file path*(a directory)*"])
+
+
+def test_the_cli_refuses_a_directory_for_html(example_reports, tmp_path, capsys):
+    from pytest_mcptest.cli import main
+
+    assert main(["report", str(example_reports.json_path), "--html", str(tmp_path)]) == 2
+    assert "--html needs a file path" in capsys.readouterr().err
+
+
+def test_matplotlib_is_imported_only_to_draw():
+    code = ("import sys; import pytest_mcptest.plugin, pytest_mcptest.htmlreport, pytest_mcptest.charts; "
+            "print(any(m.split('.')[0] == 'matplotlib' for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_pass_k_comes_as_fractions_from_stability_or_tool_selection():
+    from pytest_mcptest.charts import _pass_hat_k
+
+    assert _pass_hat_k({"stability": {"pass_hat_k": {"1": 80.0, "3": 51.2}},
+                        "tool_selection": {"pass_hat_k": {"1": 0.9}}}) == {1: 0.8, 3: 0.512}
+    assert _pass_hat_k({"tool_selection": {"pass_hat_k": {"1": 0.9, "2": 0.8}}}) == {1: 0.9, 2: 0.8}
+    assert _pass_hat_k({"tool_selection": {"pass_hat_k": {"k": 0.9}}}) is None

@@ -1,0 +1,90 @@
+"""The terminal after a run: failure text in pytest's colours where the terminal has
+them (red for what failed, green for what held, dim for context) and none under
+``NO_COLOR``, ``--color=no`` or a pipe; JUnit failure messages stay plain; and the
+per-kind summary sections (token efficiency, catalog scores) beside the floors."""
+
+from __future__ import annotations
+
+import pathlib
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from pytest_mcptest.render import line_style
+from suites import BAD_RUN, WIDGET_SUITE
+
+EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
+RED, GREEN, DIM = "\x1b[31m", "\x1b[32m", "\x1b[2m"
+
+
+@pytest.fixture
+def failing(pytester):
+    pytester.makefile(".mcptest.yml", shop=WIDGET_SUITE)
+    pytester.mkdir("cassettes")
+    (pytester.path / "cassettes" / "restock.json").write_text(BAD_RUN)
+    return pytester
+
+
+def test_failure_text_is_coloured_on_a_terminal(failing):
+    result = failing.runpytest("--color=yes")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert f"{RED}\x1b[1mshop.mcptest.yml:2: scenario failed" in out
+    assert any(line.startswith(RED) and "inventory.widgets" in line and "expected 5" in line for line in out.splitlines())
+
+
+@pytest.mark.parametrize("how", [("--color=no",), ("--color=auto",)])
+def test_no_colour_without_a_terminal_or_when_told(failing, how):
+    result = failing.runpytest(*how)  # pytester's output is not a terminal: auto means none
+    result.assert_outcomes(failed=1)
+    assert "\x1b[" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["shop.mcptest.yml:2: scenario failed*", "*inventory.widgets*expected 5*got 3"])
+
+
+def test_no_colour_under_NO_COLOR(failing, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    result = failing.runpytest_subprocess()
+    assert "\x1b[" not in result.stdout.str()
+    assert "shop.mcptest.yml:2: scenario failed" in result.stdout.str()
+
+
+def test_colour_reaches_the_terminal_through_xdist(failing):
+    result = failing.runpytest_subprocess("--color=yes", "-n", "2")
+    assert f"{RED}\x1b[1mshop.mcptest.yml:2: scenario failed" in result.stdout.str()
+
+
+def test_junit_failure_text_stays_plain(failing):
+    xml = failing.path / "out.xml"
+    failing.runpytest("--color=yes", f"--junitxml={xml}").assert_outcomes(failed=1)
+    failure = next(ET.parse(xml).iter("failure"))
+    assert failure.text.startswith("shop.mcptest.yml:2: scenario failed")
+    assert "\x1b" not in xml.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("line", "style"), [
+    ("    tool-selection floor [PASS] w: selection 9/10 (90%)", {"green": True}),
+    ("  3 of 3 runs passed on their own", {"green": True}),
+    ("  1 of 3 runs passed on their own", {"light": True}),
+    ("    FLOOR w: selection rate 90% is below the 100% floor", {"red": True}),
+    ("    inventory.widgets   expected 2   got 5", {"red": True}),
+    ("  lowest scores: do_it 0.25, fetch_rows 0.96", {"light": True}),
+    ("", {}),
+])
+def test_what_each_line_is_coloured(line, style):
+    assert line_style(line) == style
+
+
+def test_summary_sections_per_kind(pytester):
+    result = pytester.runpytest_subprocess(str(EXAMPLES / "tool-selection"), str(EXAMPLES / "tool-quality"),
+                                           "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines([
+        "*mcptest: tool-selection floors*",
+        "*tool-selection floor [[]PASS] lisbon weather: selection 9/10 (90%)*",
+        "*mcptest: token efficiency*",
+        "grade A  F1 100, 21.3 surface tokens per correct selection, $0.002325 per correct selection   "
+        "*paris research, token efficiency",
+        "*mcptest: distractor accuracy by count*",
+        "*mcptest: catalog scores*",
+        "2 tools: min score 0.25, mean 0.6062, 2 critical, 4 warnings   *legacy catalog (demo of a failure)",
+    ])
