@@ -6,7 +6,6 @@ the same whatever the block's kind; every gate that judges a catalog reads it he
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any, Optional
 
@@ -141,16 +140,15 @@ def _snapshot_catalog(entries: dict, ctx: Context) -> Optional[dict]:
 
 
 def read_catalog(path: str, shown: str) -> Any:
-    """A saved ``tools/list`` answer (``{"tools": [...]}`` or a bare list) from a JSON file."""
+    """A saved ``tools/list`` answer (``{"tools": [...]}`` or a bare list) from a JSON file,
+    read as every user file is (``files.read_json``: a regular file, bounded, UTF-8, strict
+    JSON, bounded depth); what is wrong is an :class:`InputError` naming the file."""
+    from ..files import read_json
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as exc:
-        raise InputError(shown, f"cannot read the catalog: {exc.strerror}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(shown, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno, source=text) from None
+        data = read_json(path, shown)
+    except FileNotFoundError:
+        raise InputError(shown, "cannot read the catalog: no such file") from None
     tools = data.get("tools") if isinstance(data, dict) else data
     if not isinstance(tools, list):
         raise InputError(shown, "a catalog is a tools/list answer: {\"tools\": [...]} or a list of tools",
