@@ -67,7 +67,15 @@ def _run(args) -> int:
     if missing:
         print(f"{missing[0]}: no such file or directory", file=sys.stderr)
         return EXIT_USAGE
-    return _pytest(list(args.suites), args.cassette_dir, args.json, args.pytest_args)
+    extra = list(args.pytest_args)
+    if args.record and not any(a.startswith("--mcptest-record-mode") for a in extra):
+        extra.append("--mcptest-record-mode=once")  # record what has no cassette yet, replay the rest
+    if args.dry_run:
+        if not args.record and not any(a.startswith("--mcptest-record-mode") for a in extra):
+            print("mcptest run: --dry-run goes with --record (or a record mode that records)", file=sys.stderr)
+            return EXIT_USAGE
+        extra.append("--mcptest-dry-run")
+    return _pytest(list(args.suites), args.cassette_dir, args.json, extra)
 
 
 def _scenario_run(args) -> int:
@@ -348,10 +356,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     run = sub.add_parser("run", help="run every block of the suites, as pytest would",
-                         usage="mcptest run SUITE... [--cassette-dir DIR] [--json] [pytest options, e.g. -k X -m Y -x]")
+                         usage="mcptest run SUITE... [--cassette-dir DIR] [--json] [--record [--dry-run]] "
+                               "[pytest options, e.g. -k X -m Y -x]")
     run.add_argument("suites", nargs="+", metavar="SUITE")
     run.add_argument("--cassette-dir", metavar="DIR")
     run.add_argument("--json", action="store_true", help="print the JSON report on stdout")
+    run.add_argument("--record", action="store_true",
+                     help="record live what has no cassette yet (record mode once; needs mcptest[live] and the "
+                          "provider's key), then judge it")
+    run.add_argument("--dry-run", action="store_true",
+                     help="with --record: list which items would call which model how many times, calling nothing")
     run.set_defaults(func=_run)
 
     scenario = sub.add_parser("scenario", help="scenario worlds (spec 000)")
@@ -418,7 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # `mcptest run`'s own options; every other option goes to pytest.
-_RUN_FLAGS = ("--json", "-h", "--help")
+_RUN_FLAGS = ("--json", "--record", "--dry-run", "-h", "--help")
 _RUN_OPTIONS = ("--cassette-dir",)
 
 

@@ -154,3 +154,18 @@ def test_a_dry_run_says_what_recording_would_spend_and_calls_nothing(pytester, l
     result.stdout.fnmatch_lines(["*would record: 'weather': openai:gpt-4o-mini, 2 run(s) of up to 10 model replies, "
                                  "servers: shop into weather.json*"])
     assert not (pytester.path / "weather.json").exists()
+
+
+def test_mcptest_run_record_dry_run_lists_and_calls_nothing(pytester, live_env, monkeypatch, capsys):  # noqa: F811
+    from pytest_mcptest.cli import main
+
+    (pytester.path / "shop.yml").write_text(MANIFEST)
+    pytester.makefile(".mcptest.yml", s=LIVE.format())
+    monkeypatch.chdir(pytester.path)
+    with FakeProvider(lambda seen: reply(seen, text="never")) as fake:
+        live_env(fake)
+        assert main(["run", "s.mcptest.yml", "--record", "--dry-run", "-rs"]) == 0
+        assert fake.requests == []
+    assert "would record: 'weather': openai:gpt-4o-mini, 2 run(s)" in capsys.readouterr().out
+    assert main(["run", "s.mcptest.yml", "--dry-run"]) == 2
+    assert "--dry-run goes with --record" in capsys.readouterr().err
