@@ -49,7 +49,8 @@ def _trace_section(trace: TraceValidation, calls: list) -> list[str]:
     """Expected and recorded calls side by side, with each mismatch's reason and pointers."""
     if trace.passed:
         return []
-    lines = ["", f"{INDENT}expected_trace ({trace.mode}): {_plural(len(trace.mismatches), 'mismatch', 'mismatches')}"]
+    total = len(trace.mismatches) + trace.unlisted
+    lines = ["", f"{INDENT}expected_trace ({trace.mode}): {_plural(total, 'mismatch', 'mismatches')}"]
     rows = []
     for m in trace.mismatches:
         expected = f"expected {m.expected_index}" if m.expected_index is not None else "(no expected call)"
@@ -60,7 +61,8 @@ def _trace_section(trace: TraceValidation, calls: list) -> list[str]:
             recorded = "(no recorded call)"
         rows.append((expected, recorded, m.reason))
         rows += [("", "", f"  {d.message}") for d in m.diffs]
-    return lines + _table(rows)
+    more = [f"{INDENT}... and {trace.unlisted} more, not listed"] if trace.unlisted else []
+    return lines + _table(rows) + more
 
 
 def _quality_section(quality) -> list[str]:
