@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 from .engine.values import type_name
 from .errors import InputError, json_pointer
-from .files import MAX_JSON_DEPTH, POINTER_PARTS, atomic_write, read_json
+from .files import MAX_JSON_DEPTH, POINTER_PARTS, atomic_write, brackets_within, read_json
 
 REPORT_VERSION = 1
 
@@ -96,7 +96,19 @@ def dumps(report: dict) -> str:
     list saying where and what was replaced, so the report stays valid JSON that this
     version of mcptest can read back.
     """
-    return json.dumps(json_safe(report), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+    if not _clean(report):
+        report = json_safe(report)
+    return json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _clean(report: dict) -> bool:
+    """Whether ``report`` is already strict, readable JSON, proven the cheap way: the C
+    encoder refuses NaN, infinities and odd types, and its text's brackets show the depth."""
+    try:
+        text = json.dumps(report, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    except (ValueError, TypeError, RecursionError):
+        return False
+    return brackets_within(text, MAX_JSON_DEPTH)
 
 
 def json_safe(report: dict) -> dict:
