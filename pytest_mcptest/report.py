@@ -144,7 +144,11 @@ def json_safe(report: dict) -> dict:
     safe = root[0]
     for where, lines in notes.items():
         target = safe["items"][where] if where is not None else safe
-        target["notes"] = sorted(set(target.get("notes") or []) | set(lines)) if isinstance(target, dict) else lines
+        if not isinstance(target, dict):  # an item that is itself a bad value: say so at the top
+            target, lines = safe, [f"/items/{where}{line[1:] if line.startswith('/:') else line}" for line in lines]
+        old = target.get("notes")
+        target["notes"] = sorted(set(old if isinstance(old, list) and all(isinstance(n, str) for n in old) else [])
+                                 | set(lines))
     return safe
 
 
