@@ -107,7 +107,7 @@ def strict_json(text: str) -> Any:
         data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except RecursionError:
         raise NestingError(_TOO_DEEP) from None
-    if not _brackets_within(text, MAX_JSON_DEPTH):
+    if not brackets_within(text, MAX_JSON_DEPTH):
         where = too_deep(data, MAX_JSON_DEPTH)
         if where is not None:
             raise NestingError(_TOO_DEEP, where)
@@ -117,7 +117,7 @@ def strict_json(text: str) -> Any:
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
 
-def _brackets_within(text: str, limit: int) -> bool:
+def brackets_within(text: str, limit: int) -> bool:
     """A cheap proof that ``text`` nests at most ``limit`` deep: its brackets, with
     everything else dropped, vanish within ``limit`` rounds of removing ``[]`` and ``{}``.
 

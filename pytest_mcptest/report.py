@@ -15,7 +15,7 @@ from .engine.paths import json_pointer
 from .engine.paths import leaves as flatten
 from .engine.values import type_name
 from .errors import InputError
-from .files import MAX_JSON_DEPTH, POINTER_PARTS, atomic_write, read_json
+from .files import MAX_JSON_DEPTH, POINTER_PARTS, atomic_write, brackets_within, read_json
 
 REPORT_VERSION = 1
 
@@ -142,7 +142,19 @@ def dumps(report: dict) -> str:
     list saying where and what was replaced, so the report stays valid JSON that this
     version of mcptest can read back.
     """
-    return json.dumps(json_safe(report), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+    if not _clean(report):
+        report = json_safe(report)
+    return json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _clean(report: dict) -> bool:
+    """Whether ``report`` is already strict, readable JSON, proven the cheap way: the C
+    encoder refuses NaN, infinities and odd types, and its text's brackets show the depth."""
+    try:
+        text = json.dumps(report, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    except (ValueError, TypeError, RecursionError):
+        return False
+    return brackets_within(text, MAX_JSON_DEPTH)
 
 
 def json_safe(report: dict) -> dict:
@@ -178,7 +190,11 @@ def json_safe(report: dict) -> dict:
     safe = root[0]
     for where, lines in notes.items():
         target = safe["items"][where] if where is not None else safe
-        target["notes"] = sorted(set(target.get("notes") or []) | set(lines)) if isinstance(target, dict) else lines
+        if not isinstance(target, dict):  # an item that is itself a bad value: say so at the top
+            target, lines = safe, [f"/items/{where}{line[1:] if line.startswith('/:') else line}" for line in lines]
+        old = target.get("notes")
+        target["notes"] = sorted(set(old if isinstance(old, list) and all(isinstance(n, str) for n in old) else [])
+                                 | set(lines))
     return safe
 
 

@@ -339,3 +339,13 @@ def test_marks_accepted_and_built():
         ("timeout", (5,), {}), ("skip", (), {"reason": "later"})]
     assert bool(Condition("python", ">=3.0")) and not bool(Condition("python", "<3.0"))
     assert bool(Condition("not", Condition("platform", "no-such-os")))
+
+
+def test_a_huge_failing_trace_lists_a_thousand_mismatches_and_counts_the_rest():
+    from pytest_mcptest.engine.trace_match import LISTED_MISMATCHES
+
+    calls = [{"name": f"t{i % 9}", "args": {"i": i}} for i in range(5000)]
+    result = validate_trace(calls, ExpectedTrace("subset", [ExpectedCall("t0")]))
+    assert not result.passed
+    assert len(result.mismatches) == LISTED_MISMATCHES and result.unlisted == 5000 - 1 - LISTED_MISMATCHES
+    assert result.to_dict()["unlisted_mismatches"] == result.unlisted

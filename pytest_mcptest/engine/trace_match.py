@@ -30,6 +30,7 @@ from .matching import schema_validator, subset
 from .values import NestingError, json_diff, show
 
 EXPLAINED_MISSES = 100  # misses that get a closest recorded call and its differences
+LISTED_MISMATCHES = 1000  # mismatches a result lists; the rest are counted
 ARG_KINDS = ("any", "ignore", "exact", "subset", "schema")
 MODES = ("strict", "exact_sequence", "exact-sequence", "subsequence", "unordered", "superset", "subset")
 
@@ -167,14 +168,22 @@ class TraceMismatch:
 
 @attrs.frozen
 class TraceValidation:
+    """The outcome: ``mismatches`` lists the first :data:`LISTED_MISMATCHES`; ``unlisted``
+    counts the rest (a trace of 200,000 calls that all miss would otherwise carry them all
+    into every failure text and report)."""
+
     passed: bool
     mode: str
     mismatches: tuple[TraceMismatch, ...] = ()
     pairs: tuple[tuple[int, int], ...] = ()  # (expected index, recorded index) that matched
+    unlisted: int = 0
 
     def to_dict(self) -> dict:
-        return {"passed": self.passed, "mode": self.mode, "mismatches": [m.to_dict() for m in self.mismatches],
-                "pairs": [list(p) for p in self.pairs]}
+        out = {"passed": self.passed, "mode": self.mode, "mismatches": [m.to_dict() for m in self.mismatches],
+               "pairs": [list(p) for p in self.pairs]}
+        if self.unlisted:
+            out["unlisted_mismatches"] = self.unlisted
+        return out
 
 
 def _name(call: Any) -> str:
@@ -309,27 +318,37 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
     for exp in ref:  # a malformed schema is an error whatever the trace holds
         if exp.args_kind == "schema":
             schema_validator(exp.args)
+    mismatches: list[TraceMismatch] = []
+    unlisted = 0
+
+    def miss(make) -> None:
+        nonlocal unlisted
+        if len(mismatches) < LISTED_MISMATCHES:
+            mismatches.append(make())
+        else:
+            unlisted += 1
+
     if not ref:
         if mode == "subset" and calls:
-            miss = tuple(TraceMismatch(None, i, (), f"recorded call {i} {_shown_name(c)}: the reference allows no call")
-                         for i, c in enumerate(calls))
-            return TraceValidation(False, expected.mode, miss)
+            for i, c in enumerate(calls):
+                miss(lambda: TraceMismatch(None, i, (), f"recorded call {i} {_shown_name(c)}: "
+                                           "the reference allows no call"))
+            return TraceValidation(False, expected.mode, tuple(mismatches), unlisted=unlisted)
         return TraceValidation(True, expected.mode)
     grouped = _Calls(ref, calls)
-    mismatches: list[TraceMismatch] = []
     pairs: list[tuple[int, int]] = []
     if mode == "strict":
         for i in range(max(len(ref), len(calls))):
             if i >= len(ref):
-                mismatches.append(TraceMismatch(None, i, (), f"recorded call {i} {_shown_name(calls[i])}: "
+                miss(lambda: TraceMismatch(None, i, (), f"recorded call {i} {_shown_name(calls[i])}: "
                                                 f"beyond the {len(ref)} expected calls"))
             elif i >= len(calls):
-                mismatches.append(TraceMismatch(i, None, (), f"expected call {i} {ref[i].describe()}: "
+                miss(lambda: TraceMismatch(i, None, (), f"expected call {i} {ref[i].describe()}: "
                                                 f"the trace ran out after {len(calls)} calls"))
             elif grouped.fits(i, i):
                 pairs.append((i, i))
             else:
-                mismatches.append(TraceMismatch(i, i, grouped.diffs(i, i),
+                miss(lambda: TraceMismatch(i, i, grouped.diffs(i, i),
                                                 f"position {i}: {ref[i].describe()} does not match"))
     elif mode == "subsequence":
         at = 0
@@ -338,7 +357,7 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
             if j is None:
                 partner, diffs = grouped.best_partner(i, at)  # only what is left to look at
                 where = f"after recorded call {at - 1}" if at else "in the trace"
-                mismatches.append(TraceMismatch(i, partner, diffs, f"expected call {i} {exp.describe()}: "
+                miss(lambda: TraceMismatch(i, partner, diffs, f"expected call {i} {exp.describe()}: "
                                                 f"not found {where}"))
             else:
                 pairs.append((i, j))
@@ -350,7 +369,7 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
                 pairs.append((i, match[i]))
             else:
                 partner, diffs = grouped.best_partner(i)
-                mismatches.append(TraceMismatch(i, partner, diffs, f"expected call {i} {exp.describe()}: "
+                miss(lambda: TraceMismatch(i, partner, diffs, f"expected call {i} {exp.describe()}: "
                                                 "no distinct recorded call matches it"))
     else:  # subset: every recorded call needs a distinct reference call
         edges = _transpose(grouped.edges(), len(grouped.call_members))
@@ -359,6 +378,6 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
             if j in match:
                 pairs.append((match[j], j))
             else:
-                mismatches.append(TraceMismatch(None, j, (), f"recorded call {j} {_shown_name(call)} "
+                miss(lambda: TraceMismatch(None, j, (), f"recorded call {j} {_shown_name(call)} "
                                                 f"{show(_args(call), 50)}: not allowed by the reference"))
-    return TraceValidation(not mismatches, expected.mode, tuple(mismatches), tuple(sorted(pairs)))
+    return TraceValidation(not mismatches, expected.mode, tuple(mismatches), tuple(sorted(pairs)), unlisted)

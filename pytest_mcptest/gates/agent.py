@@ -207,7 +207,8 @@ def _trace_lines(trace: TraceValidation, calls) -> list[str]:
     """Expected and recorded calls side by side, with each mismatch's reason and pointers."""
     if trace.passed:
         return []
-    lines = ["", f"{INDENT}expected_trace ({trace.mode}): {plural(len(trace.mismatches), 'mismatch', 'mismatches')}"]
+    total = len(trace.mismatches) + trace.unlisted
+    lines = ["", f"{INDENT}expected_trace ({trace.mode}): {plural(total, 'mismatch', 'mismatches')}"]
     rows = []
     for m in trace.mismatches:
         expected = f"expected {m.expected_index}" if m.expected_index is not None else "(no expected call)"
@@ -218,7 +219,8 @@ def _trace_lines(trace: TraceValidation, calls) -> list[str]:
             recorded = "(no recorded call)"
         rows.append((expected, recorded, m.reason))
         rows += [("", "", f"  {d.message}") for d in m.diffs]
-    return lines + table(rows)
+    more = [f"{INDENT}... and {trace.unlisted} more, not listed"] if trace.unlisted else []
+    return lines + table(rows) + more
 
 
 # --------------------------------------------------------------------------- judging all runs
