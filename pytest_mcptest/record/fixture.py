@@ -24,9 +24,12 @@ _OUTCOME = pytest.StashKey[tuple]()
 
 
 def _settings(config) -> dict:
-    from ..plugin import RECORD_KEY, SETTINGS_KEY
+    """The record mode, the cassette folder and the redaction patterns, from the options
+    (the plugin has already checked them at configure time)."""
+    from ..plugin import RECORD_KEY, _cassette_dir
 
-    return {**config.stash.get(SETTINGS_KEY, {}), **config.stash.get(RECORD_KEY, {})}
+    mode = config.getoption("mcptest_record_mode") or config.getini("mcptest_record_mode") or "none"
+    return {"record_mode": mode, "cassette_dir": _cassette_dir(config), **config.stash.get(RECORD_KEY, {})}
 
 
 def default_path(request) -> str:
