@@ -22,14 +22,14 @@ import pytest
 MARKER = "mcptest_cassette(path=None, *, runs=None, run=0): the cassette the mcptest_recorder fixture uses"
 _OUTCOME = pytest.StashKey[tuple]()
 
+RECORD_KEY = pytest.StashKey[dict]()
+"""What recording reads, filled by the plugin at configure time from the options it has
+checked: ``record_mode``, ``cassette_dir``, ``redact`` (patterns) and ``drift``. Kept here,
+not in the plugin, so this module never imports the plugin back."""
+
 
 def _settings(config) -> dict:
-    """The record mode, the cassette folder and the redaction patterns, from the options
-    (the plugin has already checked them at configure time)."""
-    from ..plugin import RECORD_KEY, _cassette_dir
-
-    mode = config.getoption("mcptest_record_mode") or config.getini("mcptest_record_mode") or "none"
-    return {"record_mode": mode, "cassette_dir": _cassette_dir(config), **config.stash.get(RECORD_KEY, {})}
+    return config.stash.get(RECORD_KEY, {})
 
 
 def default_path(request) -> str:
