@@ -26,11 +26,10 @@ _EXPORTS = {
     "Effect": "engine.world", "ForbiddenRule": "engine.world", "Guard": "engine.world",
     "Transition": "engine.world", "WorldResult": "engine.world", "WorldSpec": "engine.world",
     "replay_world": "engine.world",
-    "InputError": "errors",
+    "InputError": "errors", "Recorder": "record.recorder", "RecordingError": "record.recorder",
     "Context": "evaluate", "Verdict": "evaluate", "evaluate": "evaluate",
     "check": "expect", "compile_expectation": "expect",
     "load_suite": "suite.build",
-    "Recorder": "record.recorder", "RecordingError": "record.recorder",
 }
 
 __all__ = sorted(_EXPORTS)

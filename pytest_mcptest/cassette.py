@@ -23,6 +23,7 @@ import attrs
 from .engine.trace import Run, ToolCall
 from .engine.values import is_number, type_name
 from .errors import InputError, json_pointer
+from .files import atomic_write
 
 CASSETTE_VERSION = 1
 
@@ -252,8 +253,6 @@ def write_cassette(path: str, data: dict, overwrite: bool = False) -> str:
     Refuses to replace an existing file unless ``overwrite`` (raises :class:`FileExistsError`).
     Returns the text written.
     """
-    from .files import atomic_write
-
     if not overwrite and os.path.exists(path):
         raise FileExistsError(path)
     text = dump_cassette(data)

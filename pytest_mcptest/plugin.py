@@ -18,6 +18,7 @@ from .report import ReportBuilder, compare_reports, item_entry, load_report, ren
 DEFAULT_PATTERNS = ("*.mcptest.yml", "*.mcptest.yaml")
 RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
 SETTINGS_KEY = pytest.StashKey[dict]()
+RECORD_KEY = pytest.StashKey[dict]()
 
 
 def _is_block_item(item) -> bool:
@@ -84,15 +85,14 @@ def pytest_configure(config: pytest.Config) -> None:
             compile_patterns(redact)
         except ValueError as exc:
             raise pytest.UsageError(str(exc)) from None
-    from .record import fixture as recorder_fixture  # the mcptest_recorder fixture; imports no mcp
-
     # What recording needs (the fixture; the record modes and drift check of items).
-    config.stash[recorder_fixture.RECORD_KEY] = {"record_mode": mode, "cassette_dir": _cassette_dir(config),
-                                                 "redact": redact, "drift": config.getoption("mcptest_drift")}
+    config.stash[RECORD_KEY] = {"redact": redact, "drift": config.getoption("mcptest_drift")}
     config.stash[SETTINGS_KEY] = {"cassette_dir": _cassette_dir(config), "record_mode": mode,
                                   "root": str(config.rootpath),
                                   "require_judgments": bool(config.getoption("mcptest_require_judgments"))}
     config.pluginmanager.register(_SessionHooks(config, baseline), "mcptest-session")
+    from .record import fixture as recorder_fixture  # the mcptest_recorder fixture; imports no mcp
+
     config.pluginmanager.register(recorder_fixture, "mcptest-recorder")
 
 

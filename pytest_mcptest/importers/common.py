@@ -16,7 +16,6 @@ from typing import Any, Iterator, Optional
 from ..cassette import CASSETTE_VERSION, _finite_float, _refuse_constant
 from ..engine.values import is_number, type_name
 from ..errors import InputError, json_pointer
-from ..files import atomic_write
 
 
 class Loc:

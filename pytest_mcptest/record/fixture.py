@@ -22,14 +22,11 @@ import pytest
 MARKER = "mcptest_cassette(path=None, *, runs=None, run=0): the cassette the mcptest_recorder fixture uses"
 _OUTCOME = pytest.StashKey[tuple]()
 
-RECORD_KEY = pytest.StashKey[dict]()
-"""What recording reads, filled by the plugin at configure time from the options it has
-checked: ``record_mode``, ``cassette_dir``, ``redact`` (patterns) and ``drift``. Kept here,
-not in the plugin, so this module never imports the plugin back."""
-
 
 def _settings(config) -> dict:
-    return config.stash.get(RECORD_KEY, {})
+    from ..plugin import RECORD_KEY, SETTINGS_KEY
+
+    return {**config.stash.get(SETTINGS_KEY, {}), **config.stash.get(RECORD_KEY, {})}
 
 
 def default_path(request) -> str:
