@@ -246,3 +246,9 @@ def test_recorder_outside_pytest_records_then_replays_and_rpc_errors_replay_too(
 
     with pytest.raises(RecordingError, match="no cassette at .*missing.json"):
         Recorder(str(tmp_path / "missing.json"), mode="none").wrap(None, server="shop")
+
+
+def test_the_cassette_dir_option_places_the_fixture_cassette(project):
+    run(project, "--mcptest-record-mode=once", "--cassette-dir=recs").assert_outcomes(passed=1)
+    assert (project.path / "recs" / "test-weather.json").exists()
+    assert not (project.path / "test-weather.json").exists()

@@ -295,6 +295,72 @@ def test_http_that_cannot_be_reached_is_an_error_to_the_host_and_exit_2(tmp_path
     assert not out.exists()
 
 
+ECHO_SERVER = textwrap.dedent('''\
+    import json, sys
+
+    def send(obj):
+        sys.stdout.write(json.dumps(obj) + "\\n")
+        sys.stdout.flush()
+
+    waiting = {}
+    for line in sys.stdin:
+        msg = json.loads(line)
+        method = msg.get("method")
+        if method is None:  # the host answering our roots/list: finish the call that asked
+            call_id = waiting.pop(msg["id"])
+            send({"jsonrpc": "2.0", "id": call_id, "result": {
+                "content": [{"type": "text", "text": json.dumps(msg["result"])}], "x-extra": {"kept": True}}})
+        elif "id" not in msg:  # a notification: say what arrived
+            send({"jsonrpc": "2.0", "method": "notifications/message",
+                  "params": {"level": "info", "data": {"got": method, "params": msg.get("params")}}})
+        elif method == "initialize":
+            send({"jsonrpc": "2.0", "id": msg["id"], "result": {"protocolVersion": "2025-06-18",
+                  "capabilities": {"tools": {}, "logging": {}}, "serverInfo": {"name": "echo", "version": "1"}}})
+        elif method == "tools/call":
+            token = msg["params"]["_meta"]["progressToken"]
+            send({"jsonrpc": "2.0", "method": "notifications/progress",
+                  "params": {"progressToken": token, "progress": 1, "total": 2}})
+            waiting["s-1"] = msg["id"]
+            send({"jsonrpc": "2.0", "id": "s-1", "method": "roots/list"})
+''')
+
+
+def test_progress_cancellation_and_server_requests_pass_both_ways_unchanged(tmp_path):
+    """Raw JSON-RPC on both sides: what arrives is what was sent, field for field."""
+    script = tmp_path / "echo_server.py"
+    script.write_text(ECHO_SERVER)
+    out = str(tmp_path / "echo.json")
+    proc = subprocess.Popen(proxy_command(out, [sys.executable, str(script)]), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def send(message):
+        proc.stdin.write(json.dumps(message) + "\n")
+        proc.stdin.flush()
+
+    def receive():
+        return json.loads(proc.stdout.readline())
+
+    send(INIT)
+    assert receive()["result"]["serverInfo"] == {"name": "echo", "version": "1"}
+    send({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+          "params": {"name": "roots", "arguments": {"x": 1}, "_meta": {"progressToken": "p-1"}}})
+    assert receive() == {"jsonrpc": "2.0", "method": "notifications/progress",
+                         "params": {"progressToken": "p-1", "progress": 1, "total": 2}}
+    assert receive() == {"jsonrpc": "2.0", "id": "s-1", "method": "roots/list"}  # the server asks the host
+    send({"jsonrpc": "2.0", "id": "s-1", "result": {"roots": [{"uri": "file:///work", "name": "work"}]}})
+    answer = receive()
+    assert answer["id"] == 7 and answer["result"]["x-extra"] == {"kept": True}
+    assert json.loads(answer["result"]["content"][0]["text"]) == {"roots": [{"uri": "file:///work", "name": "work"}]}
+    cancel = {"requestId": 99, "reason": "user pressed stop"}
+    send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel})
+    assert receive()["params"]["data"] == {"got": "notifications/cancelled", "params": cancel}
+    proc.stdin.close()
+    assert proc.wait(timeout=30) == 0
+    call = read(out)["runs"][0]["tool_calls"][0]
+    assert (call["name"], call["args"], call["server"]) == ("roots", {"x": 1}, "echo")
+    assert call["result"]["x-extra"] == {"kept": True}
+
+
 HTTP_SERVER = textwrap.dedent('''\
     import sys
     from mcp.server.mcpserver import MCPServer

@@ -165,7 +165,8 @@ async def serve(command: list[str], log: SessionLog, finish, host_streams=None, 
     from ..mcp.client import _leaf
 
     errlog = sys.stderr if errlog is None else errlog
-    state = {"gone": False, "failure": "", "server_write": None, "host_closed": False}
+    # "other": ids of the host's requests other than tools/call still waiting for an answer
+    state = {"gone": False, "failure": "", "server_write": None, "host_closed": False, "other": set()}
     ready, ended, server_done = anyio.Event(), anyio.Event(), anyio.Event()
 
     def transport():
@@ -181,11 +182,10 @@ async def serve(command: list[str], log: SessionLog, finish, host_streams=None, 
             log.pending.pop(request_id)
             log.unanswered += 1
             await host_write.send(SessionMessage(gone_error(request_id, command, state["failure"])))
-        for request_id in list(log.listing):  # tools/list and every other request still waiting
-            log.listing.pop(request_id)
-        for request_id in list(state.get("other", ())):
+        log.listing.clear()  # tools/list requests are among the others, answered next
+        for request_id in sorted(state["other"], key=str):
             await host_write.send(SessionMessage(gone_error(request_id, command, state["failure"])))
-        state["other"] = set()
+        state["other"].clear()
 
     async def server_side(host_write):
         try:
@@ -226,7 +226,7 @@ async def serve(command: list[str], log: SessionLog, finish, host_streams=None, 
             request_id = getattr(message, "id", None)
             is_request = getattr(message, "method", None) is not None and request_id is not None
             if is_request and request_id not in log.pending:
-                state.setdefault("other", set()).add(request_id)
+                state["other"].add(request_id)
             if not state["gone"]:
                 try:
                     await state["server_write"].send(item)
@@ -235,7 +235,7 @@ async def serve(command: list[str], log: SessionLog, finish, host_streams=None, 
                     state["gone"] = True
             if is_request:
                 log.unanswered += log.pending.pop(request_id, None) is not None
-                state.get("other", set()).discard(request_id)
+                state["other"].discard(request_id)
                 await host_write.send(SessionMessage(gone_error(request_id, command, state["failure"])))
         state["host_closed"] = True
 
@@ -246,7 +246,7 @@ async def serve(command: list[str], log: SessionLog, finish, host_streams=None, 
                              f"{item}\n")
                 continue
             log.from_server(item.message)
-            state.get("other", set()).discard(getattr(item.message, "id", None))
+            state["other"].discard(getattr(item.message, "id", None))
             await host_write.send(item)
         if not ended.is_set():  # the server closed its output: it has exited or is about to
             log.ended = "server exited"
