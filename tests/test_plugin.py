@@ -319,3 +319,11 @@ def test_xfail_absorbs_a_failed_gate_but_not_a_missing_cassette(pytester):
     (pytester.path / "cassettes").mkdir()
     (pytester.path / "cassettes" / "restock.json").write_text(BAD_RUN)
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(xfailed=1)  # the gate failed: expected
+
+
+def test_a_report_path_under_a_file_is_a_usage_error(pytester):
+    (pytester.path / "plain.txt").write_text("x")
+    result = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-report=plain.txt/sub/r.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--mcptest-report plain.txt/sub/r.json: cannot be written, *plain.txt is a file, "
+                                 "not a folder*"])
