@@ -14,6 +14,7 @@ import re
 import pytest
 
 from pytest_mcptest.cli import main
+from test_cli_catalog import BENCH as SPEC
 
 # Mean score about 0.55 and no Critical finding: fails spec 001's default gates
 # (mean >= 0.70) although nothing is Critical, which is where doctor and the item used
@@ -25,18 +26,7 @@ MEDIOCRE = {"tools": [
      "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}},
 ]}
 
-BENCH = """\
-catalog:
-  tools:
-    - {name: lookup_a, description: Return the current weather forecast for a city as JSON.}
-    - {name: lookup_b, description: Convert an amount of money between two currencies.}
-intents:
-  - {query: what is the weather forecast in Paris, gold: [lookup_a]}
-  - {query: convert 10 euros to dollars, gold: [lookup_b]}
-mutations:
-  - {tool: lookup_a, kind: blank}
-min_drop: 0.9
-"""
+BENCH = SPEC + "min_drop: 0.9\n"  # the tool-bench spec of the command tests, failing its min_drop
 
 _WHERE = re.compile(r"\s*\([^()\s]*:\d+\)$")
 
