@@ -173,3 +173,26 @@ def test_token_efficiency_without_a_catalog_fails_plainly(tmp_path):
     _, verdict = _item(tmp_path, TOKENS, [_run(["search"])])
     gates = [f.gate for f in verdict.failures]
     assert "token_efficiency" in gates
+
+
+def test_tool_selection_takes_its_own_expect_and_the_agents_expect_refuses_it(tmp_path):
+    import pytest as _pytest
+
+    from pytest_mcptest.errors import InputError
+
+    runs = [{"tool_calls": [{"name": "get_weather"}]}, {"tool_calls": [{"name": "search"}]}]
+    (tmp_path / "run.json").write_text(json.dumps({"mcptest_cassette": 1, "runs": runs}))
+    suite = tmp_path / "a.mcptest.yml"
+    suite.write_text("agents:\n  - name: w\n    cassette: run.json\n    tool_selection:\n"
+                     "      expected_tool: get_weather\n      min_selection_rate: 0.5\n"
+                     "      expect: [{tool_selection.pass_hat_k.\"2\": {\">=\": 0.5}}]\n")
+    verdict = evaluate(load_suite(str(suite)).blocks[0])
+    assert not verdict.passed and [f.gate for f in verdict.failures] == ["expect"]
+    assert "tool_selection.pass_hat_k.\"2\": expected >= 0.5, got 0.0" in verdict.failures[0].message
+    suite.write_text("agents:\n  - name: w\n    cassette: run.json\n    tool_selection:\n"
+                     "      expected_tool: get_weather\n      min_selection_rate: 0.5\n"
+                     "    expect: [{tool_selection.selection_rate: {\">=\": 0.5}}]\n")
+    with _pytest.raises(InputError) as info:
+        load_suite(str(suite))
+    assert info.value.line == 7 and "judged over all runs, not per run: put it under tool_selection: expect:" \
+        in info.value.message

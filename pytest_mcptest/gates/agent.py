@@ -46,6 +46,7 @@ class SelectionFloor:
     expected_tool: str
     min_selection_rate: float
     max_total_tokens: Optional[int] = None
+    expect: tuple = ()  # its own gates on tool_selection.*, judged over every run
 
 
 @attrs.frozen
@@ -122,6 +123,23 @@ def _expected_trace(doc: Doc, parts, raw: Any) -> ExpectedTrace | None:
     return ExpectedTrace(raw.get("mode", "strict"), calls)
 
 
+# Envelope keys judged once over every run, and the block whose `expect:` gates them.
+OVER_ALL_RUNS = {"tool_selection": "tool_selection", "orchestration": "orchestration",
+                 "token_efficiency": "token_efficiency", "stability": "stability"}
+
+
+def _over_all_runs_in_per_run_expect(doc: Doc, parts, agent: AgentBlock) -> None:
+    """The agent's own ``expect:`` reads each run's envelope, where ``tool_selection.*`` and
+    the other keys over all runs do not exist: such an entry would fail once per run with no
+    hint. It is refused here, saying where it belongs (one way to gate each thing)."""
+    for i, exp in enumerate(agent.expect):
+        head = exp.path[0] if exp.path else None
+        if head in OVER_ALL_RUNS:
+            raise doc.error(parts + ["expect", i], f"{exp.target} is judged over all runs, not per run: "
+                            f"put it under {OVER_ALL_RUNS[head]}: expect: (the agent's own expect: reads each "
+                            f"run's envelope)")
+
+
 def _plan(raw: dict) -> tuple:
     """(count, source, of) of a ``distractors:`` block, for a live recording to present."""
     source = raw.get("source", {"from": "catalog"})
@@ -167,12 +185,14 @@ def build(doc: Doc, parts, raw: dict) -> AgentBlock | tuple[Block, ...]:
         equal_function_sets=_class_gate(doc, parts, raw, "equal_function_sets"),
         token_efficiency=_class_gate(doc, parts, raw, "token_efficiency"),
         tool_selection=None if floor is None else SelectionFloor(
-            floor["expected_tool"], floor["min_selection_rate"], floor.get("max_total_tokens")),
+            floor["expected_tool"], floor["min_selection_rate"], floor.get("max_total_tokens"),
+            expectations(doc, parts + ["tool_selection", "expect"], floor.get("expect"))),
         orchestration=None if orchestration is None else expectations(
             doc, parts + ["orchestration", "expect"], orchestration.get("expect")),
         discovery=plain(raw.get("discovery") or {}),
         stability=stability.build(doc, parts, raw),
         **common(doc, parts, raw, KIND))
+    _over_all_runs_in_per_run_expect(doc, parts, agent)
     if raw.get("distractors") is None:
         return agent
     return agent, distractors.build_for_agent(doc, parts, raw, agent)
@@ -276,6 +296,7 @@ def _spec001_gates(block: AgentBlock, source) -> GateResult | None:
             if floor.tokens_median is not None:
                 selection.update(tokens_median=floor.tokens_median, tokens_max=floor.tokens_max)
             selection["floor"] = floor.to_dict()
+            checks += [(e, ()) for e in spec.expect]
             if not floor.passed:
                 message = "\n".join(floor_lines(floor, block.name))
                 failures.append(Failure("tool_selection", message))
