@@ -374,3 +374,63 @@ def test_list_tools_from_inside_a_running_event_loop(snapshot):
         return list_tools(mock_command(snapshot), timeout=15)
 
     assert anyio.run(inside) == SNAPSHOT
+
+
+# --------------------------------------------------------------------------- structured output, arguments, list faults
+
+# A snapshot shaped as the real time server answers tools/list: an outputSchema with required
+# properties, and required input arguments.
+STRUCTURED = {"tools": [{
+    "name": "get_current_time", "description": "Get the current time in a timezone.",
+    "inputSchema": {"type": "object", "properties": {"timezone": {"type": "string"}}, "required": ["timezone"]},
+    "outputSchema": {"type": "object", "required": ["timezone", "datetime", "is_dst"],
+                     "properties": {"timezone": {"type": "string"}, "datetime": {"type": "string"},
+                                    "is_dst": {"type": "boolean"}, "note": {"type": "string"}}},
+}]}
+
+
+def test_a_tool_with_an_output_schema_answers_structured_content_the_sdk_accepts(tmp_path):
+    path = tmp_path / "time.json"
+    path.write_text(json.dumps(STRUCTURED))
+
+    async def body(session):
+        await session.list_tools()  # the client learns the output schema it will check against
+        return wire(await session.call_tool("get_current_time", {"timezone": "Europe/Lisbon"}))
+
+    result = with_session(mock_command(str(path)), body)
+    assert result["structuredContent"] == {"timezone": "", "datetime": "", "is_dst": False}
+    assert not result.get("isError")
+
+
+def test_a_call_missing_a_required_argument_is_refused(tmp_path):
+    path = tmp_path / "time.json"
+    path.write_text(json.dumps(STRUCTURED))
+
+    async def body(session):
+        try:
+            await session.call_tool("get_current_time", {})
+        except Exception as exc:  # noqa: BLE001 - the SDK raises the server's JSON-RPC error
+            return str(exc)
+        return "answered"
+
+    assert "missing required argument(s) timezone" in with_session(mock_command(str(path)), body)
+
+
+def test_list_faults_apply_to_tools_list_when_asked(manifest):
+    async def slow(session):
+        t0 = time.monotonic()
+        await session.list_tools()
+        return time.monotonic() - t0
+
+    assert with_session(mock_command(manifest, "slow:300:list"), slow) >= 0.29
+    assert with_session(mock_command(manifest, "slow:300"), slow) < 0.29  # tools/call only by default
+
+    async def hang(session):
+        with anyio.move_on_after(0.5) as scope:
+            await session.list_tools()
+        return scope.cancelled_caught
+
+    assert with_session(mock_command(manifest, "hang:list"), hang)
+    assert parse_fault("hang:list").on_list and not parse_fault("hang").on_list
+    with pytest.raises(MockError):
+        parse_fault("recover-after:2:list")

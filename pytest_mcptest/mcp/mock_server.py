@@ -36,15 +36,22 @@ Two kinds of ``--tools-from FILE``:
   JSON text, and an object also as ``structuredContent``. Without ``response`` a call
   answers with the fixed text below.
 
+A tool that declares an ``outputSchema`` always answers with ``structuredContent`` (its
+response when that is an object, else the smallest value the schema allows: required
+properties only, each the simplest of its type), as the MCP specification asks, so the
+official client's check of structured results passes. A call missing a required argument of
+the tool's ``inputSchema`` is refused (JSON-RPC -32602, naming the arguments).
+
 - a ``tools/list`` snapshot (``{"tools": [...]}``), served exactly as written; a call
   answers with one text block naming the tool and its arguments:
   ``mock <name> called with {"city": "Paris"}``.
 
-Faults (``--fault``), applied to ``tools/call`` only:
+Faults (``--fault``), applied to ``tools/call``, and to ``tools/list`` too with ``:list``:
 
 - ``none`` (default);
-- ``hang``: never answers a ``tools/call``;
-- ``slow:<ms>``: waits ``ms`` milliseconds before each answer;
+- ``hang``: never answers a ``tools/call`` (``hang:list``: nor a ``tools/list``);
+- ``slow:<ms>``: waits ``ms`` milliseconds before each answer (``slow:<ms>:list``: each
+  ``tools/list`` page too);
 - ``recover-after:<n>``: the first ``n`` calls answer with an ``isError: true`` result, later
   calls succeed.
 
@@ -77,29 +84,36 @@ class MockError(Exception):
 
 
 class Fault:
-    """A parsed ``--fault`` spec: ``kind`` is none, hang, slow or recover-after."""
+    """A parsed ``--fault`` spec: ``kind`` is none, hang, slow or recover-after; ``on_list``
+    when the fault also applies to ``tools/list`` (``hang:list``, ``slow:<ms>:list``)."""
 
-    def __init__(self, kind: str = "none", value: int = 0):
+    def __init__(self, kind: str = "none", value: int = 0, on_list: bool = False):
         self.kind = kind
         self.value = value
+        self.on_list = on_list
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"Fault({self.kind!r}, {self.value!r})"
 
 
 def parse_fault(spec: str) -> Fault:
-    """``none | hang | slow:<ms> | recover-after:<n>`` -> :class:`Fault`; MockError if bad."""
+    """``none | hang[:list] | slow:<ms>[:list] | recover-after:<n>`` -> :class:`Fault`;
+    MockError if bad. ``:list`` makes ``hang`` and ``slow`` apply to ``tools/list`` too."""
     text = (spec or "").strip()
+    on_list = text.endswith(":list") and text.split(":", 1)[0] in ("hang", "slow")
+    if on_list:
+        text = text[: -len(":list")]
     if text in ("none", "hang"):
-        return Fault(text)
+        return Fault(text, on_list=on_list)
     kind, sep, number = text.partition(":")
     if sep and kind in ("slow", "recover-after"):
         if re.fullmatch(r"\d+", number.strip()):
-            return Fault(kind, int(number))
+            return Fault(kind, int(number), on_list=on_list)
         unit = "milliseconds" if kind == "slow" else "calls"
         raise MockError(f"--fault {spec!r}: {kind} needs a whole number of {unit}, "
                         f"as in {kind}:{'250' if kind == 'slow' else '2'}")
-    raise MockError(f"--fault {spec!r}: expected none, hang, slow:<ms> or recover-after:<n>")
+    raise MockError(f"--fault {spec!r}: expected none, hang, slow:<ms> or recover-after:<n> "
+                    f"(hang:list and slow:<ms>:list also hold up tools/list)")
 
 
 # --------------------------------------------------------------------------- the model
@@ -121,6 +135,9 @@ class MockSpec:
         self.prompts = prompts or []
         self.page_size = page_size
         self.snapshot = snapshot
+        self.output_schemas = {t["name"]: t["outputSchema"] for t in self.tools if isinstance(t.get("outputSchema"), dict)}
+        self.required = {t["name"]: [r for r in (t.get("inputSchema") or {}).get("required") or () if isinstance(r, str)]
+                         for t in self.tools if isinstance(t.get("inputSchema"), dict)}
 
 
 def load_spec(path: str | Path) -> MockSpec:
@@ -268,8 +285,50 @@ def _fill_text(template: str, args: dict) -> str:
         template)
 
 
+def smallest(schema: Any, depth: int = 0) -> Any:
+    """The simplest value a JSON Schema allows, for a tool that must answer with structured
+    content but has no response of its own: required properties only, ``""``, ``0``,
+    ``false``, ``[]``, the first ``enum`` or ``const``, the first branch of an ``anyOf``."""
+    if not isinstance(schema, dict) or depth > 32:
+        return None
+    if "const" in schema:
+        return schema["const"]
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return schema["enum"][0]
+    for key in ("anyOf", "oneOf", "allOf"):
+        if isinstance(schema.get(key), list) and schema[key]:
+            return smallest(schema[key][0], depth + 1)
+    kind = schema.get("type")
+    kind = kind[0] if isinstance(kind, list) and kind else kind
+    if kind == "object" or (kind is None and "properties" in schema):
+        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        required = [r for r in schema.get("required") or () if isinstance(r, str)]
+        return {name: smallest(props.get(name, {}), depth + 1) for name in required}
+    if kind == "array":
+        count = schema.get("minItems", 0) if isinstance(schema.get("minItems"), int) else 0
+        return [smallest(schema.get("items", {}), depth + 1) for _ in range(min(count, 8))]
+    if kind in ("number", "integer"):
+        low = schema.get("minimum", 0)
+        return low if isinstance(low, (int, float)) and not isinstance(low, bool) else 0
+    if kind == "boolean":
+        return False
+    if kind == "string":
+        size = schema.get("minLength", 0)
+        return "x" * min(size, 64) if isinstance(size, int) else ""
+    return None
+
+
 def answer(spec: MockSpec, name: str, args: dict) -> dict:
-    """The ``tools/call`` result (a wire dict) for a call to ``name`` with ``args``."""
+    """The ``tools/call`` result (a wire dict) for a call to ``name`` with ``args``; with the
+    tool's ``outputSchema``, always structured content that the schema allows."""
+    result = _answer(spec, name, args)
+    output = spec.output_schemas.get(name)
+    if output is not None and "structuredContent" not in result and not result.get("isError"):
+        result["structuredContent"] = smallest(output)
+    return result
+
+
+def _answer(spec: MockSpec, name: str, args: dict) -> dict:
     entry = spec.responses.get(name)
     if entry is None or not entry["has"]:
         return {"content": [{"type": "text", "text": f"mock {name} called with "
@@ -317,6 +376,10 @@ def build_server(spec: MockSpec, fault: Fault):
         return result
 
     async def on_list_tools(ctx, params) -> dict:
+        if fault.on_list and fault.kind == "hang":
+            await anyio.sleep_forever()
+        if fault.on_list and fault.kind == "slow":
+            await anyio.sleep(fault.value / 1000.0)
         return page(getattr(params, "cursor", None) if params is not None else None)
 
     async def verbatim_tools(ctx, call_next):
@@ -338,6 +401,12 @@ def build_server(spec: MockSpec, fault: Fault):
             from mcp.shared.exceptions import MCPError
 
             raise MCPError(code=-32602, message=f"Unknown tool: {name}")
+        missing = [r for r in spec.required.get(name, ()) if r not in args]
+        if missing:
+            from mcp.shared.exceptions import MCPError
+
+            raise MCPError(code=-32602, message=f"Invalid arguments for tool {name}: missing required "
+                                                f"argument(s) {', '.join(missing)}")
         calls["n"] += 1
         number = calls["n"]
         if fault.kind == "hang":
