@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import warnings
 
 import pytest
 
@@ -45,6 +46,10 @@ def _register_marker(config: pytest.Config, name: str, origin: str) -> None:
     config.addinivalue_line("markers", f"{name}: {origin} (declared in a *.mcptest.yml suite)")
 
 
+class SuiteWarning(pytest.PytestWarning):
+    """Something in a suite that is legal but most likely a mistake (named at its line)."""
+
+
 class SuiteFile(pytest.File):
     """A ``*.mcptest.yml`` file. A bad file is one collection error; the others still run."""
 
@@ -55,6 +60,8 @@ class SuiteFile(pytest.File):
         gc.disable()
         try:
             suite = load_suite_cached(str(self.path))
+            for line, message in suite.warnings:
+                warnings.warn_explicit(SuiteWarning(message), SuiteWarning, str(self.path), line)
             return [BlockItem.from_parent(self, name=block.name, block=block) for block in suite.blocks]
         finally:
             if gc_was_enabled:

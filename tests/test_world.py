@@ -656,3 +656,17 @@ def test_envelope_empty_run():
     assert env["actions"] == 0 and env["turns"] == 0 and env["tool_names"] == []
     assert env["state"] == {"inventory": {"widgets": 3}, "shelf_full": False}
     assert env["golden"]["matched"] is False
+
+
+def test_another_tools_operator_word_is_a_literal_with_a_warning_at_its_line(pytester, monkeypatch):
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)  # let the suite cache be written
+    suite = ("scenarios:\n  - name: double\n    cassette: c.json\n    seed: {a: 1}\n    transitions:\n"
+             "      - tool: double\n        effect: {a: {mul: 2}}\n    expect_state: {a: {mul: 2}}\n")
+    pytester.makefile(".mcptest.yml", s=suite)
+    (pytester.path / "c.json").write_text('{"runs": [{"tool_calls": [{"name": "double"}]}]}')
+    for _ in range(2):  # the second collection comes from the suite cache, and still warns
+        result = pytester.runpytest_subprocess("-W", "always")
+        result.assert_outcomes(passed=1)  # spec 000: the object is set as it is
+        result.stdout.fnmatch_lines(["*s.mcptest.yml:7: SuiteWarning: 'a': {mul: ...} is not an operator here "
+                                     "(operators: set, inc, dec, from_arg)*"])
+    assert (pytester.path / "__pycache__" / "s.mcptest.yml.mcptest.pickle").exists()

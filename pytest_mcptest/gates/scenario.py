@@ -36,14 +36,28 @@ class ScenarioBlock(Block):
 # --------------------------------------------------------------------------- building
 
 
+# Operator words of other tools: as the key of a one-key object they are most likely an
+# operator mcptest does not have, though spec 000 reads the object as a literal value.
+FOREIGN_OPERATORS = frozenset({
+    "add", "sub", "subtract", "mul", "multiply", "div", "divide", "mod", "pow", "incr", "decr", "increment",
+    "decrement", "append", "push", "pop", "remove", "delete", "unset", "merge", "toggle", "between", "in",
+    "not_in", "nin", "gt", "gte", "lt", "lte", "ne", "neq", "not", "exists", "regex", "matches", "contains",
+    "starts_with", "ends_with", "range", "len", "length", "any", "all"})
+
+
 def _near_operator(doc: Doc, parts, key: str, value: Any, ops, literal_hint: str) -> None:
-    """Refuse a one-key object whose key looks like a misspelled operator (``mn``, ``decr``)."""
+    """Refuse a one-key object whose key looks like a misspelled operator (``mn``, ``decr``),
+    and warn (at its line, on every collection) when it is another tool's operator word
+    (``mul``, ``between``): spec 000 reads it as a literal value, which is rarely meant."""
     if isinstance(value, dict) and len(value) == 1:
         (word,) = value
         close = difflib.get_close_matches(str(word), ops, n=1, cutoff=0.5)
         if close and word not in ops:
             raise doc.error(parts + [key, word], f"{key!r}: unknown operator {word!r}; did you mean {close[0]!r}? "
                             f"(operators: {', '.join(ops)}; {literal_hint})")
+        if str(word).lower() in FOREIGN_OPERATORS:
+            doc.warn(parts + [key, word], f"{key!r}: {{{word}: ...}} is not an operator here (operators: "
+                     f"{', '.join(ops)}); it is read as a literal object, as spec 000 says ({literal_hint})")
 
 
 def _guards(doc: Doc, parts, raw) -> tuple[Guard, ...]:

@@ -15,9 +15,9 @@ from .model import Block, Suite
 from .validate import validate_document
 
 
-def build_document(path: str, source: str, root: Any) -> list[Block]:
+def build_document(path: str, source: str, root: Any, warnings: list | None = None) -> list[Block]:
     """The blocks of one validated document, in written order."""
-    doc = Doc(path, source, root)
+    doc = Doc(path, source, root, warnings)
     whole = document_gate(root)
     if whole is not None:
         return [whole.build(doc, [], root)]
@@ -42,11 +42,12 @@ def load_suite(path: str, text: str | None = None) -> Suite:
     blocks: list[Block] = []
     servers: dict = {}
     seen: dict[str, int] = {}
+    warnings: list[tuple[int, str]] = []
     for root, first_line in load_documents(path, text):
         if root is None:
             continue  # an empty document (a trailing '---')
         validate_document(root, path, text, first_line)
-        for block in build_document(path, text, root):
+        for block in build_document(path, text, root, warnings):
             if block.name in seen:
                 raise InputError(path, f"two blocks are named {block.name!r} (the first at line "
                                  f"{seen[block.name]}); names must be unique within a file",
@@ -55,4 +56,4 @@ def load_suite(path: str, text: str | None = None) -> Suite:
             blocks.append(block)
         if isinstance(root, LineDict):
             servers.update(plain(root.get("servers") or {}))
-    return Suite(path=path, blocks=tuple(blocks), servers=servers)
+    return Suite(path=path, blocks=tuple(blocks), servers=servers, warnings=tuple(warnings))

@@ -22,8 +22,14 @@ from .model import Mark
 class Doc:
     """One document being built: its file, its text and its YAML root, where errors point."""
 
-    def __init__(self, path: str, source: str, root: Any):
+    def __init__(self, path: str, source: str, root: Any, warnings: list | None = None):
         self.path, self.source, self.root = path, source, root
+        self.warnings = [] if warnings is None else warnings  # (line, message): kept with the built suite
+
+    def warn(self, parts, message: str) -> None:
+        """Something legal but likely a mistake: said as a pytest warning at its line, on every
+        collection (it is kept in the built suite, so the cache does not swallow it)."""
+        self.warnings.append((line_of(self.root, parts) or 1, message))
 
     def error(self, parts, message: str) -> InputError:
         return InputError(self.path, message, line=line_of(self.root, parts), source=self.source)

@@ -49,6 +49,7 @@ class Suite:
     path: str
     blocks: tuple[Block, ...]
     servers: dict = attrs.field(factory=dict)
+    warnings: tuple[tuple[int, str], ...] = ()  # (line, message) said at each collection
 
 
 def slugify(name: str) -> str:
