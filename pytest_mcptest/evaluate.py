@@ -17,6 +17,9 @@ from .gates.sources import NOTES, DryRun, SourceError
 from .verdict import AggregateVerdict, Failure, GateResult, RunVerdict, Verdict
 
 
+MAX_HINTS = 10  # hints after a failed expectation (missed classes, runs that chose a distractor)
+
+
 def _expect(result: GateResult, block_expect: tuple, run: Optional[int]) -> tuple[tuple, tuple[Failure, ...]]:
     """Each expectation checked against the result's envelope: (results, the failures of
     those that failed, with the gate's hints after the message)."""
@@ -27,7 +30,9 @@ def _expect(result: GateResult, block_expect: tuple, run: Optional[int]) -> tupl
         results.append(res)
         if not res.passed:
             message = res.message if res.message.startswith(exp.target) else f"{exp.target}: {res.message}"
-            failures.append(Failure("expect", "; ".join((message,) + tuple(hints)), run, exp.line))
+            shown = tuple(hints[:MAX_HINTS]) + ((f"... and {len(hints) - MAX_HINTS} more",)
+                                                 if len(hints) > MAX_HINTS else ())
+            failures.append(Failure("expect", "; ".join((message,) + shown), run, exp.line))
     return tuple(results), tuple(failures)
 
 

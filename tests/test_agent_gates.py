@@ -196,3 +196,14 @@ def test_tool_selection_takes_its_own_expect_and_the_agents_expect_refuses_it(tm
         load_suite(str(suite))
     assert info.value.line == 7 and "judged over all runs, not per run: put it under tool_selection: expect:" \
         in info.value.message
+
+
+def test_hints_after_a_failed_expect_are_capped(tmp_path):
+    runs = [{"tool_calls": [{"name": f"other_{i}"}]} for i in range(30)]
+    (tmp_path / "run.json").write_text(json.dumps({"mcptest_cassette": 1, "runs": runs}))
+    suite = tmp_path / "a.mcptest.yml"
+    suite.write_text("agents:\n  - name: w\n    cassette: run.json\n    equal_function_sets:\n"
+                     "      classes: [{name: s, members: [search]}]\n")
+    [failure] = evaluate(load_suite(str(suite)).blocks[0]).failures
+    parts = failure.message.split("; ")
+    assert len(parts) == 12 and parts[-1] == "... and 50 more"  # 30 runs x (missed + unexpected) = 60 hints
