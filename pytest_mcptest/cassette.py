@@ -72,10 +72,11 @@ class _Reader:
         if type(raw) is dict:  # the common, well-formed case, checked in one go
             name, error = raw.get("name"), raw.get("error", False)
             server, turn = raw.get("server"), raw.get("turn")
+            flagged = raw.get("args_invalid_json", False)
             if (type(name) is str and name and (error is False or error is True or error is None)
-                    and (server is None or type(server) is str) and (turn is None or type(turn) is int)):
-                return ToolCall(name, raw.get("args"), server, bool(error), raw.get("result"), turn,
-                                raw.get("args_invalid_json") is True)
+                    and (server is None or type(server) is str) and (turn is None or type(turn) is int)
+                    and (flagged is False or flagged is True)):
+                return ToolCall(name, raw.get("args"), server, bool(error), raw.get("result"), turn, flagged)
         return self._checked_call(raw, parts)
 
     def _checked_call(self, raw, parts) -> ToolCall:
@@ -96,8 +97,11 @@ class _Reader:
         turn = raw.get("turn")
         if turn is not None:
             self.expect_type(turn, ["integer"], parts + ["turn"], "'turn'")
+        flagged = raw.get("args_invalid_json")
+        if flagged is not None:
+            self.expect_type(flagged, ["boolean"], parts + ["args_invalid_json"], "'args_invalid_json'")
         return ToolCall(name=name, args=raw.get("args"), server=server, error=bool(error),
-                        result=raw.get("result"), turn=turn, args_invalid_json=raw.get("args_invalid_json") is True)
+                        result=raw.get("result"), turn=turn, args_invalid_json=flagged is True)
 
     def meta(self, raw, parts) -> dict:
         meta = {} if raw is None else raw

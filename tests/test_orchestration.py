@@ -140,3 +140,13 @@ def test_arguments_that_were_not_json_are_not_well_formed():
         {"name": "catalog.search", "args": {"q": "Paris"}}]}]}))
     assert orchestration(cassette.runs, CLASSES).to_dict()["syntax"] == 50
     assert cassette.runs[0].tool_calls[0].to_dict()["args_invalid_json"] is True
+
+
+def test_args_invalid_json_must_be_a_boolean():
+    from pytest_mcptest.cassette import parse_cassette
+    from pytest_mcptest.errors import InputError
+
+    with pytest.raises(InputError) as info:
+        parse_cassette("c.json", json.dumps({"runs": [{"tool_calls": [{"name": "a", "args_invalid_json": "yes"}]}]}))
+    assert info.value.pointer == "/runs/0/tool_calls/0/args_invalid_json"
+    assert "'args_invalid_json' must be boolean, found string" in info.value.message
