@@ -74,9 +74,14 @@ class AgentBlock(Block):
     stability: Optional[stability.StabilityGate] = None
 
     @property
-    def has_aggregates(self) -> bool:
+    def has_spec001_gates(self) -> bool:
+        """Any of spec 001's gates over all runs: selection F1, the floor, orchestration, tokens."""
         return any(g is not None for g in (self.equal_function_sets, self.tool_selection,
-                                            self.orchestration, self.token_efficiency, self.stability))
+                                            self.orchestration, self.token_efficiency))
+
+    @property
+    def has_aggregates(self) -> bool:
+        return self.has_spec001_gates or self.stability is not None
 
     @property
     def classes(self) -> tuple:
@@ -264,8 +269,7 @@ def judge_all(block: AgentBlock, source, ctx: Context, verdicts: tuple = ()) -> 
 
 def _spec001_gates(block: AgentBlock, source) -> GateResult | None:
     """Selection F1, the floor, orchestration and token efficiency, when any is declared."""
-    if not any(g is not None for g in (block.equal_function_sets, block.tool_selection, block.orchestration,
-                                       block.token_efficiency)):
+    if not block.has_spec001_gates:
         return None
     from ..engine.orchestration import orchestration
     from ..engine.selection import selection_f1, tool_selection_floor

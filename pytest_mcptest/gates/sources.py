@@ -119,7 +119,9 @@ def _drift(block: Any, cassette: Cassette, shown: str, ctx: Context) -> str:
         return ""
     from ..record.drift import compare
 
-    catalog = _snapshot_catalog(getattr(block, "server_entries", None) or {}, ctx)
+    catalog = None
+    if "catalog_sha256" in cassette.meta:  # read the saved catalogs only when there is a hash to compare
+        catalog = _snapshot_catalog(getattr(block, "server_entries", None) or {}, ctx)
     item_id = f"{display(block.file, ctx.root)}::{block.name}"
     prompt = getattr(block, "prompt", None)
     drift = compare(cassette.meta, shown, item_id, model=getattr(block, "model", None), prompt=prompt,
@@ -134,9 +136,24 @@ def _snapshot_catalog(entries: dict, ctx: Context) -> Optional[dict]:
     if not entries or any("catalog" not in e for e in entries.values()):
         return None
     try:
-        return {name: read_catalog(e["catalog"], display(e["catalog"], ctx.root)) for name, e in entries.items()}
-    except InputError:
+        return {name: _saved_catalog(e["catalog"], ctx.root) for name, e in entries.items()}
+    except (InputError, OSError):
         return None
+
+
+# Saved catalogs by (path, mtime, size): many items of a suite name the same servers, and
+# each is read once per process unless the file changes.
+_SAVED: dict[tuple, Any] = {}
+
+
+def _saved_catalog(path: str, root: Optional[str]) -> Any:
+    st = os.stat(path)
+    key = (path, st.st_mtime_ns, st.st_size)
+    if key not in _SAVED:
+        if len(_SAVED) > 256:
+            _SAVED.clear()
+        _SAVED[key] = read_catalog(path, display(path, root))
+    return _SAVED[key]
 
 
 def read_catalog(path: str, shown: str) -> Any:
