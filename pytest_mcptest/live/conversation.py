@@ -8,14 +8,10 @@ answers every user message with the tool-use loop of :mod:`.runner` (its tools e
 on the real servers). The conversation ends when the user says ``[DONE]``, after
 ``max_turns`` user messages, or when the agent exhausts its steps on one message.
 
-The judge then decides every ``correctness_criteria``, ``failure_criteria`` and
-``tool_call_criteria`` assertion from the transcript and the tool calls, with a short
-reason each. It is asked whether each statement *holds*; the verdict is the test's
-outcome: a correctness or tool-call statement that holds is ``pass``, a failure
-statement that holds (the failure happened) is ``fail``. Verdicts are written as
-``judgments`` keyed by the exact criterion text, which is what the replayed
-conversation gate reads; a criterion the judge left out is not written (it stays
-deferred on replay) and a note says so.
+The judge (:mod:`.judge`) then decides every ``correctness_criteria``,
+``failure_criteria`` and ``tool_call_criteria`` assertion from the transcript and the
+tool calls, with a short reason each; its verdicts are the run's ``judgments``, keyed by
+the exact criterion text, which is what the replayed conversation gate reads.
 
 ``config.synthetic_user`` and ``config.judge`` override ``model``, ``temperature`` and
 ``extra_instructions`` per scenario. The run's tokens and ``cost_micros`` are the
@@ -24,23 +20,21 @@ agent's; the user's and the judge's are in the run's ``meta``.
 
 from __future__ import annotations
 
-import json
-import re
-from typing import Any, Mapping, Optional
+from typing import Mapping, Optional
 
 import attrs
 
 from ..engine.conversation import ConversationSpec
 from ..mcp.client import _run_sync
 from .limits import Budget
+from .judge import judge, statements
 from .provider import LiveError
-from .runner import (Ledger, Model, Recording, Tally, agent_steps, finish, item_budget, notes_for, open_model,
-                     run_dict, run_indexed)
+from .runner import (Ledger, ModelPool, Recording, Tally, agent_steps, finish, item_budget, notes_for, run_dict,
+                     run_indexed, side_meta)
 from .servers import ServerSpec, ToolBoard, open_servers
 
 DONE = "[DONE]"
 RECORDER = "mcptest live conversation"
-RESULT_CHARS = 2000
 
 
 @attrs.frozen
@@ -96,28 +90,6 @@ def user_system_prompt(task: ConversationTask) -> str:
     return "\n".join(lines)
 
 
-def _transcript(turns: list) -> str:
-    """The conversation as the judge reads it: messages, and tool calls with their
-    arguments and (shortened) results in the order they happened."""
-    out = []
-    for turn in turns:
-        role = turn["role"]
-        if role == "user":
-            out.append(f"USER: {turn['content']}")
-        elif role == "assistant":
-            for call in turn.get("tool_calls") or ():
-                out.append(f"ASSISTANT CALLS TOOL {call['function']['name']} WITH {call['function']['arguments']}")
-            if turn.get("content"):
-                out.append(f"ASSISTANT: {turn['content']}")
-        elif role == "tool":
-            text = turn.get("content", "")
-            if len(text) > RESULT_CHARS:
-                text = text[:RESULT_CHARS] + " [...]"
-            status = "ERROR" if turn.get("is_error") else "RESULT"
-            out.append(f"TOOL {status} ({turn.get('name')}): {text}")
-    return "\n".join(out)
-
-
 def _user_view(turns: list) -> list:
     visible = [t for t in turns if t["role"] == "user" or (t["role"] == "assistant" and t.get("content")
                                                              and not t.get("tool_calls"))]
@@ -126,111 +98,24 @@ def _user_view(turns: list) -> list:
              f"\n\nWrite your next message to the assistant, and nothing else; or answer exactly {DONE}."}]
 
 
-# --------------------------------------------------------------------------- the judge
+# --------------------------------------------------------------------------- one run
 
 
 def criteria(spec: ConversationSpec) -> list[dict]:
-    """Every statement to judge, numbered from 1, with its kind (and tool)."""
-    items = [{"criterion": c, "kind": "correctness"} for c in spec.correctness]
-    items += [{"criterion": c, "kind": "failure"} for c in spec.failure]
+    """Every statement of the scenario to judge, with its kind (and tool)."""
+    items = statements("correctness", spec.correctness) + statements("failure", spec.failure)
     items += [{"criterion": a, "kind": "tool_call", "tool": tool} for tool, assertions in spec.tool_call_criteria
               for a in assertions]
     return items
 
 
-def judge_prompt(task: ConversationTask, items: list, turns: list) -> tuple[str, str]:
-    system = ("You are a strict, fair evaluator of an AI assistant's conversation with a user. For each numbered "
-              "statement, decide from the transcript alone whether it is true of the conversation. Answer with "
-              'one JSON object and nothing else: {"results": [{"id": <number>, "holds": true|false, '
-              '"reason": "<one short sentence>"}]}, one entry per statement.')
-    extra = _override(task, "judge").get("extra_instructions")
-    if extra:
-        system += "\n" + str(extra).strip()
-    statements = []
-    for n, item in enumerate(items, start=1):
-        about = f" (about calls of the tool {item['tool']})" if item["kind"] == "tool_call" else ""
-        statements.append(f"{n}. {item['criterion']}{about}")
-    user = (f"Scenario: {task.name}\n\nTranscript:\n{_transcript(turns)}\n\n"
-            "Statements:\n" + "\n".join(statements))
-    return system, user
-
-
-def _json_object(text: str) -> Any:
-    text = re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip())
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end < start:
-        raise ValueError("no JSON object")
-    return json.loads(text[start:end + 1])
-
-
-def parse_judgment(text: str, items: list, model: str) -> tuple[list, list]:
-    """The judge's answer -> (judgments keyed by criterion text, notes). Raises
-    :class:`LiveError` when the answer is not the JSON that was asked for."""
-    try:
-        data = _json_object(text)
-        results = data["results"]
-        if not isinstance(results, list):
-            raise ValueError("'results' is not a list")
-    except (ValueError, KeyError, TypeError) as exc:
-        raise LiveError(f"judge {model}: the answer is not the JSON asked for ({exc}): {text[:200]!r}") from None
-    found: dict[int, dict] = {}
-    for entry in results:
-        if (isinstance(entry, dict) and isinstance(entry.get("id"), int) and isinstance(entry.get("holds"), bool)
-                and 1 <= entry["id"] <= len(items)):
-            found.setdefault(entry["id"], entry)
-    judgments, missing = [], []
-    for n, item in enumerate(items, start=1):
-        entry = found.get(n)
-        if entry is None:
-            missing.append(item["criterion"])
-            continue
-        holds = entry["holds"]
-        verdict = ("fail" if holds else "pass") if item["kind"] == "failure" else ("pass" if holds else "fail")
-        judgment = {"criterion": item["criterion"], "verdict": verdict,
-                    "reason": str(entry.get("reason") or "").strip(), "model": model}
-        if item["kind"] == "tool_call":
-            judgment["tool"] = item["tool"]
-        judgments.append(judgment)
-    notes = [f"judge {model} gave no verdict for {c!r}; it stays deferred on replay" for c in missing]
-    return judgments, notes
-
-
-# --------------------------------------------------------------------------- one run
-
-
 class _Roles:
     """The agent, the synthetic user and the judge of one recording (one Model per model)."""
 
-    def __init__(self, task: ConversationTask, models: Optional[Mapping], budget: Budget, ledger: Ledger,
-                 rate_dir: Optional[str]):
-        self._open: dict[str, Model] = {}
-        opened = dict(models=models, budget=budget, ledger=ledger, rate_dir=rate_dir)
-        self.agent = self._model(task.model, **opened)
-        self.user = self._model(_override(task, "synthetic_user").get("model") or task.user_model or task.model,
-                                **opened)
-        self.judge = self._model(_override(task, "judge").get("model") or task.judge_model or task.model, **opened)
-
-    def _model(self, text: str, **opened) -> Model:
-        if text not in self._open:
-            self._open[text] = open_model(text, **opened)
-        return self._open[text]
-
-    @property
-    def models(self) -> list[Model]:
-        return list(self._open.values())
-
-    async def close(self) -> None:
-        for model in self._open.values():
-            await model.provider.close()
-
-
-def _side(tally: Tally, model: Model) -> dict:
-    out: dict = {"model": tally.model or model.provider.ref.name, "model_calls": tally.calls}
-    if tally.usage is not None and tally.calls:
-        out["tokens"] = tally.usage.to_dict()
-    if tally.cost is not None and tally.calls:
-        out["cost_micros"] = tally.cost
-    return out
+    def __init__(self, task: ConversationTask, pool: ModelPool):
+        self.agent = pool.get(task.model)
+        self.user = pool.get(_override(task, "synthetic_user").get("model") or task.user_model or task.model)
+        self.judge = pool.get(_override(task, "judge").get("model") or task.judge_model or task.model)
 
 
 async def _conversation_run(task: ConversationTask, roles: _Roles, notes: list, catalogs: list, index: int) -> dict:
@@ -239,7 +124,7 @@ async def _conversation_run(task: ConversationTask, roles: _Roles, notes: list, 
     user_system = user_system_prompt(task)
     turns: list = [{"role": "user", "content": str(task.synthetic_user.get("initial_query", ""))}]
     calls: list = []
-    agent, user, judge = Tally(), Tally(), Tally()
+    agent, user, judged = Tally(), Tally(), Tally()
     async with open_servers(task.servers) as hub:
         catalogs[index] = hub.catalog
         board = ToolBoard(hub.catalog)
@@ -264,16 +149,12 @@ async def _conversation_run(task: ConversationTask, roles: _Roles, notes: list, 
     items = criteria(task.evaluation)
     judgments: list = []
     if items:
-        system, prompt = judge_prompt(task, items, turns)
-        verdict, cost = await roles.judge.ask(system, [{"role": "user", "content": prompt}], [],
-                                              judge_cfg.get("temperature"))
-        judge.add(verdict, cost)
-        judgments, missing = parse_judgment(verdict.text, items, verdict.model or roles.judge.provider.ref.name)
+        judgments, missing = await judge(roles.judge, task.name, items, turns, judged, judge_cfg)
         notes.extend(f"run {index}: {n}" for n in missing)
     meta = {"model": agent.model or roles.agent.provider.ref.name, "stopped": stopped, "user_turns": user_turns,
-            "model_calls": agent.calls, "synthetic_user": _side(user, roles.user)}
+            "model_calls": agent.calls, "synthetic_user": side_meta(user, roles.user)}
     if items:
-        meta["judge"] = _side(judge, roles.judge)
+        meta["judge"] = side_meta(judged, roles.judge)
     run = run_dict(calls, turns, agent, meta)
     run["judgments"] = judgments
     return run
@@ -285,17 +166,18 @@ async def record_conversation_async(task: ConversationTask, models: Optional[Map
     if task.runs < 1 or task.agent_max_steps < 1:
         raise LiveError(f"runs and agent_max_steps must be at least 1, found {task.runs} and {task.agent_max_steps}")
     ledger = Ledger()
-    roles = _Roles(task, models, item_budget(task.model, models), ledger, rate_dir)
+    pool = ModelPool(models, item_budget(task.model, models), ledger, rate_dir)
+    roles = _Roles(task, pool)
     notes: list = []
     catalogs: list = [None] * task.runs
     try:
         runs = await run_indexed(task.runs, concurrency,
                                  lambda i: _conversation_run(task, roles, notes, catalogs, i))
     finally:
-        await roles.close()
+        await pool.close()
     meta = {"conversation": task.name, "recorder": RECORDER, "model": task.model,
             "synthetic_user_model": str(roles.user.provider.ref), "judge_model": str(roles.judge.provider.ref)}
-    return finish(runs, catalogs[0] or {}, meta, notes_for(ledger, catalogs, roles.models) + sorted(notes),
+    return finish(runs, catalogs[0] or {}, meta, notes_for(ledger, catalogs, pool.models) + sorted(notes),
                   ledger)
 
 

@@ -8,6 +8,10 @@ without calling a tool or ``max_turns`` model replies have been spent (the run i
 marked ``stopped: max_turns``). A call to an injected distractor, or to a name that was
 never shown, is answered with a fixed "not available" error and never reaches a server.
 
+With a ``rubric`` (a scenario's, spec 000), the judge (:mod:`.judge`) then decides each
+rubric statement from the run's transcript; its verdicts are the run's ``judgments``
+and its spend is in ``meta.judge``.
+
 Runs are independent trials (each starts its own server processes, so no state leaks
 from one run into the next) and run concurrently, up to ``concurrency`` at once and
 within the endpoint's requests and tokens per minute; they are returned in index order,
@@ -40,6 +44,7 @@ from .limits import Budget, limiter_for
 from .pricing import cost_micros, price_of
 from .provider import (LiveError, Provider, Reply, Usage, parse_model, scrub, secret_values,
                        settings_for)
+from .judge import judge, statements
 from .providers import make_provider
 from .servers import ServerHub, ServerSpec, ToolBoard, open_servers
 
@@ -70,11 +75,19 @@ class AgentTask:
     runs: int = 1
     distractors: Union[DistractorPlan, tuple, None] = None   # a plan, or tool dicts to inject
     name: Optional[str] = None                  # the item's name, for messages and meta
+    rubric: tuple[str, ...] = ()                # statements the judge decides after each run
+    judge: Mapping = attrs.field(factory=dict)  # the judge's model (default: the agent's), temperature,
+    #                                             extra_instructions
+
+    @property
+    def judge_model(self) -> str:
+        return self.judge.get("model") or self.model
 
     def dry_run(self) -> str:
         """What recording this item would spend, in one line (for ``--dry-run``)."""
+        judged = f", then judge {self.judge_model} once per run" if self.rubric else ""
         return (f"{self.name or self.prompt[:40]!r}: {self.model}, {self.runs} run(s) of up to {self.max_turns} "
-                f"model replies, servers: {', '.join(s.name for s in self.servers) or 'none'}")
+                f"model replies{judged}, servers: {', '.join(s.name for s in self.servers) or 'none'}")
 
 
 def usage_lines(usage: Mapping) -> list[str]:
@@ -140,6 +153,28 @@ class Model:
         self.budget.add(reply.usage, cost)
         self.ledger.add(model, reply.usage, cost)
         return reply, cost
+
+
+class ModelPool:
+    """The models of one recording, one :class:`Model` per ``provider:name`` (an agent that
+    also judges shares its limiter), all under the item's budget and ledger."""
+
+    def __init__(self, models: Optional[Mapping], budget: Budget, ledger: Ledger, rate_dir: Optional[str] = None):
+        self._settings = dict(models=models, budget=budget, ledger=ledger, rate_dir=rate_dir)
+        self._open: dict[str, Model] = {}
+
+    def get(self, text: str) -> Model:
+        if text not in self._open:
+            self._open[text] = open_model(text, **self._settings)
+        return self._open[text]
+
+    @property
+    def models(self) -> list[Model]:
+        return list(self._open.values())
+
+    async def close(self) -> None:
+        for model in self._open.values():
+            await model.provider.close()
 
 
 class Tally:
@@ -223,6 +258,16 @@ async def agent_steps(model: Model, system: Optional[str], board: ToolBoard, hub
     return reply
 
 
+def side_meta(tally: Tally, model: Model) -> dict:
+    """A helper role's spend in one run (the synthetic user's, the judge's), for its ``meta``."""
+    out: dict = {"model": tally.model or model.provider.ref.name, "model_calls": tally.calls}
+    if tally.usage is not None and tally.calls:
+        out["tokens"] = tally.usage.to_dict()
+    if tally.cost is not None and tally.calls:
+        out["cost_micros"] = tally.cost
+    return out
+
+
 def run_dict(calls: list, turns: list, tally: Tally, meta: dict) -> dict:
     conversation: dict = {"turns": turns}
     if tally.usage is not None and tally.calls:
@@ -250,7 +295,8 @@ def _distractor_tools(plan, catalog: dict) -> list:
     return [t for t in injection.tools if t["name"] in wanted]
 
 
-async def _agent_run(task: AgentTask, model: Model, index: int, catalogs: list) -> dict:
+async def _agent_run(task: AgentTask, pool: ModelPool, index: int, catalogs: list, notes: list) -> dict:
+    model = pool.get(task.model)
     async with open_servers(task.servers) as hub:
         catalogs[index] = hub.catalog
         board = ToolBoard(hub.catalog, _distractor_tools(task.distractors, hub.catalog))
@@ -263,7 +309,17 @@ async def _agent_run(task: AgentTask, model: Model, index: int, catalogs: list) 
                   "stop_reason": last.stop_reason, "model_calls": tally.calls}
     if board.distractors:
         meta["distractors"] = list(board.distractors)
-    return run_dict(calls, turns, tally, meta)
+    judgments: Optional[list] = None
+    if task.rubric:
+        judged, referee = Tally(), pool.get(task.judge_model)
+        judgments, missing = await judge(referee, task.name or task.prompt[:40], statements("rubric", task.rubric),
+                                         turns, judged, task.judge)
+        notes.extend(f"run {index}: {n}" for n in missing)
+        meta["judge"] = side_meta(judged, referee)
+    run = run_dict(calls, turns, tally, meta)
+    if judgments is not None:
+        run["judgments"] = judgments
+    return run
 
 
 # --------------------------------------------------------------------------- many runs
@@ -371,19 +427,25 @@ async def record_agent_async(task: AgentTask, models: Optional[Mapping] = None, 
     if task.max_turns < 1:
         raise LiveError(f"max_turns must be at least 1, found {task.max_turns}")
     ledger = Ledger()
-    model = open_model(task.model, models, item_budget(task.model, models), ledger, rate_dir)
+    pool = ModelPool(models, item_budget(task.model, models), ledger, rate_dir)
     catalogs: list = [None] * task.runs
+    notes: list = []
     try:
-        runs = await run_indexed(task.runs, concurrency, lambda i: _agent_run(task, model, i, catalogs))
+        pool.get(task.model)
+        if task.rubric:
+            pool.get(task.judge_model)
+        runs = await run_indexed(task.runs, concurrency, lambda i: _agent_run(task, pool, i, catalogs, notes))
     finally:
-        await model.provider.close()
+        await pool.close()
     meta: dict = {"recorder": RECORDER, "model": task.model}
     if task.name is not None:
         meta = {"agent": task.name, **meta}
     meta["prompt"] = task.prompt
     if task.system_prompt is not None:
         meta["system_prompt"] = task.system_prompt
-    return finish(runs, catalogs[0] or {}, meta, notes_for(ledger, catalogs, [model]), ledger)
+    if task.rubric:
+        meta["judge_model"] = task.judge_model
+    return finish(runs, catalogs[0] or {}, meta, notes_for(ledger, catalogs, pool.models) + sorted(notes), ledger)
 
 
 def record_agent(task: AgentTask, models: Optional[Mapping] = None, concurrency: int = 4,
