@@ -14,6 +14,7 @@ mock MCP server ``shop`` and point both SDKs at a fake with test keys.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -109,6 +110,28 @@ def tool_then_answer(tool: str, args: dict, delay: float = 0.0) -> Callable[[See
         if not seen.results:
             return reply(seen, calls=((tool, args),), delay=delay)
         return reply(seen, text=f"Answer: {seen.results[-1]}", usage=(150, 30), delay=delay)
+    return script
+
+
+def play(judge_text=None):
+    """A conversation in three roles, told apart by system prompt: the synthetic user says
+    "Sacramento, please." then [DONE]; the agent asks which city, calls get_weather, answers
+    with its result; the judge says every statement holds except statement 2 (or answers
+    ``judge_text``)."""
+    def script(seen):
+        if seen.system.startswith("You play a human user"):
+            done = "YOU: Sacramento, please." in seen.user_texts[-1]
+            return reply(seen, text="[DONE]" if done else "Sacramento, please.", usage=(40, 5))
+        if seen.system.startswith("You are a strict, fair evaluator"):
+            statements = re.findall(r"^(\d+)\. ", seen.user_texts[-1], re.M)
+            results = [{"id": int(n), "holds": n != "2", "reason": f"statement {n} checked"} for n in statements]
+            text = judge_text or "```json\n" + json.dumps({"results": results}) + "\n```"
+            return reply(seen, text=text, usage=(300, 60))
+        if len(seen.user_texts) == 1:
+            return reply(seen, text="Which city?")
+        if len(seen.results) == 0:
+            return reply(seen, calls=(("get_weather", {"city": "Sacramento"}),))
+        return reply(seen, text=f"It is {seen.results[-1]}.")
     return script
 
 

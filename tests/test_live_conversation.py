@@ -4,11 +4,10 @@ with the mock MCP server, and the judge are three roles the fake plays by system
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
-from live_fake import ANTHROPIC_MODEL, OPENAI_MODEL, FakeProvider, live_env, reply, shop  # noqa: F401
+from live_fake import ANTHROPIC_MODEL, OPENAI_MODEL, FakeProvider, live_env, play, reply, shop  # noqa: F401
 from pytest_mcptest.cassette import parse_cassette
 from pytest_mcptest.engine.conversation import ConversationSpec, evaluate_conversation
 from pytest_mcptest.live.conversation import ConversationTask, record_conversation
@@ -23,24 +22,6 @@ SPEC = ConversationSpec(
 )
 USER = {"persona": "A busy professional", "initial_query": "What's the weather like?", "max_turns": 4,
         "clarification_behavior": {"known_facts": ["I'm in Sacramento"], "traits": {"patience": "low"}}}
-
-
-def play(judge_text=None):
-    def script(seen):
-        if seen.system.startswith("You play a human user"):
-            done = "YOU: Sacramento, please." in seen.user_texts[-1]
-            return reply(seen, text="[DONE]" if done else "Sacramento, please.", usage=(40, 5))
-        if seen.system.startswith("You are a strict, fair evaluator"):
-            statements = re.findall(r"^(\d+)\. ", seen.user_texts[-1], re.M)
-            results = [{"id": int(n), "holds": n != "2", "reason": f"statement {n} checked"} for n in statements]
-            text = judge_text or "```json\n" + json.dumps({"results": results}) + "\n```"
-            return reply(seen, text=text, usage=(300, 60))
-        if len(seen.user_texts) == 1:
-            return reply(seen, text="Which city?")
-        if len(seen.results) == 0:
-            return reply(seen, calls=(("get_weather", {"city": "Sacramento"}),))
-        return reply(seen, text=f"It is {seen.results[-1]}.")
-    return script
 
 
 def test_a_conversation_with_synthetic_user_and_judge(shop, live_env):  # noqa: F811

@@ -183,7 +183,10 @@ def test_dry_run_lines_and_usage_lines():
     chat = ConversationTask(name="w", model="openai:gpt-4o-mini", synthetic_user={"max_turns": 3},
                             evaluation=ConversationSpec(), config={"judge": {"model": "anthropic:claude-haiku-4-5"}})
     assert chat.dry_run() == ("'w': agent openai:gpt-4o-mini, synthetic user openai:gpt-4o-mini, "
-                              "judge anthropic:claude-haiku-4-5, 1 run(s) of up to 3 user turns")
+                              "judge anthropic:claude-haiku-4-5, 1 run(s) of up to 3 user turns, servers: none")
+    judged = AgentTask(model="openai:gpt-4o-mini", prompt="hi", name="world", rubric=("It helps",))
+    assert judged.dry_run() == ("'world': openai:gpt-4o-mini, 1 run(s) of up to 10 model replies, then judge "
+                                "openai:gpt-4o-mini once per run, servers: none")
     usage = {"b": {"calls": 2, "input": 250, "output": 50, "cost_micros": 68},
              "a": {"calls": 1, "input": 10, "output": 2, "cost_micros": 0}}
     assert usage_lines(usage) == ["a: 1 calls, 12 tokens (10 in, 2 out), cost unknown",

@@ -24,6 +24,7 @@ import attrs
 
 from .golden import GoldenOracle, GoldenOutcome, judge_golden
 from .paths import Missing, PathError, Segment, assign, format_path, parse_path, resolve, rollback
+from .rubric import rubric_envelope
 from .trace import Run, ToolCall
 from .values import ABSENT, copy_json, is_number, json_diff, json_equal, show
 
@@ -233,8 +234,7 @@ class WorldResult:
         if self.run.tokens is not None:
             env["tokens"] = dict(self.run.tokens)
         if self.rubric is not None:
-            env["rubric"] = {"status": "deferred", "rubric": self.rubric,
-                             "reason": "a rubric needs a live judge; the offline replay records it as deferred"}
+            env["rubric"] = rubric_envelope(self.rubric, self.run)
         return env
 
 

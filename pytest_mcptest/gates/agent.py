@@ -24,7 +24,7 @@ from ..suite.model import Block
 from ..text import INDENT, findings, plural, table
 from ..verdict import Failure, GateResult
 from . import distractors, stability
-from .sources import resolve_server
+from .sources import record_live, resolve_server, startable
 
 KIND = "agent"
 SECTIONS = ("agents", "tests")
@@ -451,8 +451,7 @@ SUMMARY_SECTIONS = {FLOORS: _floor_section, TOKENS: _token_section}
 def can_record(block: AgentBlock) -> bool:
     """Whether a live run can make this item's cassette: a model, a prompt, and servers it
     can start (a server that is only a saved ``catalog:`` cannot run a tool)."""
-    return bool(block.model and block.prompt and block.servers) and all(
-        "command" in block.server_entries.get(name, {}) for name in block.servers)
+    return bool(block.prompt and block.servers) and startable(block)
 
 
 def _task(block: AgentBlock, runs: int):
@@ -471,27 +470,11 @@ def dry_run(block: AgentBlock, runs: int) -> str:
 
 
 def record(block: AgentBlock, ctx: Context, path: str, runs: int, how: str) -> list[str]:
-    """Record ``runs`` live runs of the agent (``live/runner.py``) into ``path``: ``how`` is
-    ``new``, ``append`` or ``replace`` (``record/store.py``), redacted, written atomically.
-    Returns what to say once in the terminal (the recording's notes, its calls, tokens and
-    cost per model). A failure is a :class:`~.sources.RecordingFailed`; the old cassette is
-    then untouched."""
-    from ..live.provider import LiveError
-    from ..live.runner import record_agent, usage_lines
+    """Record ``runs`` live runs of the agent (``live/runner.py``) into ``path``, as
+    :func:`.sources.record_live` says."""
+    from ..live.runner import record_agent
     from ..record.drift import prompt_sha256
-    from ..record.redact import redactor
-    from ..record.store import save, utc_now
-    from .sources import RecordingFailed
 
-    try:
-        recording = record_agent(_task(block, runs), models=block.models, concurrency=ctx.live_concurrency,
-                                 rate_dir=ctx.rate_dir)
-    except LiveError as exc:
-        raise RecordingFailed(str(exc)) from None
-    meta = {**recording.meta, "agent": block.name, "prompt_sha256": prompt_sha256(block.prompt, block.system_prompt),
-            "recorded_at": utc_now()}
-    try:
-        save(path, list(recording.runs), recording.catalog, meta, how, redactor(ctx.redact))
-    except (OSError, ValueError) as exc:
-        raise RecordingFailed(f"cannot write the cassette: {exc}") from None
-    return list(recording.notes) + usage_lines(recording.usage)
+    return record_live(ctx, path, how, lambda: record_agent(_task(block, runs), models=block.models,
+                                                            concurrency=ctx.live_concurrency, rate_dir=ctx.rate_dir),
+                       {"agent": block.name, "prompt_sha256": prompt_sha256(block.prompt, block.system_prompt)})

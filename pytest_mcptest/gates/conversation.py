@@ -2,6 +2,11 @@
 a judge. On replay, tool usage, budgets, turns and loops are decided from the cassette;
 recorded judge verdicts are replayed by exact criterion text and the rest deferred.
 
+Spec 002 leaves the agent to the harness; here a scenario names it with ``model:`` (and
+optionally ``system_prompt:``, ``servers:`` from the suite, ``runs:``), and a record
+mode that asks for it plays the scenario live (``live/conversation.py``): the synthetic
+user and the judge default to the agent's model, ``config`` overrides them.
+
 A suite's ``conversations:`` list, or a whole document with ``synthetic_user`` and
 ``evaluation`` at the top. Schema part: ``$defs/conversation``.
 """
@@ -19,6 +24,7 @@ from ..suite.model import Block
 from ..text import findings
 from ..verdict import Failure, GateResult
 from . import stability
+from .sources import named_servers, record_live, startable
 
 KIND = "conversation"
 SECTIONS = ("conversations",)
@@ -33,6 +39,13 @@ class ConversationBlock(Block):
     synthetic_user: dict = attrs.field(factory=dict)
     config: dict = attrs.field(factory=dict)
     stability: Optional[stability.StabilityGate] = None
+    # The agent of a live recording (None: the scenario can only be replayed).
+    model: Optional[str] = None
+    system_prompt: Optional[str] = None
+    servers: tuple[str, ...] = ()
+    runs: Optional[int] = None  # how many recorded runs the item judges (and a recording makes)
+    server_entries: dict = attrs.field(factory=dict, eq=False)
+    models: dict = attrs.field(factory=dict, eq=False)
 
 
 def claims_document(root: Any) -> bool:
@@ -69,9 +82,12 @@ def build(doc: Doc, parts, raw: dict) -> ConversationBlock:
         max_conversation_turns=efficiency.get("max_conversation_turns"),
         max_turns=user["max_turns"],
     )
+    servers = tuple(raw.get("servers") or ())
     return ConversationBlock(description=raw["description"].strip(), spec=spec, synthetic_user=user,
                              config=plain(raw.get("config") or {}), stability=stability.build(doc, parts, raw),
-                             **common(doc, parts, raw, KIND, name=raw["name"].strip()))
+                             model=raw.get("model"), system_prompt=raw.get("system_prompt"), servers=servers,
+                             runs=raw.get("runs"), server_entries=named_servers(doc, parts, servers),
+                             models=plain(doc.root.get("models") or {}), **common(doc, parts, raw, KIND, name=raw["name"].strip()))
 
 
 def judge_run(block: ConversationBlock, run, number: int, total: int, ctx: Context) -> GateResult:
@@ -89,6 +105,38 @@ def judge_run(block: ConversationBlock, run, number: int, total: int, ctx: Conte
 def judge_all(block: ConversationBlock, source, ctx: Context, verdicts: tuple = ()) -> Optional[GateResult]:
     """Only ``stability:``, over the runs' own verdicts, when the scenario was run repeatedly."""
     return None if block.stability is None else stability.judge(block.stability, source.items, verdicts)
+
+
+# --------------------------------------------------------------------------- recording live
+
+
+def can_record(block: ConversationBlock) -> bool:
+    """Whether a live run can play this scenario: an agent ``model:`` and servers it can start."""
+    return startable(block)
+
+
+def _task(block: ConversationBlock, runs: int):
+    from ..live.conversation import ConversationTask
+    from ..live.servers import server_specs
+
+    return ConversationTask(name=block.name, model=block.model, synthetic_user=block.synthetic_user,
+                            evaluation=block.spec, servers=server_specs(block.server_entries, block.servers),
+                            config=block.config, system_prompt=block.system_prompt, runs=runs)
+
+
+def dry_run(block: ConversationBlock, runs: int) -> str:
+    """What playing this scenario would spend, in one line, calling nothing."""
+    return _task(block, runs).dry_run()
+
+
+def record(block: ConversationBlock, ctx: Context, path: str, runs: int, how: str) -> list[str]:
+    """Play ``runs`` live conversations (``live/conversation.py``) into ``path``, as
+    :func:`.sources.record_live` says."""
+    from ..live.conversation import record_conversation
+
+    return record_live(ctx, path, how, lambda: record_conversation(
+        _task(block, runs), models=block.models, concurrency=ctx.live_concurrency, rate_dir=ctx.rate_dir),
+        {"conversation": block.name})
 
 
 # --------------------------------------------------------------------------- terminal summary

@@ -5,12 +5,18 @@ final state that differs from ``expect_state:``.
 Everything about the kind is here: the block, how it is built from YAML (schema part:
 ``$defs/scenario`` in ``schema/v1.json``), how one run is judged and how its failures
 read.
+
+A scenario judges a recorded agent run; with ``model:``, ``prompt:`` and ``servers:`` it
+can record its own (``live/runner.py``), when a record mode asks for it. Its ``rubric:``
+is then decided by a judge model after each run and written as the run's
+``judgments``; on replay those verdicts are read back (``engine/rubric.py``), and a
+rubric with none stays deferred.
 """
 
 from __future__ import annotations
 
 import difflib
-from typing import Any
+from typing import Any, Optional
 
 import attrs
 
@@ -21,6 +27,7 @@ from ..suite.doc import Doc, common, golden, path_at, plain
 from ..suite.model import Block
 from ..text import INDENT, table
 from ..verdict import Failure, GateResult
+from .sources import named_servers, record_live, startable
 
 KIND = "scenario"
 SECTIONS = ("scenarios",)
@@ -31,6 +38,15 @@ class ScenarioBlock(Block):
     """A scenario world (spec 000)."""
 
     world: WorldSpec = attrs.field(factory=WorldSpec)
+    # The agent of a live recording (None: the scenario can only be replayed).
+    model: Optional[str] = None
+    prompt: Optional[str] = None
+    system_prompt: Optional[str] = None
+    servers: tuple[str, ...] = ()
+    runs: Optional[int] = None  # how many recorded runs the item judges (and a recording makes)
+    judge: dict = attrs.field(factory=dict)  # config.judge: the rubric's judge (model, temperature, ...)
+    server_entries: dict = attrs.field(factory=dict, eq=False)
+    models: dict = attrs.field(factory=dict, eq=False)
 
 
 # --------------------------------------------------------------------------- building
@@ -126,7 +142,12 @@ def build(doc: Doc, parts, raw: dict) -> ScenarioBlock:
         expect_state=expect_state,
         rubric=plain(raw.get("rubric")),
     )
-    return ScenarioBlock(world=world, **common(doc, parts, raw, KIND))
+    servers = tuple(raw.get("servers") or ())
+    return ScenarioBlock(world=world, model=raw.get("model"), prompt=raw.get("prompt"),
+                         system_prompt=raw.get("system_prompt"), servers=servers, runs=raw.get("runs"),
+                         judge=plain((raw.get("config") or {}).get("judge") or {}),
+                         server_entries=named_servers(doc, parts, servers), models=plain(doc.root.get("models") or {}),
+                         **common(doc, parts, raw, KIND))
 
 
 # --------------------------------------------------------------------------- judging
@@ -159,3 +180,38 @@ def _world_lines(result: WorldResult) -> list[str]:
             lines += table([(f"call {i.index}", i.tool, show(i.args if i.args is not None else {}, 60), i.reason)
                             for i in issues])
     return lines
+
+
+# --------------------------------------------------------------------------- recording live
+
+
+def can_record(block: ScenarioBlock) -> bool:
+    """Whether a live run can make this scenario's cassette: a model, a prompt, and servers it can start."""
+    return bool(block.prompt and block.servers) and startable(block)
+
+
+def _task(block: ScenarioBlock, runs: int):
+    from ..engine.rubric import rubric_statements
+    from ..live.runner import AgentTask
+    from ..live.servers import server_specs
+
+    return AgentTask(model=block.model, prompt=block.prompt, servers=server_specs(block.server_entries, block.servers),
+                     system_prompt=block.system_prompt, runs=runs, name=block.name,
+                     rubric=rubric_statements(block.world.rubric) if block.world.rubric is not None else (),
+                     judge=block.judge)
+
+
+def dry_run(block: ScenarioBlock, runs: int) -> str:
+    """What recording this scenario would spend, in one line, calling nothing."""
+    return _task(block, runs).dry_run()
+
+
+def record(block: ScenarioBlock, ctx: Context, path: str, runs: int, how: str) -> list[str]:
+    """Record ``runs`` live runs of the scenario's agent, each judged on the rubric, into
+    ``path``, as :func:`.sources.record_live` says."""
+    from ..live.runner import record_agent
+    from ..record.drift import prompt_sha256
+
+    return record_live(ctx, path, how, lambda: record_agent(_task(block, runs), models=block.models,
+                                                            concurrency=ctx.live_concurrency, rate_dir=ctx.rate_dir),
+                       {"scenario": block.name, "prompt_sha256": prompt_sha256(block.prompt, block.system_prompt)})

@@ -205,6 +205,54 @@ def catalog_source(shown: str, catalog: Any) -> Source:
     return Source(shown, (catalog,), f"catalog {shown}")
 
 
+# --------------------------------------------------------------------------- live recording
+
+
+def named_servers(doc: Any, parts: list, names: Any) -> dict:
+    """The resolved ``servers:`` entries of the document that a conversation or scenario
+    names for its live recording; a name the document does not define is a collection
+    error at its line (a standalone spec 002 document defines none: such a scenario
+    belongs in a suite's ``conversations:`` list)."""
+    from ..suite.doc import near, plain
+
+    defined = doc.root.get("servers") if isinstance(doc.root.get("servers"), dict) else {}
+    for i, name in enumerate(names or ()):
+        if name not in defined:
+            raise doc.error(parts + ["servers", i], f"server {name!r} is not under servers: in this document "
+                            f"({', '.join(sorted(defined)) or 'none defined'}){near(name, defined)}")
+    suite_dir = os.path.dirname(os.path.abspath(doc.path))
+    return {name: resolve_server(plain(defined[name]), suite_dir) for name in names or ()}
+
+
+def startable(block: Any) -> bool:
+    """Whether a live run could drive this block: a model, and every server it names one
+    that can be started (a saved ``catalog:`` cannot run a tool)."""
+    return bool(block.model) and all("command" in block.server_entries.get(n, {}) for n in block.servers)
+
+
+def record_live(ctx: Context, path: str, how: str, recorder, meta: dict) -> list[str]:
+    """Run ``recorder()`` (a live recording: ``live/``), then write its runs into ``path``
+    (``how``: ``new``, ``append`` or ``replace``; ``record/store.py``), redacted, atomically,
+    with ``meta`` over the recording's own. Returns what to say once in the terminal (the
+    recording's notes, its calls, tokens and cost per model). A failure is a
+    :class:`RecordingFailed`; the old cassette is then untouched."""
+    from ..live.provider import LiveError
+    from ..live.runner import usage_lines
+    from ..record.redact import redactor
+    from ..record.store import save, utc_now
+
+    try:
+        recording = recorder()
+    except LiveError as exc:
+        raise RecordingFailed(str(exc)) from None
+    try:
+        save(path, list(recording.runs), recording.catalog, {**recording.meta, **meta, "recorded_at": utc_now()},
+             how, redactor(ctx.redact))
+    except (OSError, ValueError) as exc:
+        raise RecordingFailed(f"cannot write the cassette: {exc}") from None
+    return list(recording.notes) + usage_lines(recording.usage)
+
+
 # --------------------------------------------------------------------------- terminal summary
 
 NOTES = "cassette notes"

@@ -59,7 +59,7 @@ class ConversationTask:
         judge = _override(self, "judge").get("model") or self.judge_model or self.model
         turns = self.synthetic_user.get("max_turns") or self.evaluation.max_turns
         return (f"{self.name!r}: agent {self.model}, synthetic user {user}, judge {judge}, {self.runs} run(s) "
-                f"of up to {turns} user turns")
+                f"of up to {turns} user turns, servers: {', '.join(s.name for s in self.servers) or 'none'}")
 
 
 def _override(task: ConversationTask, role: str) -> Mapping:
