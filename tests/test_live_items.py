@@ -261,3 +261,36 @@ def test_a_recording_that_fails_leaves_the_old_cassette_untouched(pytester, live
     result.stdout.fnmatch_lines([f"*recording weather.json failed: openai:gpt-4o-mini: HTTP 500 from {fake.url}/v1 "
                                  "after 3 attempt(s): the model is on fire (0 of 2 run(s) completed)*"])
     assert (pytester.path / "weather.json").read_text() == old
+
+
+def test_mcptest_run_record_dry_run_lists_conversations_and_scenarios(pytester, live_env, monkeypatch,  # noqa: F811
+                                                                       capsys):
+    from pytest_mcptest.cli import main
+
+    _files(pytester)
+    pytester.makefile(".mcptest.yml", s=CONVERSATION, w=SCENARIO)
+    monkeypatch.chdir(pytester.path)
+    with FakeProvider(lambda seen: reply(seen, text="never")) as fake:
+        live_env(fake)
+        assert main(["run", "s.mcptest.yml", "w.mcptest.yml", "--record", "--dry-run", "-rs"]) == 0
+        assert fake.requests == []
+    out = capsys.readouterr().out
+    assert "would record: 'weather clarification': agent anthropic:claude-haiku-4-5," in out
+    assert ("would record: 'weather world': openai:gpt-4o-mini, 2 run(s) of up to 10 model replies, then judge "
+            "anthropic:claude-haiku-4-5 once per run, servers: shop into world.json") in out
+
+
+def test_a_rubric_is_a_statement_or_a_list_and_a_lone_scenario_document_names_no_servers(pytester):
+    pytester.makefile(".mcptest.yml", s=SCENARIO.replace("rubric: [The assistant states the temperature, "
+                                                         "The assistant apologises for the delay]",
+                                                         "rubric: {criteria: [polite]}"))
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["*s.mcptest.yml:13*rubric*"])
+    lone = ("name: greeting\ndescription: Says hello.\nmodel: openai:gpt-4o-mini\nservers: [shop]\n"
+            "synthetic_user: {persona: A user, initial_query: Hello}\nevaluation: {correctness_criteria: [Greets]}\n")
+    pytester.makefile(".mcptest.yml", s=lone)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["*s.mcptest.yml:4: server 'shop' is not under servers: in this document "
+                                 "(none defined)*"])
