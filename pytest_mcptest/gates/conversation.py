@@ -87,7 +87,8 @@ def build(doc: Doc, parts, raw: dict) -> ConversationBlock:
                              config=plain(raw.get("config") or {}), stability=stability.build(doc, parts, raw),
                              model=raw.get("model"), system_prompt=raw.get("system_prompt"), servers=servers,
                              runs=raw.get("runs"), server_entries=named_servers(doc, parts, servers),
-                             models=plain(doc.root.get("models") or {}), **common(doc, parts, raw, KIND, name=raw["name"].strip()))
+                             models=plain(doc.root.get("models") or {}),
+                             **common(doc, parts, raw, KIND, name=raw["name"].strip()))
 
 
 def judge_run(block: ConversationBlock, run, number: int, total: int, ctx: Context) -> GateResult:

@@ -40,11 +40,11 @@ from typing import Mapping, Optional, Sequence, Union
 import attrs
 
 from ..mcp.client import _leaf, _run_sync
+from .judge import judge, statements
 from .limits import Budget, limiter_for
 from .pricing import cost_micros, price_of
 from .provider import (LiveError, Provider, Reply, Usage, parse_model, scrub, secret_values,
                        settings_for)
-from .judge import judge, statements
 from .providers import make_provider
 from .servers import ServerHub, ServerSpec, ToolBoard, open_servers
 
