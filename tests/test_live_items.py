@@ -294,3 +294,20 @@ def test_a_rubric_is_a_statement_or_a_list_and_a_lone_scenario_document_names_no
     assert result.ret != 0
     result.stdout.fnmatch_lines(["*s.mcptest.yml:4: server 'shop' is not under servers: in this document "
                                  "(none defined)*"])
+
+
+def test_a_lone_spec_002_document_with_a_model_records_a_conversation_without_tools(pytester, live_env):  # noqa: F811
+    lone = ("name: weather clarification\ndescription: Asks for the city.\nmodel: openai:gpt-4o-mini\n"
+            "cassette: chat.json\nsynthetic_user: {persona: A busy professional, initial_query: What's the weather like?}\n"
+            "evaluation: {correctness_criteria: [The agent asks for the location]}\n")
+    pytester.makefile(".mcptest.yml", s=lone)
+    with FakeProvider(play()) as fake:
+        live_env(fake)
+        live = _record(pytester)
+    live.assert_outcomes(passed=1)
+    agents = [r for r in fake.requests if not r.system.startswith(("You play a human user", "You are a strict"))]
+    assert agents and all(r.tool_names == [] and "tools" not in r.body for r in agents)
+    run = json.loads((pytester.path / "chat.json").read_text())["runs"][0]
+    assert run["judgments"][0]["criterion"] == "The agent asks for the location"
+    assert run["tool_calls"][0]["error"] is True  # the fake called a tool it was never shown: not available
+    _replay(pytester).assert_outcomes(passed=1)
