@@ -33,7 +33,7 @@ def test_scenario_run_failure_exits_1_with_the_same_text(suite, capsys):
     assert main(["scenario", "run", "shop.mcptest.yml"]) == 1
     out = capsys.readouterr().out
     assert "shop.mcptest.yml:2: scenario failed" in out
-    assert "call 2   drop_inventory   {}   destructive bulk delete is never allowed" in out
+    assert "call 3   drop_inventory   {}   destructive bulk delete is never allowed" in out
     assert "1 failed, 1 passed" in out.splitlines()[-1]
 
 

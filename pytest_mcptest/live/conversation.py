@@ -269,7 +269,7 @@ async def _conversation_run(task: ConversationTask, roles: _Roles, notes: list, 
                                               judge_cfg.get("temperature"))
         judge.add(verdict, cost)
         judgments, missing = parse_judgment(verdict.text, items, verdict.model or roles.judge.provider.ref.name)
-        notes.extend(f"run {index}: {n}" for n in missing)
+        notes.extend(f"run {index + 1}: {n}" for n in missing)
     meta = {"model": agent.model or roles.agent.provider.ref.name, "stopped": stopped, "user_turns": user_turns,
             "model_calls": agent.calls, "synthetic_user": _side(user, roles.user)}
     if items:
