@@ -124,6 +124,16 @@ def test_run_passes_pytest_options_through(suite, capsys):
     assert "1 passed, 1 deselected" in capsys.readouterr().out
 
 
+def test_run_verbose_shows_the_figures_of_passing_items(suite):
+    quiet = _cli("run", "shop.mcptest.yml", cwd=suite)
+    assert quiet.returncode == 0 and "passing items" not in quiet.stdout
+    done = _cli("run", "shop.mcptest.yml", "-v", cwd=suite)  # -v is not cancelled by mcptest's own -q
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "shop.mcptest.yml::ping once PASSED" in done.stdout
+    assert "mcptest: passing items" in done.stdout
+    assert "shop.mcptest.yml::restock the widget shelf: 1 run, " in done.stdout
+
+
 def test_run_with_nothing_to_run_says_so(suite, capsys, tmp_path):
     (tmp_path / "empty").mkdir()
     assert main(["run", str(tmp_path / "empty")]) == 2
