@@ -264,7 +264,7 @@ def judge_all(block: AgentBlock, source, ctx: Context, verdicts: tuple = ()) -> 
     if spec001 is None:
         return steady
     return GateResult({**spec001.envelope, **steady.envelope}, spec001.failures, expect=spec001.expect + steady.expect,
-                      summary=spec001.summary, replaces_runs=True)
+                      summary=spec001.summary + steady.summary, replaces_runs=True)
 
 
 def _spec001_gates(block: AgentBlock, source) -> GateResult | None:
