@@ -1,4 +1,5 @@
-"""Failure text: where (file:line), what differs (expected vs got, aligned), and why.
+"""Failure text: where (file:line), what differs (expected vs got, aligned), and why; and
+the one line a passing item gets under ``-v``.
 
 Plain strings only, so the text survives pytest-xdist unchanged and reads the same
 under ``-v``, ``-q`` and ``-n``. No traceback and no repr of internal objects.

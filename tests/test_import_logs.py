@@ -142,6 +142,15 @@ def test_swe_agent_without_function_calling_takes_a_call_per_step(tmp_path, caps
     assert _texts(calls[9])[0].startswith("Your proposed edit has introduced new syntax error(s)")
     assert _texts(calls[5]) == ["344\n"]
     assert len(cassette.runs[0].tool_calls) == 14
+    # the commands the system prompt documents are the tool definitions the model was given
+    tools = {t["name"]: t for t in data["catalog"]["default"]["tools"]}
+    assert list(tools) == ["open", "goto", "scroll_down", "scroll_up", "create", "submit", "search_dir",
+                           "search_file", "find_file", "edit"]
+    assert tools["open"]["inputSchema"] == {"type": "object", "required": ["path"], "properties": {
+        "path": {"type": "string", "description": "the path to the file to open"},
+        "line_number": {"type": "integer", "description": "the line number to move the window to (if not "
+                        "provided, the window will start at the top of the file)"}}}
+    assert tools["submit"]["description"] == "submits your current code and terminates the session"
 
 
 def test_swe_agent_without_a_trajectory_reads_the_actions_in_history():

@@ -32,7 +32,9 @@ import re
 import shlex
 from typing import Optional
 
-from .common import Loc, Source, Tokens, looks_like_error, text_result
+import attrs
+
+from .common import Catalog, Loc, Source, Tokens, looks_like_error, text_result
 from .openai_chat import import_messages
 
 KIND = "swe-agent"
@@ -51,13 +53,25 @@ FAILED = (
 )
 _EXIT = re.compile(r"exit_\w+")
 _HEADER = re.compile(r"([A-Za-z_][\w-]*):\s*")
-_ARGUMENT = re.compile(r"\s+- (\w+) \((\w+)\)")
+_ARGUMENT = re.compile(r"\s+- (\w+) \((\w+)\)(?: \[(required|optional)\])?:?\s*(.*)")
 _SLOT = re.compile(r"<(\w+)>")
 
 
 def import_swe_agent(path: str, text: str) -> dict:
-    """Read SWE-agent trajectories and return a cassette v1 dict."""
-    return import_messages(KIND, path, text, RUN_KEYS, _model_stats, _action_calls)
+    """Read SWE-agent trajectories and return a cassette v1 dict. Without function calling, the
+    commands the system prompt documents become the cassette's ``catalog`` (the tool
+    definitions the model was given), when the log has no other."""
+    documented = Catalog()
+
+    def finish(src: Source, obj: Optional[dict], loc: Loc, run: dict) -> None:
+        _action_calls(src, obj, loc, run, documented)
+
+    data = import_messages(KIND, path, text, RUN_KEYS, _model_stats, finish)
+    if documented.tools and "catalog" not in data:
+        runs = data.pop("runs")
+        data["catalog"] = documented.to_dict()
+        data["runs"] = runs  # the order make_cassette writes
+    return data
 
 
 def _model_stats(src: Source, obj: dict, loc: Loc, tokens: Tokens) -> None:
@@ -69,14 +83,17 @@ def _model_stats(src: Source, obj: dict, loc: Loc, tokens: Tokens) -> None:
 # --------------------------------------------------------------------------- runs without function calling
 
 
-def _action_calls(src: Source, obj: Optional[dict], loc: Loc, run: dict) -> None:
-    """Give a run that has no function calls one call per step of its action texts."""
+def _action_calls(src: Source, obj: Optional[dict], loc: Loc, run: dict, documented: Catalog) -> None:
+    """Give a run that has no function calls one call per step of its action texts, and
+    ``documented`` the commands its system prompt describes."""
     if obj is None or run["tool_calls"]:
         return
     history = [(m, loc / "history" / i) for i, m in enumerate(obj["history"]) if m.get("is_demo") is not True]
     if any(m.get("tool_calls") for m, _ in history):
         return
     commands = _commands(next((m.get("content") for m, _ in history if m.get("role") == "system"), None))
+    for name, command in commands.items():
+        documented.tools.setdefault(name, command.tool(name))
     actions = [(i, m.get("action")) for i, m in enumerate(m for m, _ in history if m.get("role") == "assistant")]
     calls = []
     for action, observation, turn in _steps(src, obj, loc, history, actions):
@@ -135,15 +152,35 @@ def _call_of(text: str, commands: dict) -> tuple[str, dict]:
     word = text.split(None, 1)[0]
     if word not in commands:
         return SHELL, {"command": text}
-    args = _by_signature(text, *commands[word])
+    args = _by_signature(text, commands[word])
     return word, args if args is not None else {"command": text}
 
 
-def _commands(prompt) -> dict[str, tuple[list, dict]]:
-    """The commands the system prompt documents under ``COMMANDS:``: name -> (signature lines,
-    argument types). Each is a ``name:`` line followed by ``  docstring:``, a ``  signature:``
-    (its continuation lines unindented, as ``edit``'s replacement text and terminator are) and
-    ``  arguments:`` lines ``- name (type) [required]: ...``."""
+@attrs.define
+class Command:
+    """One command the system prompt documents: its signature lines, what it does, and its
+    arguments as ``(name, type, required, description)``."""
+
+    signature: list = attrs.Factory(list)
+    docstring: str = ""
+    arguments: list = attrs.Factory(list)
+
+    def tool(self, name: str) -> dict:
+        """The command as an MCP tool definition, for the cassette's catalog."""
+        properties = {arg: {"type": kind, **({"description": text} if text else {})}
+                      for arg, kind, _required, text in self.arguments}
+        schema: dict = {"type": "object", "properties": properties}
+        required = [arg for arg, _kind, needed, _text in self.arguments if needed]
+        if required:
+            schema["required"] = required
+        return {"name": name, "description": self.docstring, "inputSchema": schema}
+
+
+def _commands(prompt) -> dict[str, Command]:
+    """The commands the system prompt documents under ``COMMANDS:``. Each is a ``name:`` line
+    followed by ``  docstring:``, a ``  signature:`` (its continuation lines unindented, as
+    ``edit``'s replacement text and terminator are) and ``  arguments:`` lines
+    ``- name (type) [required]: what it is``."""
     if not isinstance(prompt, str) or "COMMANDS:" not in prompt:
         return {}
     lines = prompt.split("COMMANDS:", 1)[1].split("\n")
@@ -153,28 +190,32 @@ def _commands(prompt) -> dict[str, tuple[list, dict]]:
     for n, line in enumerate(lines):
         header = _HEADER.fullmatch(line)
         if header and n + 1 < len(lines) and lines[n + 1].startswith("  docstring:"):
-            current = out[header.group(1)] = ([], {})
+            current = out[header.group(1)] = Command()
             in_signature = False
         elif current is None:
             continue
+        elif line.startswith("  docstring:"):
+            current.docstring = line.split(":", 1)[1].strip()
         elif line.startswith("  signature:"):
-            current[0].append(line.split(":", 1)[1].strip())
+            current.signature.append(line.split(":", 1)[1].strip())
             in_signature = True
         elif in_signature and line.strip() and not line.startswith(" "):
-            current[0].append(line.strip())
+            current.signature.append(line.strip())
         else:
             in_signature = False
-            argument = _ARGUMENT.match(line)
+            argument = _ARGUMENT.fullmatch(line)
             if argument:
-                current[1][argument.group(1)] = argument.group(2)
+                name, kind, need, text = argument.groups()
+                current.arguments.append((name, kind, need == "required", text.strip()))
     return out
 
 
-def _by_signature(text: str, signature: list, types: dict) -> Optional[dict]:
+def _by_signature(text: str, command: Command) -> Optional[dict]:
     """Arguments named by the signature, or ``None`` when the text does not fit it. The first
     line's words fill ``<slot>`` and ``[<slot>]`` words in order (shell quoting applies); a
     signature of three lines (``edit <start>:<end>`` / ``<text>`` / ``end_of_edit``) takes the
     lines after the first, up to the terminator, as its second line's slot."""
+    signature = command.signature
     if not signature:
         return None
     first, _, body = text.partition("\n")
@@ -209,6 +250,7 @@ def _by_signature(text: str, signature: list, types: dict) -> Optional[dict]:
         args[slot.group(1)] = "\n".join(lines)
     elif body.strip():
         return None
+    types = {name: kind for name, kind, _required, _text in command.arguments}
     for name, value in args.items():
         if types.get(name) == "integer" and re.fullmatch(r"-?\d+", value):
             args[name] = int(value)
