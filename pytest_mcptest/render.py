@@ -134,9 +134,11 @@ def passing_metrics(verdict: Verdict) -> str:
     """One line for a passing item under ``-v``: how many runs, its headline figures and
     every declared expectation with the value that met it (per-run ones: in how many runs),
     so a pass says by how much it passed without opening the report."""
-    parts = [plural(len(verdict.runs), "run")] if verdict.runs else []
-    declared: dict[str, str] = {}
     agg = verdict.aggregate
+    recorded = verdict.source.startswith("cassette ")  # a catalog item has no runs to count
+    runs = len(verdict.runs) or (agg.runs if agg is not None else 0)  # a distractors item judges all at once
+    parts = [plural(runs, "run")] if recorded else []
+    declared: dict[str, str] = {}
     for r in agg.expect_results if agg is not None else ():
         declared.setdefault(r.expectation.target, f"{r.expectation.target} {_figure(r.actual)} "
                                                   f"({_matcher(r.expectation)})")

@@ -127,11 +127,15 @@ def test_passing_figures_cross_xdist(passing):
 
 
 def test_passing_figures_of_runs_and_floors(pytester):
-    result = pytester.runpytest_subprocess(str(EXAMPLES / "tool-selection"), "-v", "-p", "no:cacheprovider",
-                                           "-k", "lisbon or research")
+    result = pytester.runpytest_subprocess(str(EXAMPLES / "tool-selection"), str(EXAMPLES / "tool-quality"), "-v",
+                                           "-p", "no:cacheprovider", "-k", "lisbon or research or notebook or bar")
     result.stdout.fnmatch_lines([
         "*mcptest: passing items*",
+        # a catalog has no runs to count
+        "*quality.mcptest.yml::shop tools meet the default bar: min_score 0.9625 (schema {\"minimum\": 0.5}), *",
         "*selection.mcptest.yml::lisbon weather: 10 runs, tool_selection.floor.selection_rate 0.9, "
         "tool_selection.floor.pass_k 0.9, conversation.tokens.total <= 2000 in 10 of 10 runs",
+        "*selection.mcptest.yml::notebook search, 0 distractors [[]distractors]: 5 runs, "
+        "distractors.accuracy 100 (== 100), *",
         "*selection.mcptest.yml::paris research: 3 runs, tool_selection.f1 100 (>= 80), *",
     ])
