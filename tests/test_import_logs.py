@@ -188,6 +188,11 @@ def test_swe_agent_actions_that_fit_no_signature_exits_and_failed_shapes():
         ("bash", {"command": "nosuchtool --x"}, True),
         ("bash", {"command": "python r.py"}, False),    # a traceback is what a reproduction shows
         ("submit", {}, False)]
+    for bad, pointer, message in (({"trajectory": {}}, "/trajectory", "'trajectory' must be an array"),
+                                  ({"trajectory": [3]}, "/trajectory/0", "a trajectory step must be an object")):
+        with pytest.raises(InputError) as exc:
+            import_text("swe-agent", "a.traj", json.dumps({"history": [], **bad}))
+        assert exc.value.pointer == pointer and message in exc.value.message
     # with no COMMANDS list in the prompt, every action is a shell command
     assert [(c["name"], c["args"]) for c in _no_fc("You are a programmer.", ("open a.py", "[File]"))] == [
         ("bash", {"command": "open a.py"})]

@@ -94,7 +94,7 @@ def _action_calls(src: Source, obj: Optional[dict], loc: Loc, run: dict, documen
     commands = _commands(next((m.get("content") for m, _ in history if m.get("role") == "system"), None))
     for name, command in commands.items():
         documented.tools.setdefault(name, command.tool(name))
-    actions = [(i, m.get("action")) for i, m in enumerate(m for m, _ in history if m.get("role") == "assistant")]
+    actions = [m.get("action") for m, _ in history if m.get("role") == "assistant"]
     calls = []
     for action, observation, turn in _steps(src, obj, loc, history, actions):
         text = action.strip()
@@ -118,14 +118,16 @@ def _steps(src: Source, obj: dict, loc: Loc, history: list, actions: list) -> li
     (each matched to the assistant message that wrote its action, for the turn), else from the
     assistant messages' ``action`` and the observation message after each."""
     steps = obj.get("trajectory")
-    if isinstance(steps, list) and steps:
+    if steps is not None:
+        src.need_list(steps, loc / "trajectory", "'trajectory'")
+    if steps:
         out, at = [], 0
         for k, step in enumerate(steps):
             here = loc / "trajectory" / k
             src.need_dict(step, here, "a trajectory step")
             action = src.opt_str(step.get("action"), here / "action", "a step's 'action'") or ""
             observation = src.opt_str(step.get("observation"), here / "observation", "a step's 'observation'")
-            turn = next((j for j, (_, a) in enumerate(actions[at:], start=at) if a == action), None)
+            turn = next((j for j in range(at, len(actions)) if actions[j] == action), None)
             if turn is not None:
                 at = turn + 1
             out.append((action, observation, turn))
