@@ -35,8 +35,9 @@ def _pytest(targets: list[str], cassette_dir: Optional[str], as_json: bool, extr
 
     with tempfile.TemporaryDirectory() as tmp:
         report_path = os.path.join(tmp, "report.json")
-        argv = targets + ["-p", "no:cacheprovider", f"--mcptest-report={report_path}", "-o", "python_files=", "-q",
-                          *extra]
+        verbose = any(a == "--verbose" or (a.startswith("-v") and set(a[1:]) == {"v"}) for a in extra)
+        argv = targets + ["-p", "no:cacheprovider", f"--mcptest-report={report_path}", "-o", "python_files=",
+                          *([] if verbose else ["-q"]), *extra]  # -q would cancel the user's -v
         if cassette_dir:
             argv.append(f"--cassette-dir={os.path.abspath(cassette_dir)}")
         with contextlib.redirect_stdout(sys.stderr if as_json else sys.stdout):

@@ -222,6 +222,10 @@ def pytest_runtest_makereport(item, call):
             # Plain data on the report: pytest-xdist carries it to the controller.
             report.mcptest = item_entry(_report_id(item.config, item.path, item.name), item.block, item.verdict)
         if call.when == "call":
+            if item.verdict is not None and report.passed and item.config.get_verbosity() > 0:
+                from .render import passing_metrics
+
+                report.mcptest_metrics = passing_metrics(item.verdict)  # plain text: crosses xdist
             if item.verdict is not None and item.verdict.summary:
                 # (section, plain payload) pairs for the terminal summary, across xdist too
                 report.mcptest_summary = [list(entry) for entry in item.verdict.summary]
@@ -241,6 +245,7 @@ class _SessionHooks:
         self.patterns = DEFAULT_PATTERNS + tuple(config.getini("mcptest_files"))
         self.frozen = False
         self.summary: dict[str, list] = {}  # section -> [(nodeid, payload)], from the items' gates
+        self.metrics: list[tuple[str, str]] = []  # (nodeid, figures) of the items that passed, under -v
         self.comparison: dict | None = None
         # Registered now, before pytest's own plugins register theirs, so that it runs
         # after them: cleanups run last-in, first-out.
@@ -277,8 +282,14 @@ class _SessionHooks:
             report.longrepr = FailureText(report.longrepr)  # still the same text; coloured on a terminal
         for section, payload in getattr(report, "mcptest_summary", None) or ():
             self.summary.setdefault(section, []).append((report.nodeid, payload))
+        if getattr(report, "mcptest_metrics", None) is not None and report.passed:
+            self.metrics.append((report.nodeid, report.mcptest_metrics))
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
+        if self.metrics:
+            terminalreporter.section("mcptest: passing items")
+            for nodeid, figures in sorted(self.metrics):
+                terminalreporter.write_line(f"{nodeid}: {figures}" if figures else nodeid)
         if self.summary:
             self._summarize_gates(terminalreporter)
         self._summarize_comparison(terminalreporter)

@@ -1,4 +1,5 @@
-"""Failure text: where (file:line), what differs (expected vs got, aligned), and why.
+"""Failure text: where (file:line), what differs (expected vs got, aligned), and why; and
+the one line a passing item gets under ``-v``.
 
 Plain strings only, so the text survives pytest-xdist unchanged and reads the same
 under ``-v``, ``-q`` and ``-n``. No traceback and no repr of internal objects.
@@ -116,6 +117,72 @@ def _aggregate_section(verdict: Verdict, suite_file: str) -> list[str]:
         lines.append(f"{INDENT * 2}{f.gate}: {first}{where}")
         lines += [f"{INDENT * 3}{line}" for line in rest]
     return lines
+
+
+# --------------------------------------------------------------------------- a passing item under -v
+
+#: Envelope values worth seeing for a passing item, by the path ``expect:`` reads them at,
+#: so that a figure shown is a figure the user can gate on. Absent ones are left out.
+HEADLINES = ("trace.mode", "tool_selection.f1", "tool_selection.floor.selection_rate", "tool_selection.floor.pass_k",
+             "token_efficiency.f1", "token_efficiency.grade", "orchestration.efficiency",
+             "stability.pass_rate", "distractors.accuracy", "distractors.certified_lower",
+             "accuracy", "ci_low", "min_score", "mean_score",
+             "invalid_actions", "forbidden_transitions", "golden.penalty")
+
+
+def passing_metrics(verdict: Verdict) -> str:
+    """One line for a passing item under ``-v``: how many runs, its headline figures and
+    every declared expectation with the value that met it (per-run ones: in how many runs),
+    so a pass says by how much it passed without opening the report."""
+    agg = verdict.aggregate
+    recorded = verdict.source.startswith("cassette ")  # a catalog item has no runs to count
+    runs = len(verdict.runs) or (agg.runs if agg is not None else 0)  # a distractors item judges all at once
+    parts = [plural(runs, "run")] if recorded else []
+    declared: dict[str, str] = {}
+    for r in agg.expect_results if agg is not None else ():
+        declared.setdefault(r.expectation.target, f"{r.expectation.target} {_figure(r.actual)} "
+                                                  f"({_matcher(r.expectation)})")
+    per_run: dict[str, tuple] = {}
+    for run in verdict.runs:
+        for r in run.expect_results:
+            exp = r.expectation
+            per_run.setdefault(exp.target, (exp, []))[1].append(r)
+    for target, (exp, results) in per_run.items():
+        if len(results) == 1:
+            declared.setdefault(target, f"{target} {_figure(results[0].actual)} ({_matcher(exp)})")
+        else:  # under stability: some runs may miss it and the item still pass
+            held = sum(r.passed for r in results)
+            declared.setdefault(target, f"{target} {_matcher(exp)} in {held} of {len(results)} runs")
+    envelope = agg.envelope if agg is not None and agg.envelope else (
+        verdict.runs[0].envelope if len(verdict.runs) == 1 else {})
+    for path in HEADLINES:
+        if path in declared:
+            continue
+        value = _lookup(envelope, path)
+        if value is not None:
+            parts.append(f"{path} {_figure(value)}")
+    return ", ".join(parts + list(declared.values()))
+
+
+def _lookup(envelope: dict, path: str):
+    value = envelope
+    for key in path.split("."):
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value if isinstance(value, (int, float, str)) else None
+
+
+def _matcher(exp) -> str:
+    text = exp.describe()
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _figure(value) -> str:
+    """A number at four significant digits at most (``0.6667``, ``21.33``); anything else shown."""
+    if isinstance(value, float) and not isinstance(value, bool):
+        return f"{value:.4g}"
+    return show(value, 40)
 
 
 # --------------------------------------------------------------------------- colour on a terminal

@@ -74,7 +74,7 @@ def test_each_run_is_gated_and_named(tmp_path, suite):
     gates = {(f.gate, f.run) for f in verdict.failures}
     assert gates == {("expected_trace", 2)}
     reasons = [f.message for f in verdict.failures]
-    assert "position 0: search exact {\"q\": \"rust\"} does not match" in reasons
+    assert "call 1: search exact {\"q\": \"rust\"} does not match" in reasons
     assert any("beyond the 2 expected calls" in r for r in reasons)
 
 
@@ -94,7 +94,7 @@ def test_failure_text_puts_expected_and_recorded_side_by_side(pytester):
     result.stdout.fnmatch_lines([
         "a.mcptest.yml:12: agent failed: 1 expected_trace (cassette run.json, 1 run, 2 calls)",
         "*expected_trace (strict): 1 mismatch",
-        "*expected 0*recorded 0 search {\"q\": \"go\"}*position 0: search exact {\"q\": \"rust\"} does not match",
+        "*expected 1*recorded 1 search {\"q\": \"go\"}*call 1: search exact {\"q\": \"rust\"} does not match",
         "*args/q: expected \"rust\", recorded \"go\"",
     ])
 

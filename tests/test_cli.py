@@ -33,7 +33,7 @@ def test_scenario_run_failure_exits_1_with_the_same_text(suite, capsys):
     assert main(["scenario", "run", "shop.mcptest.yml"]) == 1
     out = capsys.readouterr().out
     assert "shop.mcptest.yml:2: scenario failed" in out
-    assert "call 2   drop_inventory   {}   destructive bulk delete is never allowed" in out
+    assert "call 3   drop_inventory   {}   destructive bulk delete is never allowed" in out
     assert "1 failed, 1 passed" in out.splitlines()[-1]
 
 
@@ -122,6 +122,16 @@ def test_run_passes_pytest_options_through(suite, capsys):
     assert [i["name"] for i in report["items"]] == ["ping once"]
     assert main(["run", "-k", "restock", "shop.mcptest.yml", "--", "-x"]) == 0
     assert "1 passed, 1 deselected" in capsys.readouterr().out
+
+
+def test_run_verbose_shows_the_figures_of_passing_items(suite):
+    quiet = _cli("run", "shop.mcptest.yml", cwd=suite)
+    assert quiet.returncode == 0 and "passing items" not in quiet.stdout
+    done = _cli("run", "shop.mcptest.yml", "-v", cwd=suite)  # -v is not cancelled by mcptest's own -q
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "shop.mcptest.yml::ping once PASSED" in done.stdout
+    assert "mcptest: passing items" in done.stdout
+    assert "shop.mcptest.yml::restock the widget shelf: 1 run, " in done.stdout
 
 
 def test_run_with_nothing_to_run_says_so(suite, capsys, tmp_path):

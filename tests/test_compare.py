@@ -186,6 +186,27 @@ def test_report_ids_do_not_move_with_pytests_rootdir(floor_suite):
                                  "1 items compared: 1 changed, 0 added, 0 removed, 2 floor flips (2 to failed)"])
 
 
+def test_cassette_dir_written_apart_moves_rootdir_but_not_report_ids(pytester, monkeypatch):
+    """``--cassette-dir ../recs`` (the value apart) is taken by pytest for a path when it picks
+    its rootdir, which moves up to the common folder; ``=`` does not. Report ids stay put."""
+    (pytester.path / "suites").mkdir()
+    (pytester.path / "recs").mkdir()
+    (pytester.path / "suites" / "a.mcptest.yml").write_text(FLOOR_SUITE)
+    (pytester.path / "recs" / "run.json").write_text(_cassette(["get_weather", "get_weather"]))
+    monkeypatch.chdir(pytester.path / "suites")
+    joined = pytester.runpytest("-p", "no:cacheprovider", "--cassette-dir=../recs", "--mcptest-report=base.json")
+    joined.assert_outcomes(passed=1)
+    apart = pytester.runpytest("-p", "no:cacheprovider", "--cassette-dir", "../recs", "--mcptest-compare=base.json",
+                               "--mcptest-report=cur.json")
+    apart.assert_outcomes(passed=1)
+    rootdirs = [r.stdout.str().split("rootdir: ", 1)[1].splitlines()[0] for r in (joined, apart)]
+    assert rootdirs == [str(pytester.path / "suites"), str(pytester.path)]
+    assert apart.ret == pytest.ExitCode.OK
+    apart.stdout.fnmatch_lines(["1 items compared: 0 changed, 0 added, 0 removed, 0 floor flips (0 to failed)"])
+    ids = [i["id"] for i in json.loads((pytester.path / "suites" / "cur.json").read_text())["items"]]
+    assert ids == ["a.mcptest.yml::weather selection"]
+
+
 def test_a_comparison_with_no_item_in_common_is_a_usage_error(floor_suite, tmp_path, capsys):
     (floor_suite.path / "other.json").write_text(json.dumps(_report(_item("elsewhere.mcptest.yml::x"))))
     result = floor_suite.runpytest("-p", "no:cacheprovider", "--mcptest-compare=other.json", "--mcptest-report=cur.json")

@@ -111,6 +111,7 @@ def test_tool_usage_gates():
     assert _gates(bad) == ["required_tools", "prohibited_tools"]
     assert bad.outside == ("search",) and bad.to_dict()["tool_usage"]["prohibited_called"] == [
         {"index": 0, "tool": "delete_file"}]
+    assert dict(bad.problems)["prohibited_tools"] == "call 1 delete_file: a prohibited tool was called"
 
 
 def test_budgets_and_max_turns():

@@ -8,6 +8,7 @@ import base64
 import gzip
 import json
 import re
+import shutil
 import subprocess
 import sys
 
@@ -153,3 +154,16 @@ def test_pass_k_comes_as_fractions_from_stability_or_tool_selection():
                         "tool_selection": {"pass_hat_k": {"1": 0.9}}}) == {1: 0.8, 3: 0.512}
     assert _pass_hat_k({"tool_selection": {"pass_hat_k": {"1": 0.9, "2": 0.8}}}) == {1: 0.9, 2: 0.8}
     assert _pass_hat_k({"tool_selection": {"pass_hat_k": {"k": 0.9}}}) is None
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run the page's script")
+def test_the_call_table_numbers_calls_from_1_within_each_run():
+    """As the failure text does: "call 2" of run #2 is that run's second call."""
+    script = (ROOT / "pytest_mcptest" / "data" / "report.js").read_text(encoding="utf-8")
+    calls = script[script.index("  function calls(env)"):script.index("  function short(")]
+    probe = ("const MAX_CALLS = 200;\n" + calls +
+             "console.log(JSON.stringify([calls({runs: [{tool_calls: [{name: 'a'}, {name: 'b'}]},"
+             " {tool_calls: [{name: 'c'}]}]}), calls({tool_calls: [{name: 'x'}]})]));")
+    done = subprocess.run(["node", "-e", probe], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == [[["#1", 1, {"name": "a"}], ["#1", 2, {"name": "b"}], ["#2", 1, {"name": "c"}]],
+                                       [["", 1, {"name": "x"}]]]

@@ -117,6 +117,87 @@ def test_swe_agent_several_ids_demos_and_model_stats():
     assert exc.value.pointer == "/history/0/tool_call_ids" and "must be an array" in exc.value.message
 
 
+NO_FC = "swe-agent-marshmallow-1867-no-function-calling.traj"
+
+
+def test_swe_agent_without_function_calling_takes_a_call_per_step(tmp_path, capsys):
+    data, cassette, line = _import(tmp_path, capsys, "swe-agent", NO_FC)
+    assert line.startswith(f"{tmp_path / (NO_FC + '.cassette.json')}: 1 runs, 14 tool calls (1 errors, 0 without")
+    calls = data["runs"][0]["tool_calls"]
+    assert [c["name"] for c in calls] == ["bash", "open", "bash", "create", "edit", "bash", "bash", "find_file",
+                                          "open", "edit", "edit", "bash", "bash", "submit"]
+    assert [c["turn"] for c in calls] == list(range(14))
+    # shell commands as function calling names them; SWE-agent's commands by their signature
+    assert calls[0]["args"] == {"command": "ls -F"} and calls[2]["args"] == {"command": "pip install -e .[dev]"}
+    assert calls[1]["args"] == {"path": "setup.py"}
+    assert calls[7]["args"] == {"file_name": "fields.py", "dir": "src"}  # the quotes are shell quoting
+    assert calls[8]["args"] == {"path": "src/marshmallow/fields.py", "line_number": 1474}
+    edit = calls[4]["args"]
+    assert (edit["start_line"], edit["end_line"]) == (1, 1)
+    assert edit["replacement_text"].startswith("from marshmallow.fields import TimeDelta\n")
+    assert edit["replacement_text"].endswith('print(td_field.serialize("td_field", obj))')  # end_of_edit dropped
+    assert calls[13]["args"] == {}
+    # the linter's refusal is the one failed call; a plain answer is a result
+    assert [i for i, c in enumerate(calls) if c["error"]] == [9]
+    assert _texts(calls[9])[0].startswith("Your proposed edit has introduced new syntax error(s)")
+    assert _texts(calls[5]) == ["344\n"]
+    assert len(cassette.runs[0].tool_calls) == 14
+    # the commands the system prompt documents are the tool definitions the model was given
+    tools = {t["name"]: t for t in data["catalog"]["default"]["tools"]}
+    assert list(tools) == ["open", "goto", "scroll_down", "scroll_up", "create", "submit", "search_dir",
+                           "search_file", "find_file", "edit"]
+    assert tools["open"]["inputSchema"] == {"type": "object", "required": ["path"], "properties": {
+        "path": {"type": "string", "description": "the path to the file to open"},
+        "line_number": {"type": "integer", "description": "the line number to move the window to (if not "
+                        "provided, the window will start at the top of the file)"}}}
+    assert tools["submit"]["description"] == "submits your current code and terminates the session"
+
+
+def test_swe_agent_without_a_trajectory_reads_the_actions_in_history():
+    traj = json.loads((LOGS / NO_FC).read_text())
+    whole = import_text("swe-agent", NO_FC, json.dumps(traj))["runs"][0]["tool_calls"]
+    del traj["trajectory"]
+    calls = import_text("swe-agent", NO_FC, json.dumps(traj))["runs"][0]["tool_calls"]
+    assert [(c["name"], c["args"], c["turn"], c["error"]) for c in calls] == [
+        (c["name"], c["args"], c["turn"], c["error"]) for c in whole]
+    assert _texts(calls[0])[0].startswith("AUTHORS.rst")  # the message after the action, as the model saw it
+
+
+def _no_fc(prompt: str, *steps) -> list:
+    history = [{"role": "system", "content": prompt}]
+    for action, _ in steps:
+        history.append({"role": "assistant", "content": action, "action": action})
+        history.append({"role": "user", "content": "..."})
+    traj = {"history": history, "trajectory": [{"action": a, "observation": o} for a, o in steps]}
+    return import_text("swe-agent", "a.traj", json.dumps(traj))["runs"][0]["tool_calls"]
+
+
+COMMANDS = ("COMMANDS:\ngoto:\n  docstring: moves the window\n  signature: goto <line_number>\n  arguments:\n"
+            "    - line_number (integer) [required]: the line\n\nsubmit:\n  docstring: submits\n  signature: submit\n")
+
+
+def test_swe_agent_actions_that_fit_no_signature_exits_and_failed_shapes():
+    calls = _no_fc(COMMANDS, ("goto 12", "[File]"), ("goto", "Usage: goto <line>"), ("goto 1 2", "x"),
+                   ("nosuchtool --x", "/bin/bash: line 1: nosuchtool: command not found"),
+                   ("python r.py", 'Traceback (most recent call last):\n  File "r.py"'),
+                   ("exit_cost", "Exit due to cost limit"), ("", ""), ("submit", "diff"))
+    assert [(c["name"], c["args"], c["error"]) for c in calls] == [
+        ("goto", {"line_number": 12}, False),
+        ("goto", {"command": "goto"}, True),            # a required argument missing: kept whole, and refused
+        ("goto", {"command": "goto 1 2"}, False),       # more words than the signature has
+        ("bash", {"command": "nosuchtool --x"}, True),
+        ("bash", {"command": "python r.py"}, False),    # a traceback is what a reproduction shows
+        ("submit", {}, False)]
+    for bad, pointer, message in (({"trajectory": {}}, "/trajectory", "'trajectory' must be an array"),
+                                  ({"trajectory": [3]}, "/trajectory/0", "a trajectory step must be an object")):
+        with pytest.raises(InputError) as exc:
+            import_text("swe-agent", "a.traj", json.dumps({"history": [], **bad}))
+        assert exc.value.pointer == pointer and message in exc.value.message
+    # with no COMMANDS list in the prompt, every action is a shell command
+    assert [(c["name"], c["args"]) for c in _no_fc("You are a programmer.", ("open a.py", "[File]"))] == [
+        ("bash", {"command": "open a.py"})]
+
+
 def test_otel_console_exporter_output(tmp_path, capsys):
     data, cassette, _line = _import(tmp_path, capsys, "otel", "pydantic-ai-v5-complex_agent.console.txt")
     assert _calls(data) == [("get_country", {}, 0), ("get_product_name", {}, 0)]
@@ -250,6 +331,7 @@ def test_error_shapes(text, error):
 @pytest.mark.parametrize("name, kind", [
     ("claude-code-sample_session.jsonl", "claude-code"),
     ("swe-agent-function_calling_simple.traj", "swe-agent"),
+    (NO_FC, "swe-agent"),
     ("pydantic-ai-v5-complex_agent.console.txt", "otel"),
     ("pydantic-ai-v2-complex_agent.otlp.json", "otel"),
     ("otel-openai-v2-retry_loop.otlp.json", "otel"),

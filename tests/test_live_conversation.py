@@ -95,8 +95,8 @@ def test_a_judge_that_leaves_a_criterion_out_is_noted(shop, live_env):  # noqa: 
         recording = record_conversation(task)
     assert [j["criterion"] for j in recording.runs[0]["judgments"]] == [SPEC.correctness[0]]
     assert recording.notes == (
-        f"run 0: judge {OPENAI_MODEL} gave no verdict for \"Called with city='Sacramento'\"; it stays deferred on replay",
-        f"run 0: judge {OPENAI_MODEL} gave no verdict for 'The agent assumes a location without asking'; "
+        f"run 1: judge {OPENAI_MODEL} gave no verdict for \"Called with city='Sacramento'\"; it stays deferred on replay",
+        f"run 1: judge {OPENAI_MODEL} gave no verdict for 'The agent assumes a location without asking'; "
         "it stays deferred on replay")
 
 

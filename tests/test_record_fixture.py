@@ -244,6 +244,10 @@ def test_recorder_outside_pytest_records_then_replays_and_rpc_errors_replay_too(
     assert replayed == recorded and recorded[0] == "Sunny in Oslo" and recorded[2] is True
     assert open(path, "rb").read() == before
 
+    with Recorder(path, mode="none", run=1) as rec, pytest.raises(
+            RecordingError, match=r"holds 1 run\(s\); run=1 is not one of them \(run= counts from 0"):
+        anyio.run(agent, rec.wrap(None, server="shop"))
+
     with pytest.raises(RecordingError, match="no cassette at .*missing.json"):
         Recorder(str(tmp_path / "missing.json"), mode="none").wrap(None, server="shop")
 

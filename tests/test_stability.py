@@ -114,3 +114,19 @@ def test_without_stability_every_run_must_pass(tmp_path):
     block = _suite(tmp_path, "", _runs([(1, 0, 1.0), (1, 1, 0.0)]))
     verdict = evaluate(block)
     assert not verdict.passed and "airline #2 (task 1, trial 1): 1 failure" in render_verdict(verdict)
+
+
+def test_the_terminal_shows_each_stability_item_with_its_curve_rate_and_flaky_tasks(pytester):
+    runs = _runs(TAU["runs"])
+    (pytester.path / "runs.json").write_text(json.dumps({"mcptest_cassette": 1, "runs": runs}))
+    floors = ("    stability:\n      expect:\n        - stability.pass_hat_k.\"1\": {\">=\": 40}\n"
+              "    tool_selection: {expected_tool: book, min_selection_rate: 0.5}\n")
+    pytester.makefile(".mcptest.yml", s=SUITE.format(stability=floors))
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines([
+        "*mcptest: tool-selection floors*",
+        "*mcptest: stability*",
+        "s.mcptest.yml::airline: 84 of 200 runs passed, 42% (95% CI 35.37-48.93); "
+        "pass^1 42, pass^2 27.33, pass^3 22, pass^4 20 (mean over 50 tasks); 26 flaky tasks",
+    ])

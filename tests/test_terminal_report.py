@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from pytest_mcptest.render import line_style
-from suites import BAD_RUN, WIDGET_SUITE
+from suites import BAD_RUN, GOOD_RUN, WIDGET_SUITE
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 RED, GREEN, DIM = "\x1b[31m", "\x1b[32m", "\x1b[2m"
@@ -87,4 +87,55 @@ def test_summary_sections_per_kind(pytester):
         "*mcptest: distractor accuracy by count*",
         "*mcptest: catalog scores*",
         "2 tools: min score 0.25, mean 0.6062, 2 critical, 4 warnings   *legacy catalog (demo of a failure)",
+    ])
+
+
+@pytest.fixture
+def passing(pytester):
+    pytester.makefile(".mcptest.yml", shop=WIDGET_SUITE)
+    pytester.mkdir("cassettes")
+    (pytester.path / "cassettes" / "restock.json").write_text(GOOD_RUN)
+    return pytester
+
+
+def test_verbose_lists_each_passing_item_with_its_figures(passing):
+    result = passing.runpytest("-v", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines([
+        "*mcptest: passing items*",
+        "shop.mcptest.yml::restock the widget shelf: 1 run, forbidden_transitions 0, golden.penalty 0.6667, "
+        "invalid_actions 0 (exact 0), golden.matched true (exact true)",
+    ])
+
+
+def test_default_verbosity_adds_no_passing_section(passing):
+    result = passing.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert "passing items" not in result.stdout.str()
+
+
+def test_a_failing_item_is_not_listed_as_passing(failing):
+    result = failing.runpytest("-v", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    assert "passing items" not in result.stdout.str()
+
+
+def test_passing_figures_cross_xdist(passing):
+    result = passing.runpytest_subprocess("-v", "-n", "2", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["*mcptest: passing items*",
+                                 "shop.mcptest.yml::restock the widget shelf: 1 run, *golden.matched true*"])
+
+
+def test_passing_figures_of_runs_and_floors(pytester):
+    result = pytester.runpytest_subprocess(str(EXAMPLES / "tool-selection"), str(EXAMPLES / "tool-quality"), "-v",
+                                           "-p", "no:cacheprovider", "-k", "lisbon or research or notebook or bar")
+    result.stdout.fnmatch_lines([
+        "*mcptest: passing items*",
+        # a catalog has no runs to count
+        "*quality.mcptest.yml::shop tools meet the default bar: min_score 0.9625 (schema {\"minimum\": 0.5}), *",
+        "*selection.mcptest.yml::lisbon weather: 10 runs, tool_selection.floor.selection_rate 0.9, "
+        "tool_selection.floor.pass_k 0.9, conversation.tokens.total <= 2000 in 10 of 10 runs",
+        "*selection.mcptest.yml::notebook search, 0 distractors [[]distractors]: 5 runs, "
+        "distractors.accuracy 100 (== 100), *",
+        "*selection.mcptest.yml::paris research: 3 runs, tool_selection.f1 100 (>= 80), *",
     ])

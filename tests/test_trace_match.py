@@ -212,6 +212,18 @@ def test_strict_trailing_extra_calls_fail(mk):
     assert result.pairs == ((0, 0),)
 
 
+def test_reasons_number_calls_from_1_while_indexes_stay_0_based():
+    """Reasons are read by people ("call 2" is the second call); the index fields are paths."""
+    strict = run("strict", [E("a"), E("q")], names(as_dict, "a", "b", "c"))
+    assert [m.reason for m in strict.mismatches] == ["call 2: q does not match",
+                                                     "recorded call 3 c: beyond the 2 expected calls"]
+    assert [(m.expected_index, m.recorded_index) for m in strict.mismatches] == [(1, 1), (None, 2)]
+    later = run("subsequence", [E("b"), E("a")], names(as_dict, "a", "b"))
+    assert [m.reason for m in later.mismatches] == ["expected call 2 a: not found after recorded call 2"]
+    subset = run("subset", [E("a")], names(as_dict, "a", "z"))
+    assert subset.mismatches[0].reason.startswith("recorded call 2 z ")
+
+
 # --------------------------------------------------------------------------- subsequence / unordered / subset detail
 
 

@@ -30,11 +30,10 @@
 
   function calls(env) {
     const out = [];
-    const take = (list, run) => {
-      for (const c of list || []) {
-        if (out.length >= MAX_CALLS) return;
-        if (c && typeof c === "object") out.push([run, c]);
-      }
+    const take = (list, run) => {  // calls are numbered from 1 within their run, as the failure text says
+      (list || []).forEach((c, n) => {
+        if (out.length < MAX_CALLS && c && typeof c === "object") out.push([run, n + 1, c]);
+      });
     };
     if (Array.isArray(env.tool_calls)) take(env.tool_calls, "");
     else if (Array.isArray(env.runs)) env.runs.forEach((r, i) => r && take(r.tool_calls, "#" + (i + 1)));
@@ -56,7 +55,7 @@
     const env = item.envelope || {};
     const list = calls(env);
     if (list.length) {
-      const rows = list.map(([run, c], i) => "<tr><td>" + esc(run) + "</td><td>" + (i + 1) + "</td><td>" +
+      const rows = list.map(([run, n, c]) => "<tr><td>" + esc(run) + "</td><td>" + n + "</td><td>" +
         esc(c.name || "") + "</td><td>" + esc(short(c.args)) + "</td><td>" + (c.error ? "error" : "") +
         "</td><td>" + esc(short(c.result)) + "</td></tr>").join("");
       parts.push("<h4>Recorded calls</h4><table class=\"calls\"><tr><th>run</th><th>#</th><th>tool</th>" +

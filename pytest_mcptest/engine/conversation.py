@@ -145,7 +145,7 @@ def evaluate_conversation(spec: ConversationSpec, run: Run, require_judgments: b
 
     problems: list[tuple[str, str]] = []
     problems += [("required_tools", f"required tool {t!r} was never called") for t in required_missing]
-    problems += [("prohibited_tools", f"call {i} {t}: a prohibited tool was called") for i, t in prohibited_called]
+    problems += [("prohibited_tools", f"call {i + 1} {t}: a prohibited tool was called") for i, t in prohibited_called]
     for name, limit, actual in budgets:
         if actual is not None and actual > limit:
             problems.append(("efficiency", f"{name}: {actual} is over the limit of {limit}"))

@@ -331,7 +331,7 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
     if not ref:
         if mode == "subset" and calls:
             for i, c in enumerate(calls):
-                miss(lambda: TraceMismatch(None, i, (), f"recorded call {i} {_shown_name(c)}: "
+                miss(lambda: TraceMismatch(None, i, (), f"recorded call {i + 1} {_shown_name(c)}: "
                                            "the reference allows no call"))
             return TraceValidation(False, expected.mode, tuple(mismatches), unlisted=unlisted)
         return TraceValidation(True, expected.mode)
@@ -340,24 +340,24 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
     if mode == "strict":
         for i in range(max(len(ref), len(calls))):
             if i >= len(ref):
-                miss(lambda: TraceMismatch(None, i, (), f"recorded call {i} {_shown_name(calls[i])}: "
+                miss(lambda: TraceMismatch(None, i, (), f"recorded call {i + 1} {_shown_name(calls[i])}: "
                                                 f"beyond the {len(ref)} expected calls"))
             elif i >= len(calls):
-                miss(lambda: TraceMismatch(i, None, (), f"expected call {i} {ref[i].describe()}: "
+                miss(lambda: TraceMismatch(i, None, (), f"expected call {i + 1} {ref[i].describe()}: "
                                                 f"the trace ran out after {len(calls)} calls"))
             elif grouped.fits(i, i):
                 pairs.append((i, i))
             else:
                 miss(lambda: TraceMismatch(i, i, grouped.diffs(i, i),
-                                                f"position {i}: {ref[i].describe()} does not match"))
+                                                f"call {i + 1}: {ref[i].describe()} does not match"))
     elif mode == "subsequence":
         at = 0
         for i, exp in enumerate(ref):
             j = grouped.first_fit(i, at)
             if j is None:
                 partner, diffs = grouped.best_partner(i, at)  # only what is left to look at
-                where = f"after recorded call {at - 1}" if at else "in the trace"
-                miss(lambda: TraceMismatch(i, partner, diffs, f"expected call {i} {exp.describe()}: "
+                where = f"after recorded call {at}" if at else "in the trace"
+                miss(lambda: TraceMismatch(i, partner, diffs, f"expected call {i + 1} {exp.describe()}: "
                                                 f"not found {where}"))
             else:
                 pairs.append((i, j))
@@ -369,7 +369,7 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
                 pairs.append((i, match[i]))
             else:
                 partner, diffs = grouped.best_partner(i)
-                miss(lambda: TraceMismatch(i, partner, diffs, f"expected call {i} {exp.describe()}: "
+                miss(lambda: TraceMismatch(i, partner, diffs, f"expected call {i + 1} {exp.describe()}: "
                                                 "no distinct recorded call matches it"))
     else:  # subset: every recorded call needs a distinct reference call
         edges = _transpose(grouped.edges(), len(grouped.call_members))
@@ -378,6 +378,6 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
             if j in match:
                 pairs.append((match[j], j))
             else:
-                miss(lambda: TraceMismatch(None, j, (), f"recorded call {j} {_shown_name(call)} "
+                miss(lambda: TraceMismatch(None, j, (), f"recorded call {j + 1} {_shown_name(call)} "
                                                 f"{show(_args(call), 50)}: not allowed by the reference"))
     return TraceValidation(not mismatches, expected.mode, tuple(mismatches), tuple(sorted(pairs)), unlisted)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import agent, conversation, distractors, scenario, sources, tool_bench, tool_quality
+from . import agent, conversation, distractors, scenario, sources, stability, tool_bench, tool_quality
 from .sources import open_cassette
 
 GATES = {m.KIND: m for m in (scenario, agent, distractors, conversation, tool_quality, tool_bench)}
@@ -43,5 +43,5 @@ def document_gate(root: Any):
 
 def summary_sections() -> list[tuple[str, Callable]]:
     """Every terminal summary section a gate can ask for, with its renderer, in the gates' order."""
-    modules = (sources, *GATES.values())
+    modules = (sources, *GATES.values(), stability)  # stability: declared by agents and conversations
     return [item for module in modules for item in getattr(module, "SUMMARY_SECTIONS", {}).items()]

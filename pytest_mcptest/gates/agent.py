@@ -236,10 +236,10 @@ def _trace_lines(trace: TraceValidation, calls) -> list[str]:
     lines = ["", f"{INDENT}expected_trace ({trace.mode}): {plural(total, 'mismatch', 'mismatches')}"]
     rows = []
     for m in trace.mismatches:
-        expected = f"expected {m.expected_index}" if m.expected_index is not None else "(no expected call)"
+        expected = f"expected {m.expected_index + 1}" if m.expected_index is not None else "(no expected call)"
         if m.recorded_index is not None and m.recorded_index < len(calls):
             call = calls[m.recorded_index]
-            recorded = f"recorded {m.recorded_index} {call.name} {show(call.args or {}, 50)}"
+            recorded = f"recorded {m.recorded_index + 1} {call.name} {show(call.args or {}, 50)}"
         else:
             recorded = "(no recorded call)"
         rows.append((expected, recorded, m.reason))
@@ -264,7 +264,7 @@ def judge_all(block: AgentBlock, source, ctx: Context, verdicts: tuple = ()) -> 
     if spec001 is None:
         return steady
     return GateResult({**spec001.envelope, **steady.envelope}, spec001.failures, expect=spec001.expect + steady.expect,
-                      summary=spec001.summary, replaces_runs=True)
+                      summary=spec001.summary + steady.summary, replaces_runs=True)
 
 
 def _spec001_gates(block: AgentBlock, source) -> GateResult | None:

@@ -160,7 +160,7 @@ def judge_run(block: ScenarioBlock, run, number: int, total: int, ctx: Context) 
     for gate, issues in (("invalid_action", result.invalid), ("forbidden_transition", result.forbidden)):
         for issue in issues:
             args = show(issue.args if issue.args is not None else {})
-            failures.append(Failure(gate, f"call {issue.index} {issue.tool} {args}: {issue.reason}", number))
+            failures.append(Failure(gate, f"call {issue.index + 1} {issue.tool} {args}: {issue.reason}", number))
     for diff in result.state_diff:
         leaves = "; ".join(f"{path}: expected {show(e)}, got {show(a)}" for path, e, a in diff.leaves())
         failures.append(Failure("expect_state", leaves, number))
@@ -177,7 +177,7 @@ def _world_lines(result: WorldResult) -> list[str]:
     for title, issues in (("invalid actions", result.invalid), ("forbidden transitions", result.forbidden)):
         if issues:
             lines += ["", f"{INDENT}{title}: {len(issues)}"]
-            lines += table([(f"call {i.index}", i.tool, show(i.args if i.args is not None else {}, 60), i.reason)
+            lines += table([(f"call {i.index + 1}", i.tool, show(i.args if i.args is not None else {}, 60), i.reason)
                             for i in issues])
     return lines
 

@@ -43,8 +43,12 @@ def judge(gate: StabilityGate, runs: Sequence, verdicts: Sequence[RunVerdict]) -
     from ..engine.stability import stability
 
     result = stability([(run.task, verdict.passed) for run, verdict in zip(runs, verdicts)])
-    return GateResult({"stability": result.to_dict()}, expect=tuple((e, _hints(result)) for e in gate.expect),
-                      replaces_runs=True)
+    data = result.to_dict()
+    shown = {k: data[k] for k in ("pass_hat_k", "pass_rate", "pass_rate_low", "pass_rate_high", "runs",
+                                  "passed_runs", "tasks")}
+    shown["flaky"] = len(data["flaky_tasks"])
+    return GateResult({"stability": data}, expect=tuple((e, _hints(result)) for e in gate.expect),
+                      summary=((STABILITY, shown),), replaces_runs=True)
 
 
 def _hints(result) -> tuple[str, ...]:
@@ -59,3 +63,32 @@ def _hints(result) -> tuple[str, ...]:
         hints.append("never passed: " + ", ".join(f"task {t.task}" for t in never[:10])
                      + (", ..." if len(never) > 10 else ""))
     return tuple(hints)
+
+
+# --------------------------------------------------------------------------- terminal summary
+
+STABILITY = "stability"
+CURVE_SHOWN = 5  # pass^k values on the line; the JSON report keeps the whole curve
+
+
+def _section(entries: list) -> tuple[str, list[str]]:
+    """Each ``stability:`` item, passing or not: its pass rate with the 95% Wilson interval, the
+    pass^k curve (mean over tasks when runs name tasks) and how many tasks are flaky."""
+    lines = []
+    for nodeid, s in sorted(entries, key=lambda e: e[0]):
+        curve = list(s["pass_hat_k"].items())
+        shown = ", ".join(f"pass^{k} {_number(v)}" for k, v in curve[:CURVE_SHOWN])
+        if len(curve) > CURVE_SHOWN:
+            shown += f", ... pass^{curve[-1][0]} {_number(curve[-1][1])}"
+        over = f" (mean over {s['tasks']} tasks)" if s["tasks"] > 1 else ""
+        lines.append(f"{nodeid}: {s['passed_runs']} of {s['runs']} runs passed, {_number(s['pass_rate'])}% "
+                     f"(95% CI {_number(s['pass_rate_low'])}-{_number(s['pass_rate_high'])}); {shown}{over}; "
+                     f"{s['flaky']} flaky task{'' if s['flaky'] == 1 else 's'}")
+    return f"mcptest: {STABILITY}", lines
+
+
+def _number(value) -> str:
+    return f"{value:g}"
+
+
+SUMMARY_SECTIONS = {STABILITY: _section}

@@ -29,9 +29,10 @@ def import_openai_chat(path: str, text: str) -> dict:
     return import_messages(KIND, path, text, RUN_KEYS)
 
 
-def import_messages(kind: str, path: str, text: str, run_keys: tuple, run_tokens=None) -> dict:
+def import_messages(kind: str, path: str, text: str, run_keys: tuple, run_tokens=None, finish=None) -> dict:
     """Import OpenAI-shaped message lists found as :func:`chat_runs` finds them (runs under
-    ``run_keys``); ``run_tokens(src, obj, loc, tokens)`` adds what a run object reports elsewhere."""
+    ``run_keys``); ``run_tokens(src, obj, loc, tokens)`` adds what a run object reports elsewhere,
+    and ``finish(src, obj, loc, run)`` completes a run from what the messages do not say."""
     src = Source(path, text)
     catalog = Catalog()
     runs = []
@@ -39,7 +40,10 @@ def import_messages(kind: str, path: str, text: str, run_keys: tuple, run_tokens
         extra = run_fields(obj, run_keys + ("usage", "tools"))
         if obj is not None:
             catalog.add_all(src, obj.get("tools"), loc / "tools")
-        runs.append(_run(src, messages, obj, loc, extra, run_tokens))
+        run = _run(src, messages, obj, loc, extra, run_tokens)
+        if finish is not None:
+            finish(src, obj, loc, run)
+        runs.append(run)
     return make_cassette(kind, path, runs, catalog)
 
 

@@ -150,7 +150,7 @@ async def _conversation_run(task: ConversationTask, roles: _Roles, notes: list, 
     judgments: list = []
     if items:
         judgments, missing = await judge(roles.judge, task.name, items, turns, judged, judge_cfg)
-        notes.extend(f"run {index}: {n}" for n in missing)
+        notes.extend(f"run {index + 1}: {n}" for n in missing)
     meta = {"model": agent.model or roles.agent.provider.ref.name, "stopped": stopped, "user_turns": user_turns,
             "model_calls": agent.calls, "synthetic_user": side_meta(user, roles.user)}
     if items:

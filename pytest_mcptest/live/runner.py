@@ -314,7 +314,7 @@ async def _agent_run(task: AgentTask, pool: ModelPool, index: int, catalogs: lis
         judged, referee = Tally(), pool.get(task.judge_model)
         judgments, missing = await judge(referee, task.name or task.prompt[:40], statements("rubric", task.rubric),
                                          turns, judged, task.judge)
-        notes.extend(f"run {index}: {n}" for n in missing)
+        notes.extend(f"run {index + 1}: {n}" for n in missing)
         meta["judge"] = side_meta(judged, referee)
     run = run_dict(calls, turns, tally, meta)
     if judgments is not None:
@@ -406,9 +406,9 @@ def notes_for(ledger: Ledger, catalogs: Sequence, models: Sequence[Model]) -> li
     notes += [f"{m.provider.ref}: the installed SDK takes no {setting}; it was not sent"
               for m in models for setting in sorted(m.provider.ignored)]
     first = catalogs[0] if catalogs else None
-    for i, other in enumerate(catalogs[1:], start=1):
+    for number, other in enumerate(catalogs[1:], start=2):
         if other is not None and first is not None and other != first:
-            notes.append(f"run {i} saw a different tools/list than run 0; the cassette keeps run 0's catalog")
+            notes.append(f"run {number} saw a different tools/list than run 1; the cassette keeps run 1's catalog")
             break
     return notes
 

@@ -57,7 +57,7 @@ def how_to_record(path: str) -> str:
     out = shlex.quote(path)
     return (f"record one with `mcptest record --out {out} -- <your server command>` (point your MCP host "
             f"at it), with the `mcptest_recorder` fixture in a pytest test, or convert a log with "
-            f"`mcptest import openai-chat|anthropic|otel LOG -o {out}`")
+            f"`mcptest import auto LOG -o {out}`")
 
 
 def decide(mode: str, path: str, cassette_exists: bool, runs_recorded: int = 0,

@@ -190,7 +190,8 @@ class Recorder:
     def recorded_calls(self) -> list:
         runs = (self._recorded or {}).get("runs") or []
         if not 0 <= self.run_index < len(runs):
-            self._error(f"{self.path} holds {len(runs)} run(s); there is no run {self.run_index} to replay")
+            self._error(f"{self.path} holds {len(runs)} run(s); run={self.run_index} is not one of them "
+                        "(run= counts from 0, like a Python index)")
         return list(runs[self.run_index].get("tool_calls") or [])
 
 
