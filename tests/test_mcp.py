@@ -237,7 +237,7 @@ def test_fault_hang_never_answers(manifest):
     started = time.monotonic()
     count, timed_out = with_session(mock_command(manifest, "hang"), body)
     assert count == 2 and timed_out
-    assert time.monotonic() - started < 8  # the hung server still shuts down
+    assert time.monotonic() - started < 60  # a liveness bound, not a speed check: a hung server is still shut down
 
 
 def test_fault_slow_delays_each_call(manifest):
