@@ -339,11 +339,13 @@ class _SessionHooks:
 
     def pytest_sessionfinish(self, session) -> None:
         if self.baseline is not None and self.builder is not None:
-            # A comparison that lines nothing up is a usage error (exit 2); a floor that
-            # flipped to failed fails the session (exit 1) even when no item did.
+            # A comparison that lines nothing up exits 2, as `mcptest report --compare`
+            # does and as pytest does when collection failed (its 4 is kept for a bad
+            # option, such as a baseline that is missing); a floor that flipped to failed
+            # fails the session (exit 1) even when no item did.
             self.comparison = compare_reports(self.builder.to_dict(), self.baseline)
             if comparison_problem(self.comparison):
-                session.exitstatus = pytest.ExitCode.USAGE_ERROR
+                session.exitstatus = pytest.ExitCode.INTERRUPTED
             elif self.comparison["regressions"] and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.builder is not None and self.config.getoption("mcptest_report"):
