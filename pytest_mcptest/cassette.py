@@ -190,15 +190,17 @@ def parse_cassette(path: str, text: str) -> Cassette:
 
 # The most recently used cassettes, by real path. Items that share a cassette sit
 # next to each other in a suite, so a bounded cache parses each once without
-# holding every run of a large session in memory.
+# holding every run of a large session in memory. A cassette only one item replays is
+# not kept (``keep=False``): holding it would only give the garbage collector more to walk.
 _CACHE: OrderedDict[str, tuple[tuple[int, int], Cassette]] = OrderedDict()
 CACHE_SIZE = 256
 
 
-def load_cassette(path: str, name: str | None = None) -> Cassette:
+def load_cassette(path: str, name: str | None = None, keep: bool = True) -> Cassette:
     """Read and parse a cassette, reusing a recent parse unless the file changed.
 
-    ``name`` is how errors show the file (relative to the project's root, say).
+    ``name`` is how errors show the file (relative to the project's root, say); ``keep``
+    says whether the parse is worth keeping for the next item that replays the file.
     """
     key = os.path.abspath(path)
     st = os.stat(key)  # a missing file raises FileNotFoundError: the caller says how to record one
@@ -209,9 +211,10 @@ def load_cassette(path: str, name: str | None = None) -> Cassette:
         return hit[1]
     shown = name or path
     cassette = parse_cassette(shown, read_text(key, shown))
-    _CACHE[key] = (stamp, cassette)
-    if len(_CACHE) > CACHE_SIZE:
-        _CACHE.popitem(last=False)
+    if keep:
+        _CACHE[key] = (stamp, cassette)
+        if len(_CACHE) > CACHE_SIZE:
+            _CACHE.popitem(last=False)
     return cassette
 
 

@@ -658,8 +658,7 @@ def test_envelope_empty_run():
     assert env["golden"]["matched"] is False
 
 
-def test_another_tools_operator_word_is_a_literal_with_a_warning_at_its_line(pytester, monkeypatch):
-    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)  # let the suite cache be written
+def test_another_tools_operator_word_is_a_literal_with_a_warning_at_its_line(pytester):
     suite = ("scenarios:\n  - name: double\n    cassette: c.json\n    seed: {a: 1}\n    transitions:\n"
              "      - tool: double\n        effect: {a: {mul: 2}}\n    expect_state: {a: {mul: 2}}\n")
     pytester.makefile(".mcptest.yml", s=suite)
@@ -669,4 +668,4 @@ def test_another_tools_operator_word_is_a_literal_with_a_warning_at_its_line(pyt
         result.assert_outcomes(passed=1)  # spec 000: the object is set as it is
         result.stdout.fnmatch_lines(["*s.mcptest.yml:7: SuiteWarning: 'a': {mul: ...} is not an operator here "
                                      "(operators: set, inc, dec, from_arg)*"])
-    assert (pytester.path / "__pycache__" / "s.mcptest.yml.mcptest.pickle").exists()
+    assert list((pytester.path / ".pytest_cache" / "d" / "mcptest-suites").glob("*-s.mcptest.yml.pickle"))

@@ -59,9 +59,10 @@ def cassette_path(block: Any, ctx: Context) -> str:
     return name if os.path.isabs(name) else os.path.normpath(os.path.join(base, name))
 
 
-def _load(path: str, shown: str) -> Cassette:
+def _load(path: str, shown: str, ctx: Context) -> Cassette:
+    keep = ctx.shared_cassettes is None or path in ctx.shared_cassettes
     try:
-        return load_cassette(path, shown)
+        return load_cassette(path, shown, keep)
     except InputError as exc:
         raise SourceError("cassette", shown, exc.render()) from None
     except OSError as exc:
@@ -80,7 +81,7 @@ def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
     path = cassette_path(block, ctx)
     shown = display(path, ctx.root)
     exists = os.path.exists(path)
-    cassette = _load(path, shown) if exists else None
+    cassette = _load(path, shown, ctx) if exists else None
     can_record = getattr(gate, "can_record", None) is not None and gate.can_record(block)
     decision = decide(ctx.record_mode, shown, exists, len(cassette.runs) if cassette else 0,
                       getattr(block, "runs", None), can_record=can_record, recorder="the live agent runner")
@@ -96,7 +97,7 @@ def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
             said += gate.record(block, ctx, path, decision.runs_to_record, how)
         except RecordingFailed as exc:
             raise SourceError("cassette", shown, f"recording {shown} failed: {exc}") from None
-        cassette = _load(path, shown)
+        cassette = _load(path, shown, ctx)
     elif decision.note:
         notes.append(decision.note)
     runs = cassette.runs if decision.runs_to_judge is None else cassette.runs[:decision.runs_to_judge]
