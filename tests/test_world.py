@@ -669,3 +669,13 @@ def test_another_tools_operator_word_is_a_literal_with_a_warning_at_its_line(pyt
         result.stdout.fnmatch_lines(["*s.mcptest.yml:7: SuiteWarning: 'a': {mul: ...} is not an operator here "
                                      "(operators: set, inc, dec, from_arg)*"])
     assert list((pytester.path / ".pytest_cache" / "d" / "mcptest-suites").glob("*-s.mcptest.yml.pickle"))
+
+
+@pytest.mark.parametrize("op,value", [("eq", 3), ("eq", {"a": [1]}), ("min", 2), ("max", 2), ("min", 2.5)])
+@pytest.mark.parametrize("state", [{}, {"x": 3}, {"x": 2}, {"x": "3"}, {"x": True}, {"x": {"a": [1]}}, {"x": None}])
+def test_a_guard_holds_exactly_when_it_has_no_failure(op, value, state):
+    """The replay asks ``holds`` (no wording); the failure text comes from ``failure``: they agree."""
+    from pytest_mcptest.engine.world import Guard
+
+    guard = Guard(("x",), op, value)
+    assert guard.holds(state) is (guard.failure(state) is None)

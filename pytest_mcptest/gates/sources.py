@@ -7,6 +7,7 @@ the same whatever the block's kind; every gate that judges a catalog reads it he
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from typing import Any, Optional
 
 import attrs
@@ -48,8 +49,21 @@ class Source:
 
 def display(path: str, root: Optional[str]) -> str:
     """``path`` relative to ``root`` (or the working directory) when it lies inside it."""
+    prefix = _prefix(root) if root else None
+    if prefix is not None and path.startswith(prefix) and os.path.normpath(path) == path:
+        # What relpath answers for a clean path under a clean root, without its two abspaths.
+        return path[len(prefix):].replace(os.sep, "/")
     rel = os.path.relpath(path, root or os.getcwd())
     return path if rel == ".." or rel.startswith(".." + os.sep) else rel.replace(os.sep, "/")
+
+
+@lru_cache(maxsize=16)
+def _prefix(root: str) -> Optional[str]:
+    """``root`` with a separator after it, when it is absolute and normalized (then a clean
+    path that starts with it lies inside it); else None."""
+    if not os.path.isabs(root) or os.path.normpath(root) != root:
+        return None
+    return root if root.endswith(os.sep) else root + os.sep
 
 
 def cassette_path(block: Any, ctx: Context) -> str:
