@@ -176,6 +176,8 @@ def main(argv=None) -> int:
     p.add_argument("--modes", default=",".join(MODES), help="comma-separated subset of: " + ", ".join(MODES))
     p.add_argument("--baseline", default=None, metavar="DIR",
                    help="also time the suites with DIR first on PYTHONPATH (an older pytest_mcptest)")
+    p.add_argument("--code", default=None, metavar="DIR",
+                   help="time the mcptest side with DIR first on PYTHONPATH (a snapshot of the code under test)")
     p.add_argument("--workdir", default=None, help="generate here (kept) instead of a temporary folder")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = p.parse_args(argv)
@@ -190,7 +192,7 @@ def main(argv=None) -> int:
         if not os.path.exists(os.path.join(mc, "pytest.ini")):
             realistic.generate_mcptest(mc, args.items, args.files, args.calls)
             realistic.generate_python(py, args.items, args.files)
-        sides = {"python": (py, None), "mcptest": (mc, None)}
+        sides = {"python": (py, None), "mcptest": (mc, os.path.abspath(args.code) if args.code else None)}
         if args.baseline:
             base = os.path.join(work, "mcptest-baseline")
             if not os.path.exists(base):
