@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -126,3 +127,22 @@ def test_an_unwritable_folder_is_fine(suite_file, tmp_path):
     assert cache.load_suite_cached(suite_file, str(not_a_folder)).blocks
     assert cache.load_suite_cached(suite_file, str(not_a_folder)).blocks
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "shop.mcptest.yml"]  # no temporary left
+
+
+EXAMPLES = sorted(str(p) for p in (Path(__file__).parent.parent / "examples").rglob("*.mcptest.yml"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[os.path.basename(p) for p in EXAMPLES])
+def test_every_example_suite_comes_back_from_the_cache_as_built(path, folder, monkeypatch):
+    """Each block of every kind is stored as a call of its class on its fields: what loads is
+    equal to what was built, down to the replay's per-tool maps."""
+    built = cache.load_suite_cached(path, folder)
+    _no_parse(monkeypatch)
+    loaded = cache.load_suite_cached(path, folder)
+    assert loaded == built and loaded.warnings == built.warnings
+    for old, new in zip(built.blocks, loaded.blocks):
+        assert type(new) is type(old)
+        world = getattr(old, "world", None)
+        if world is not None:
+            assert new.world.transitions_by_tool == world.transitions_by_tool
+            assert new.world.forbidden_by_tool == world.forbidden_by_tool
