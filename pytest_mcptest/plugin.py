@@ -275,7 +275,8 @@ class _SessionHooks:
         """
         blocks = [item.block for item in session.items if _is_block_item(item)]
         if blocks:
-            self._count_cassettes(blocks)
+            if not self.config.option.collectonly:
+                self._count_cassettes(blocks)
             gc.freeze()
             self.frozen = True
 

@@ -370,3 +370,23 @@ def test_collected_items_stay_frozen_only_when_the_process_ends_with_the_session
     inline = shop.runpytest("-s", "-p", "no:cacheprovider")
     inline.assert_outcomes(passed=2)
     assert "frozen after cleanup: False" in inline.stdout.str()
+
+
+def test_a_cassette_several_items_share_is_parsed_once_and_only_it_is_kept(pytester, monkeypatch):
+    """Cassettes one item replays are not held between items (more for the garbage collector
+    to walk); one that several replay is parsed once per process."""
+    from collections import OrderedDict
+
+    from pytest_mcptest import cassette
+
+    monkeypatch.setattr(cassette, "_CACHE", OrderedDict())
+    parsed = []
+    real = cassette.parse_cassette
+    monkeypatch.setattr(cassette, "parse_cassette", lambda shown, text: parsed.append(shown) or real(shown, text))
+    pytester.makefile(".mcptest.yml", s="scenarios:\n" + simple_scenario("a", "shared.json")
+                      + simple_scenario("b", "shared.json") + simple_scenario("c", "own.json"))
+    for name in ("shared.json", "own.json"):
+        (pytester.path / name).write_text(PING_RUN)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
+    assert sorted(parsed) == ["own.json", "shared.json"]
+    assert [path.rsplit("/", 1)[-1] for path in cassette._CACHE] == ["shared.json"]
