@@ -6,7 +6,8 @@ Generates ``--items`` realistic scenarios (``realistic.py``: 30 to 40 lines each
 functions over as many modules. Then, for ``--repeat`` rounds, it runs every mode below
 once per side, the sides alternating (which goes first flips every round), each session
 a fresh ``python -m pytest -q`` process whose wall time, CPU time and peak memory
-(``ru_maxrss`` of that child alone, from ``os.wait4``) are recorded:
+(``ru_maxrss`` of that child alone, from ``os.wait4``; on Linux it starts at the parent's
+resident size, so this script imports nothing large) are recorded:
 
 ========================  ============================================================
 run-warm                  a run with every cache written (suite cache, bytecode)

@@ -139,14 +139,16 @@ def main(argv=None) -> int:
     work = tempfile.mkdtemp(prefix="mcptest-scaling-")
     out: list[str] = []
     try:
-        if "cassette" in only:
-            out += cassette_curve(work, _sizes(args.calls), args.repeat) + [""]
-        if "runs" in only:
-            out += runs_curve(work, _sizes(args.runs), args.repeat) + [""]
+        # The sessions first: on Linux a child's ru_maxrss starts at its parent's resident size,
+        # so this process stays small (nothing of pytest_mcptest imported) until they are done.
         if "items" in only:
             out += items_curve(work, _sizes(args.items), args.repeat) + [""]
         if "layout" in only:
             out += layout_curve(work, args.layout_items, args.repeat) + [""]
+        if "cassette" in only:
+            out += cassette_curve(work, _sizes(args.calls), args.repeat) + [""]
+        if "runs" in only:
+            out += runs_curve(work, _sizes(args.runs), args.repeat) + [""]
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus at the end")
