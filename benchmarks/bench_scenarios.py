@@ -52,9 +52,10 @@ GOALS = {
 
 INI = "[pytest]\n# written by benchmarks/bench_scenarios.py: keeps the repository's config out\n"
 
-# The session's plugins: the same for every timed run. Environment variables that
-# would add options or plugins to a run are dropped so that the comparison is fair.
-BASE_ARGS = ["-q", "-p", "no:cacheprovider"]
+# The session's plugins: the same for every timed run, pytest's cache included (the suite
+# cache lives in it). Environment variables that would add options or plugins to a run are
+# dropped so that the comparison is fair.
+BASE_ARGS = ["-q"]
 # PYTHONDONTWRITEBYTECODE is dropped too: a user's second run finds the bytecode
 # of the plugin and of their test modules cached, and that steady state is what we
 # compare (with it set, every session would compile the plugin from source again).

@@ -55,6 +55,20 @@ META_STRINGS = ("agent", "model", "prompt", "system_prompt", "recorded_at", "rec
                 "prompt_sha256")
 
 
+def _well_formed_call(raw) -> ToolCall | None:
+    """The common case checked in one go: a well-formed call as a :class:`ToolCall`, else
+    None (the reader's slow path then says what is wrong)."""
+    if type(raw) is dict:
+        name, error = raw.get("name"), raw.get("error", False)
+        server, turn = raw.get("server"), raw.get("turn")
+        flagged = raw.get("args_invalid_json", False)
+        if (type(name) is str and name and (error is False or error is True or error is None)
+                and (server is None or type(server) is str) and (turn is None or type(turn) is int)
+                and (flagged is False or flagged is True)):
+            return ToolCall(name, raw.get("args"), server, bool(error), raw.get("result"), turn, flagged)
+    return None
+
+
 class _Reader:
     def __init__(self, path: str):
         self.path = path
@@ -67,17 +81,6 @@ class _Reader:
             if _KINDS[kind](value):
                 return
         raise self.fail(parts, f"{what} must be {' or '.join(kinds)}, found {type_name(value)}")
-
-    def call(self, raw, parts) -> ToolCall:
-        if type(raw) is dict:  # the common, well-formed case, checked in one go
-            name, error = raw.get("name"), raw.get("error", False)
-            server, turn = raw.get("server"), raw.get("turn")
-            flagged = raw.get("args_invalid_json", False)
-            if (type(name) is str and name and (error is False or error is True or error is None)
-                    and (server is None or type(server) is str) and (turn is None or type(turn) is int)
-                    and (flagged is False or flagged is True)):
-                return ToolCall(name, raw.get("args"), server, bool(error), raw.get("result"), turn, flagged)
-        return self._checked_call(raw, parts)
 
     def _checked_call(self, raw, parts) -> ToolCall:
         """The slow path: find what is wrong with a call and say so."""
@@ -127,7 +130,9 @@ class _Reader:
                 raise self.fail(parts + [close[0]], f"unknown key {close[0]!r} in a run; did you mean 'tool_calls'?")
         calls_raw = raw.get("tool_calls", [])
         self.expect_type(calls_raw, ["array"], parts + ["tool_calls"], "'tool_calls'")
-        calls = tuple(self.call(c, parts + ["tool_calls", i]) for i, c in enumerate(calls_raw))
+        # The pointer of each call is built only for one that is not well formed.
+        calls = tuple(_well_formed_call(c) or self._checked_call(c, parts + ["tool_calls", i])
+                      for i, c in enumerate(calls_raw))
         conversation = raw.get("conversation")
         conversation = {} if conversation is None else conversation
         self.expect_type(conversation, ["object"], parts + ["conversation"], "'conversation'")
@@ -190,15 +195,17 @@ def parse_cassette(path: str, text: str) -> Cassette:
 
 # The most recently used cassettes, by real path. Items that share a cassette sit
 # next to each other in a suite, so a bounded cache parses each once without
-# holding every run of a large session in memory.
+# holding every run of a large session in memory. A cassette only one item replays is
+# not kept (``keep=False``): holding it would only give the garbage collector more to walk.
 _CACHE: OrderedDict[str, tuple[tuple[int, int], Cassette]] = OrderedDict()
 CACHE_SIZE = 256
 
 
-def load_cassette(path: str, name: str | None = None) -> Cassette:
+def load_cassette(path: str, name: str | None = None, keep: bool = True) -> Cassette:
     """Read and parse a cassette, reusing a recent parse unless the file changed.
 
-    ``name`` is how errors show the file (relative to the project's root, say).
+    ``name`` is how errors show the file (relative to the project's root, say); ``keep``
+    says whether the parse is worth keeping for the next item that replays the file.
     """
     key = os.path.abspath(path)
     st = os.stat(key)  # a missing file raises FileNotFoundError: the caller says how to record one
@@ -209,9 +216,10 @@ def load_cassette(path: str, name: str | None = None) -> Cassette:
         return hit[1]
     shown = name or path
     cassette = parse_cassette(shown, read_text(key, shown))
-    _CACHE[key] = (stamp, cassette)
-    if len(_CACHE) > CACHE_SIZE:
-        _CACHE.popitem(last=False)
+    if keep:
+        _CACHE[key] = (stamp, cassette)
+        if len(_CACHE) > CACHE_SIZE:
+            _CACHE.popitem(last=False)
     return cassette
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import gc
 import warnings
+from typing import Optional
 
 import pytest
 
-from .stash import CONTEXT_KEY
+from .stash import CONTEXT_KEY, FROZEN_KEY
 from .errors import InputError
 from .evaluate import evaluate
 from .render import render_verdict
@@ -46,6 +47,22 @@ def _register_marker(config: pytest.Config, name: str, origin: str) -> None:
     config.addinivalue_line("markers", f"{name}: {origin} (declared in a *.mcptest.yml suite)")
 
 
+_CACHE_DIR_KEY = pytest.StashKey[Optional[str]]()
+
+
+def _suite_cache_dir(config: pytest.Config) -> Optional[str]:
+    """Where built suites are cached: a folder of pytest's own cache (``.pytest_cache``), so
+    the suite cache is on exactly when pytest's is; None under ``-p no:cacheprovider`` or
+    when the folder cannot be made."""
+    if _CACHE_DIR_KEY not in config.stash:
+        cache = getattr(config, "cache", None)
+        try:
+            config.stash[_CACHE_DIR_KEY] = None if cache is None else str(cache.mkdir("mcptest-suites"))
+        except OSError:
+            config.stash[_CACHE_DIR_KEY] = None
+    return config.stash[_CACHE_DIR_KEY]
+
+
 class SuiteWarning(pytest.PytestWarning):
     """Something in a suite that is legal but most likely a mistake (named at its line)."""
 
@@ -55,14 +72,19 @@ class SuiteFile(pytest.File):
 
     def collect(self):
         # Parsing and item creation allocate many small objects that all live on; the
-        # garbage collector would only walk them again and again, so it waits.
+        # garbage collector would only walk them again and again, so it waits, and what was
+        # built is frozen (out of every later collection's way; the plugin unfreezes at the
+        # session's end, see ``_SessionHooks.unfreeze``).
         gc_was_enabled = gc.isenabled()
         gc.disable()
         try:
-            suite = load_suite_cached(str(self.path))
+            suite = load_suite_cached(str(self.path), _suite_cache_dir(self.config))
             for line, message in suite.warnings:
                 warnings.warn_explicit(SuiteWarning(message), SuiteWarning, str(self.path), line)
-            return [BlockItem.from_parent(self, name=block.name, block=block) for block in suite.blocks]
+            items = [BlockItem.from_parent(self, name=block.name, block=block) for block in suite.blocks]
+            gc.freeze()
+            self.config.stash[FROZEN_KEY] = True
+            return items
         finally:
             if gc_was_enabled:
                 gc.enable()

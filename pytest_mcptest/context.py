@@ -22,4 +22,7 @@ class Context(NamedTuple):
     live_concurrency: int = 4  # --mcptest-live-concurrency: runs of one item recorded at once
     dry_run: bool = False  # --mcptest-dry-run: say what a recording would spend, record nothing
     rate_dir: Optional[str] = None  # where live recording shares its per-minute limits across workers
+    # The cassettes (real paths) that more than one item replays, once collection has found them:
+    # only these stay parsed between items. None (no collection to count on) keeps every recent parse.
+    shared_cassettes: Optional[frozenset] = None
 

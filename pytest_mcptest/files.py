@@ -103,15 +103,39 @@ def strict_json(text: str) -> Any:
     Raises ``json.JSONDecodeError`` for bad syntax, :class:`NestingError` for depth and
     ``ValueError`` for numbers.
     """
-    try:
-        data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
-    except RecursionError:
-        raise NestingError(_TOO_DEEP) from None
+    data = _fast_loads(text)
+    if data is _UNDECIDED:
+        try:
+            data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+        except RecursionError:
+            raise NestingError(_TOO_DEEP) from None
     if not brackets_within(text, MAX_JSON_DEPTH):
         where = too_deep(data, MAX_JSON_DEPTH)
         if where is not None:
             raise NestingError(_TOO_DEEP, where)
     return data
+
+
+_UNDECIDED = object()
+_DECODER = None
+
+
+def _fast_loads(text: str) -> Any:
+    """msgspec's parse of ``text`` (about twice as fast as ``json.loads`` on a cassette, and
+    faster than orjson once orjson's integers are checked: it reads those beyond 64 bits as
+    floats, msgspec keeps them exact), or ``_UNDECIDED`` when the standard library must
+    decide. msgspec refuses what ``json`` refuses and more (lone surrogates, infinities,
+    deep nesting), so any refusal is handed back and the standard parser gives the value or
+    the usual message."""
+    global _DECODER
+    if _DECODER is None:  # imported here, not at the top: the plugin imports this module at every start
+        import msgspec
+
+        _DECODER = msgspec.json.Decoder()
+    try:
+        return _DECODER.decode(text)
+    except Exception:  # msgspec.DecodeError, or a RecursionError on deep nesting
+        return _UNDECIDED
 
 
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")

@@ -10,11 +10,12 @@ from __future__ import annotations
 import fnmatch
 import gc
 import os
+import sys
 
 import pytest
 
 from .context import Context
-from .stash import CONTEXT_KEY
+from .stash import CONTEXT_KEY, FROZEN_KEY
 from .report import (ReportBuilder, compare_reports, comparison_problem, item_entry, load_report, render_comparison,
                      write_report)
 
@@ -208,6 +209,21 @@ def _wants_entries(config: pytest.Config) -> bool:
 
 
 @pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """No garbage collection while a suite's item runs: replaying allocates many small
+    objects that are all freed (by reference counting) once the item is reported, so a
+    collection in the middle would only walk them. The collector runs between items, on
+    what is left; an item that leaves cycles behind has them collected then."""
+    if not _is_block_item(item) or not gc.isenabled():
+        return (yield)
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        gc.enable()
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     if (call.when == "call" and _is_block_item(item) and item.verdict is not None
             and getattr(item.config.option, "xmlpath", None)):
@@ -260,17 +276,45 @@ class _SessionHooks:
 
         Every later full garbage collection, pytest's own five at the end included,
         then skips the items, blocks and rules instead of walking them again; with
-        thousands of items that walk costs more than replaying them. Unfrozen at the
-        very end of the session, after pytest's last collections.
+        thousands of items that walk costs more than replaying them.
         """
-        if any(_is_block_item(item) for item in session.items):
+        blocks = [item.block for item in session.items if _is_block_item(item)]
+        if blocks:
+            if not self.config.option.collectonly:
+                self._count_cassettes(blocks)
             gc.freeze()
             self.frozen = True
 
+    def _count_cassettes(self, blocks: list) -> None:
+        """Tell the items which cassettes more than one of them replays: only those are kept
+        parsed from one item to the next (see ``Context.shared_cassettes``)."""
+        from collections import Counter
+
+        from .gates.sources import cassette_path
+
+        ctx = self.config.stash[CONTEXT_KEY]
+        counts = Counter(cassette_path(block, ctx) for block in blocks)
+        shared = frozenset(path for path, n in counts.items() if n > 1)
+        self.config.stash[CONTEXT_KEY] = ctx._replace(shared_cassettes=shared)
+
     def unfreeze(self) -> None:
-        if self.frozen:
+        """At the very end of the session (after pytest's last collections), hand the frozen
+        objects back to the collector, unless the process ends with this session.
+
+        A process that ends here (``pytest`` or ``python -m pytest`` on the command line,
+        an xdist worker) would only have the interpreter's exit collections walk every
+        item once more, hundreds of thousands of objects for nothing: their memory goes
+        back with the process. Nothing that must run at exit hangs on them: pytest has
+        written its reports and caches by now, and whatever is allocated after collection
+        (the run's own objects) was never frozen. A session run inside a longer-lived
+        process (``pytest.main()`` from a script, pytester's in-process runs) unfreezes,
+        so that its garbage is collected and the process does not grow session by session.
+        """
+        frozen = self.frozen or self.config.stash.get(FROZEN_KEY, False)
+        if frozen and not (hasattr(self.config, "workerinput") or _process_ends_with_session()):
             gc.unfreeze()
-            self.frozen = False
+        self.frozen = False
+        self.config.stash[FROZEN_KEY] = False
 
     def pytest_runtest_logreport(self, report) -> None:
         if self.builder is not None:
@@ -357,6 +401,25 @@ class _SessionHooks:
             compare = self.config.getoption("mcptest_compare")
             path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_html"))
             write_html(path, self.builder.to_dict(), self.comparison, os.path.basename(compare) if compare else "")
+
+
+def _process_ends_with_session() -> bool:
+    """Whether this session was started by pytest's console entry point (``pytest``,
+    ``python -m pytest``), so the interpreter exits once its cleanup is done: the innermost
+    ``main`` of pytest on the stack was called by ``console_main``, not by other code (a
+    script, or pytester running a session inside a test)."""
+    frame, entered = sys._getframe(1), False
+    while frame is not None:
+        in_config = frame.f_globals.get("__name__") == "_pytest.config"
+        name = frame.f_code.co_name
+        if in_config and name in ("_console_main", "console_main") and entered:
+            return True
+        if in_config and name in ("main", "_main"):
+            entered = True
+        elif entered and not in_config:
+            return False
+        frame = frame.f_back
+    return False
 
 
 def pytest_assertrepr_compare(config, op, left, right):

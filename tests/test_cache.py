@@ -1,9 +1,11 @@
-"""Built suites are cached beside their files and rebuilt whenever file or code changes."""
+"""Built suites are cached in the folder the pytest layer gives (under .pytest_cache) and
+rebuilt whenever file or code changes."""
 
 from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -14,8 +16,10 @@ from suites import WIDGET_SUITE, simple_scenario
 
 
 @pytest.fixture
-def writable(monkeypatch):
-    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+def folder(tmp_path):
+    path = tmp_path / "cache"
+    path.mkdir()
+    return str(path)
 
 
 @pytest.fixture
@@ -31,72 +35,114 @@ def _no_parse(monkeypatch):
     monkeypatch.setattr(cache, "load_suite", refuse)
 
 
-def test_second_load_comes_from_the_cache(writable, suite_file, monkeypatch):
-    first = cache.load_suite_cached(suite_file)
-    assert os.path.exists(cache.cache_path(suite_file))
+def test_second_load_comes_from_the_cache(folder, suite_file, monkeypatch):
+    first = cache.load_suite_cached(suite_file, folder)
+    assert os.path.exists(cache.cache_path(suite_file, folder))
     _no_parse(monkeypatch)
-    again = cache.load_suite_cached(suite_file)
+    again = cache.load_suite_cached(suite_file, folder)
     assert again == first == load_suite(suite_file)
     assert again.blocks[0].world == first.blocks[0].world
 
 
-def test_an_edit_rebuilds(writable, suite_file):
-    cache.load_suite_cached(suite_file)
+def test_written_even_when_bytecode_writing_is_off(monkeypatch, folder, suite_file):
+    """PYTHONDONTWRITEBYTECODE is common in CI images: the suite cache does not follow it."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    cache.load_suite_cached(suite_file, folder)
+    assert os.path.exists(cache.cache_path(suite_file, folder))
+
+
+def test_no_folder_no_cache(suite_file, tmp_path, monkeypatch):
+    before = sorted(os.listdir(tmp_path))
+    assert cache.load_suite_cached(suite_file).blocks[0].name == "restock the widget shelf"
+    assert sorted(os.listdir(tmp_path)) == before
+
+
+def test_two_suites_of_one_name_do_not_share_an_entry(folder, tmp_path):
+    paths = []
+    for sub in ("a", "b"):
+        (tmp_path / sub).mkdir()
+        path = tmp_path / sub / "shop.mcptest.yml"
+        path.write_text("scenarios:\n" + simple_scenario(f"from {sub}"))
+        paths.append(str(path))
+    assert cache.cache_path(paths[0], folder) != cache.cache_path(paths[1], folder)
+    for sub, path in zip("ab", paths):
+        assert cache.load_suite_cached(path, folder).blocks[0].name == f"from {sub}"
+    for sub, path in zip("ab", paths):  # from the cache, each its own
+        assert cache.load_suite_cached(path, folder).blocks[0].name == f"from {sub}"
+
+
+def test_an_edit_rebuilds(folder, suite_file):
+    cache.load_suite_cached(suite_file, folder)
     with open(suite_file, "a") as fh:
         fh.write(simple_scenario("ping once"))
-    assert [b.name for b in cache.load_suite_cached(suite_file).blocks] == ["restock the widget shelf", "ping once"]
+    assert [b.name for b in cache.load_suite_cached(suite_file, folder).blocks] == [
+        "restock the widget shelf", "ping once"]
 
 
-def test_other_code_rebuilds(writable, suite_file, monkeypatch):
-    cache.load_suite_cached(suite_file)
+def test_other_code_rebuilds(folder, suite_file, monkeypatch):
+    cache.load_suite_cached(suite_file, folder)
     monkeypatch.setattr(cache, "code_stamp", lambda: "some other version")
     calls = []
     monkeypatch.setattr(cache, "load_suite", lambda path, text: calls.append(path) or load_suite(path, text))
-    cache.load_suite_cached(suite_file)
+    cache.load_suite_cached(suite_file, folder)
     assert calls == [suite_file]
 
 
-def test_an_edit_that_keeps_size_and_time_rebuilds(writable, suite_file):
+def test_an_edit_that_keeps_size_and_time_rebuilds(folder, suite_file):
     stat = os.stat(suite_file)
     assert "exact: 0" in open(suite_file).read()
-    cache.load_suite_cached(suite_file)
+    cache.load_suite_cached(suite_file, folder)
     with open(suite_file) as fh:
         text = fh.read().replace("exact: 0", "exact: 7")
     with open(suite_file, "w") as fh:
         fh.write(text)
     os.utime(suite_file, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # as `cp -p` or an archive would
-    assert cache.load_suite_cached(suite_file).blocks[0].expect[0].value == 7
+    assert cache.load_suite_cached(suite_file, folder).blocks[0].expect[0].value == 7
 
 
-def test_an_unreadable_suite_is_an_input_error(tmp_path):
+def test_an_unreadable_suite_is_an_input_error(tmp_path, folder):
     with pytest.raises(InputError, match="cannot read the file"):
-        cache.load_suite_cached(str(tmp_path))  # a directory
+        cache.load_suite_cached(str(tmp_path), folder)  # a directory
 
 
-def test_a_corrupt_cache_is_ignored(writable, suite_file):
-    cache.load_suite_cached(suite_file)
-    with open(cache.cache_path(suite_file), "wb") as fh:
+def test_a_corrupt_cache_is_ignored(folder, suite_file):
+    cache.load_suite_cached(suite_file, folder)
+    with open(cache.cache_path(suite_file, folder), "wb") as fh:
         fh.write(b"\x80\x04garbage")
-    assert cache.load_suite_cached(suite_file).blocks[0].name == "restock the widget shelf"
+    assert cache.load_suite_cached(suite_file, folder).blocks[0].name == "restock the widget shelf"
 
 
-def test_nothing_is_written_when_bytecode_writing_is_off(monkeypatch, suite_file):
-    monkeypatch.setattr(sys, "dont_write_bytecode", True)
-    cache.load_suite_cached(suite_file)
-    assert not os.path.exists(cache.cache_path(suite_file))
-
-
-def test_bad_files_are_never_cached(writable, tmp_path):
+def test_bad_files_are_never_cached(folder, tmp_path):
     bad = tmp_path / "bad.mcptest.yml"
     bad.write_text("scenarios:\n  - name: x\n    seeds: {}\n")
     for _ in range(2):
         with pytest.raises(InputError, match="unknown key 'seeds'"):
-            cache.load_suite_cached(str(bad))
-    assert not os.path.exists(cache.cache_path(str(bad)))
+            cache.load_suite_cached(str(bad), folder)
+    assert os.listdir(folder) == []
 
 
-def test_an_unwritable_directory_is_fine(writable, suite_file, monkeypatch):
-    def fail(*args, **kwargs):
-        raise PermissionError("read-only")
-    monkeypatch.setattr(cache.os, "makedirs", fail)
-    assert cache.load_suite_cached(suite_file).blocks
+def test_an_unwritable_folder_is_fine(suite_file, tmp_path):
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    assert cache.load_suite_cached(suite_file, str(not_a_folder)).blocks
+    assert cache.load_suite_cached(suite_file, str(not_a_folder)).blocks
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "shop.mcptest.yml"]  # no temporary left
+
+
+EXAMPLES = sorted(str(p) for p in (Path(__file__).parent.parent / "examples").rglob("*.mcptest.yml"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[os.path.basename(p) for p in EXAMPLES])
+def test_every_example_suite_comes_back_from_the_cache_as_built(path, folder, monkeypatch):
+    """Each block of every kind is stored as a call of its class on its fields: what loads is
+    equal to what was built, down to the replay's per-tool maps."""
+    built = cache.load_suite_cached(path, folder)
+    _no_parse(monkeypatch)
+    loaded = cache.load_suite_cached(path, folder)
+    assert loaded == built and loaded.warnings == built.warnings
+    for old, new in zip(built.blocks, loaded.blocks):
+        assert type(new) is type(old)
+        world = getattr(old, "world", None)
+        if world is not None:
+            assert new.world.transitions_by_tool == world.transitions_by_tool
+            assert new.world.forbidden_by_tool == world.forbidden_by_tool

@@ -140,3 +140,18 @@ def test_run_with_nothing_to_run_says_so(suite, capsys, tmp_path):
     assert "no block to run in" in capsys.readouterr().err
     assert main(["run", "shop.mcptest.yml", "-k", "nothing_matches"]) == 2
     assert "none selected" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("path,root", [
+    ("/p/cassettes/a.json", "/p"), ("/p/a.json", "/p/"), ("/p", "/p"), ("/q/a.json", "/p"), ("/p/../q/a.json", "/p"),
+    ("/p/x/./a.json", "/p"), ("/pp/a.json", "/p"), ("/a.json", "/"), ("/p/a.json", "/p/../p"), ("/p/a.json", None),
+])
+def test_shown_paths_are_what_relpath_gives(path, root):
+    """``display`` answers clean paths under a clean root without relpath: the same text."""
+    import os
+
+    from pytest_mcptest.gates.sources import display
+
+    rel = os.path.relpath(path, root or os.getcwd())
+    want = path if rel == ".." or rel.startswith(".." + os.sep) else rel.replace(os.sep, "/")
+    assert display(path, root) == want

@@ -245,13 +245,34 @@ def test_verbose_node_id_of_a_dotted_name_reruns_it(pytester):
     pytester.runpytest("s.mcptest.yml::deploy 2.4").assert_outcomes(passed=1)
 
 
-def test_suites_are_cached_like_bytecode(shop, monkeypatch):
-    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+def _suite_entries(pytester) -> list[str]:
+    folder = pytester.path / ".pytest_cache" / "d" / "mcptest-suites"
+    return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+
+
+def test_suites_are_cached_in_pytests_cache(shop, monkeypatch):
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # as in many CI images: the suite cache is still written
     shop.runpytest_subprocess().assert_outcomes(passed=2)
-    assert (shop.path / "__pycache__" / "shop.mcptest.yml.mcptest.pickle").exists()
+    entries = _suite_entries(shop)
+    assert len(entries) == 1 and entries[0].endswith("-shop.mcptest.yml.pickle")
+    assert not (shop.path / "__pycache__").exists()
     shop.runpytest_subprocess().assert_outcomes(passed=2)
     (shop.path / "shop.mcptest.yml").write_text(WIDGET_SUITE)
     shop.runpytest_subprocess().assert_outcomes(passed=1)
+    assert _suite_entries(shop) == entries  # rewritten in place
+
+
+def test_no_suite_cache_without_pytests_cache(shop):
+    shop.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=2)
+    assert not (shop.path / ".pytest_cache").exists() and not (shop.path / "__pycache__").exists()
+
+
+def test_xdist_workers_share_the_suite_cache(shop):
+    shop.runpytest_subprocess("-n", "2").assert_outcomes(passed=2)
+    entries = _suite_entries(shop)
+    assert len(entries) == 1
+    shop.runpytest_subprocess("-n", "2").assert_outcomes(passed=2)
+    assert _suite_entries(shop) == entries  # no temporaries left by the concurrent writers
 
 
 def test_cassette_folders_are_not_walked(pytester):
@@ -327,3 +348,45 @@ def test_a_report_path_under_a_file_is_a_usage_error(pytester):
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--mcptest-report plain.txt/sub/r.json: cannot be written, *plain.txt is a file, "
                                  "not a folder*"])
+
+
+FREEZE_PROBE = '''
+import gc
+
+
+def pytest_configure(config):
+    # Registered before the plugin's own cleanup, so it runs after it (last in, first out).
+    config.add_cleanup(lambda: print(f"frozen after cleanup: {gc.get_freeze_count() > 0}"))
+'''
+
+
+def test_collected_items_stay_frozen_only_when_the_process_ends_with_the_session(shop):
+    """A command-line pytest keeps what collection froze (the exit need not walk it); a session
+    inside a longer-lived process hands it back to the collector."""
+    shop.makeconftest(FREEZE_PROBE)
+    sub = shop.runpytest_subprocess("-s", "-p", "no:cacheprovider")
+    sub.assert_outcomes(passed=2)
+    assert "frozen after cleanup: True" in sub.stdout.str()
+    inline = shop.runpytest("-s", "-p", "no:cacheprovider")
+    inline.assert_outcomes(passed=2)
+    assert "frozen after cleanup: False" in inline.stdout.str()
+
+
+def test_a_cassette_several_items_share_is_parsed_once_and_only_it_is_kept(pytester, monkeypatch):
+    """Cassettes one item replays are not held between items (more for the garbage collector
+    to walk); one that several replay is parsed once per process."""
+    from collections import OrderedDict
+
+    from pytest_mcptest import cassette
+
+    monkeypatch.setattr(cassette, "_CACHE", OrderedDict())
+    parsed = []
+    real = cassette.parse_cassette
+    monkeypatch.setattr(cassette, "parse_cassette", lambda shown, text: parsed.append(shown) or real(shown, text))
+    pytester.makefile(".mcptest.yml", s="scenarios:\n" + simple_scenario("a", "shared.json")
+                      + simple_scenario("b", "shared.json") + simple_scenario("c", "own.json"))
+    for name in ("shared.json", "own.json"):
+        (pytester.path / name).write_text(PING_RUN)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
+    assert sorted(parsed) == ["own.json", "shared.json"]
+    assert [path.rsplit("/", 1)[-1] for path in cassette._CACHE] == ["shared.json"]

@@ -658,8 +658,7 @@ def test_envelope_empty_run():
     assert env["golden"]["matched"] is False
 
 
-def test_another_tools_operator_word_is_a_literal_with_a_warning_at_its_line(pytester, monkeypatch):
-    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)  # let the suite cache be written
+def test_another_tools_operator_word_is_a_literal_with_a_warning_at_its_line(pytester):
     suite = ("scenarios:\n  - name: double\n    cassette: c.json\n    seed: {a: 1}\n    transitions:\n"
              "      - tool: double\n        effect: {a: {mul: 2}}\n    expect_state: {a: {mul: 2}}\n")
     pytester.makefile(".mcptest.yml", s=suite)
@@ -669,4 +668,14 @@ def test_another_tools_operator_word_is_a_literal_with_a_warning_at_its_line(pyt
         result.assert_outcomes(passed=1)  # spec 000: the object is set as it is
         result.stdout.fnmatch_lines(["*s.mcptest.yml:7: SuiteWarning: 'a': {mul: ...} is not an operator here "
                                      "(operators: set, inc, dec, from_arg)*"])
-    assert (pytester.path / "__pycache__" / "s.mcptest.yml.mcptest.pickle").exists()
+    assert list((pytester.path / ".pytest_cache" / "d" / "mcptest-suites").glob("*-s.mcptest.yml.pickle"))
+
+
+@pytest.mark.parametrize("op,value", [("eq", 3), ("eq", {"a": [1]}), ("min", 2), ("max", 2), ("min", 2.5)])
+@pytest.mark.parametrize("state", [{}, {"x": 3}, {"x": 2}, {"x": "3"}, {"x": True}, {"x": {"a": [1]}}, {"x": None}])
+def test_a_guard_holds_exactly_when_it_has_no_failure(op, value, state):
+    """The replay asks ``holds`` (no wording); the failure text comes from ``failure``: they agree."""
+    from pytest_mcptest.engine.world import Guard
+
+    guard = Guard(("x",), op, value)
+    assert guard.holds(state) is (guard.failure(state) is None)

@@ -46,7 +46,7 @@ def score_golden_path(calls: Sequence[Any], golden: GoldenPath) -> PathScore:
     - repeated_tools: a call whose name equals the immediately preceding call's.
     - backtracks: a call to a tool used earlier that is not the preceding tool.
     """
-    names = [as_call(c).name for c in calls]
+    names = [c if type(c) is str else as_call(c).name for c in calls]  # names are the common case
     extra = max(0, len(names) - len(golden.calls))
     backtracks = repeats = 0
     seen: set[str] = set()

@@ -108,11 +108,12 @@ class Run:
     def final_responses(self) -> tuple[str, ...]:
         return final_responses(self.turns)
 
-    def envelope(self) -> dict:
+    def envelope(self, finals: Optional[tuple[str, ...]] = None) -> dict:
         """What every kind of block reports of a run, before its own gates add theirs: the
         calls, their names and count, the turns (final responses), the conversation with
-        its tokens, the last final response and the cost; absent data stays absent."""
-        finals = self.final_responses
+        its tokens, the last final response and the cost; absent data stays absent.
+        ``finals`` are the final responses when the caller has worked them out already."""
+        finals = self.final_responses if finals is None else finals
         conversation: dict = {"turns": list(self.turns)}
         if self.tokens is not None:
             conversation["tokens"] = dict(self.tokens)

@@ -44,6 +44,18 @@ class Guard:
     def describe(self) -> str:
         return f"{format_path(self.path)} {self.op} {show(self.value)}"
 
+    def holds(self, state: dict) -> bool:
+        """Whether the guard holds: :meth:`failure` is None, without wording why not (a
+        forbidden rule's guard usually fails, and its reason is never shown)."""
+        actual = resolve(state, self.path)
+        if isinstance(actual, Missing):
+            return False
+        if self.op == "eq":
+            return json_equal(actual, self.value)
+        if not is_number(actual):
+            return False
+        return actual >= self.value if self.op == "min" else actual <= self.value
+
     def failure(self, state: dict) -> Optional[str]:
         """None when the guard holds, else why it failed (with the value it saw)."""
         actual = resolve(state, self.path)
@@ -141,6 +153,19 @@ class WorldSpec:
     golden: Optional[GoldenOracle] = None
     expect_state: tuple[tuple[tuple[Segment, ...], Any], ...] = ()
     rubric: Any = None
+    # Built once with the spec (and cached with a built suite), not on every replay.
+    transitions_by_tool: dict = attrs.field(init=False, eq=False, repr=False)
+    forbidden_by_tool: dict = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        by_tool: dict[str, list] = {}
+        for t in self.transitions:
+            by_tool.setdefault(t.tool, []).append(t)
+        forbidden: dict[str, list] = {}
+        for f in self.forbidden:
+            forbidden.setdefault(f.tool, []).append(f)
+        object.__setattr__(self, "transitions_by_tool", {k: tuple(v) for k, v in by_tool.items()})
+        object.__setattr__(self, "forbidden_by_tool", {k: tuple(v) for k, v in forbidden.items()})
 
 
 @attrs.frozen
@@ -200,6 +225,7 @@ class WorldResult:
     state_checked: int
     golden: Optional[GoldenOutcome]
     rubric: Any = None
+    finals: Optional[tuple[str, ...]] = None  # the run's final responses, worked out once by the replay
 
     @property
     def tool_calls(self) -> tuple[ToolCall, ...]:
@@ -216,7 +242,7 @@ class WorldResult:
 
     def to_dict(self) -> dict:
         """The report envelope that ``expect:`` resolves paths against."""
-        env = self.run.envelope()
+        env = self.run.envelope(self.finals)
         env.update({
             "invalid_actions": len(self.invalid),
             "forbidden_transitions": len(self.forbidden),
@@ -262,26 +288,23 @@ def _apply(state: dict, effects: Sequence[Effect], args: Any) -> None:
 def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
     """Replay ``run``'s tool calls against a copy of ``spec.seed``. Pure and deterministic."""
     state = copy_json(spec.seed)
-    by_tool: dict[str, list[Transition]] = {}
-    for t in spec.transitions:
-        by_tool.setdefault(t.tool, []).append(t)
-    forbidden_by_tool: dict[str, list[ForbiddenRule]] = {}
-    for f in spec.forbidden:
-        forbidden_by_tool.setdefault(f.tool, []).append(f)
-    escalation_tools = set(spec.escalation_tools)
+    by_tool = spec.transitions_by_tool
+    forbidden_by_tool = spec.forbidden_by_tool
+    escalation_tools = spec.escalation_tools
 
     invalid: list[CallIssue] = []
     forbidden: list[CallIssue] = []
     recoveries: list[int] = []
     escalations = 0
 
-    for index, call in enumerate(run.tool_calls):
-        if index and run.tool_calls[index - 1].error:
+    calls = run.tool_calls
+    for index, call in enumerate(calls):
+        if index and calls[index - 1].error:
             recoveries.append(index)
         if call.name in escalation_tools:
             escalations += 1
         rule = next((r for r in forbidden_by_tool.get(call.name, ())
-                     if first_guard_failure(r.when, state) is None), None)
+                     if all(g.holds(state) for g in r.when)), None)
         if rule is not None:
             forbidden.append(CallIssue(index, call.name, call.args, rule.reason))
             continue
@@ -291,16 +314,11 @@ def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
                 invalid.append(CallIssue(index, call.name, call.args,
                                          "no transition is declared for this tool"))
             continue
-        chosen = None
-        first_failure = None
-        for t in candidates:
-            failure = first_guard_failure(t.when, state)
-            if failure is None:
-                chosen = t
-                break
-            first_failure = first_failure or failure
+        chosen = next((t for t in candidates if all(g.holds(state) for g in t.when)), None)
         if chosen is None:
-            invalid.append(CallIssue(index, call.name, call.args, first_failure or "guard failed"))
+            # Worded only now: the first candidate's first failed guard, as the spec says.
+            invalid.append(CallIssue(index, call.name, call.args,
+                                     first_guard_failure(candidates[0].when, state) or "guard failed"))
             continue
         if call.error:
             continue
@@ -331,6 +349,7 @@ def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
         refusals=refusals,
         turns=len(finals),
         run=run,
+        finals=finals,
         state_diff=tuple(diffs),
         state_checked=len(spec.expect_state),
         golden=golden,

@@ -7,6 +7,7 @@ the same whatever the block's kind; every gate that judges a catalog reads it he
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from typing import Any, Optional
 
 import attrs
@@ -48,8 +49,21 @@ class Source:
 
 def display(path: str, root: Optional[str]) -> str:
     """``path`` relative to ``root`` (or the working directory) when it lies inside it."""
+    prefix = _prefix(root) if root else None
+    if prefix is not None and path.startswith(prefix) and os.path.normpath(path) == path:
+        # What relpath answers for a clean path under a clean root, without its two abspaths.
+        return path[len(prefix):].replace(os.sep, "/")
     rel = os.path.relpath(path, root or os.getcwd())
     return path if rel == ".." or rel.startswith(".." + os.sep) else rel.replace(os.sep, "/")
+
+
+@lru_cache(maxsize=16)
+def _prefix(root: str) -> Optional[str]:
+    """``root`` with a separator after it, when it is absolute and normalized (then a clean
+    path that starts with it lies inside it); else None."""
+    if not os.path.isabs(root) or os.path.normpath(root) != root:
+        return None
+    return root if root.endswith(os.sep) else root + os.sep
 
 
 def cassette_path(block: Any, ctx: Context) -> str:
@@ -59,9 +73,10 @@ def cassette_path(block: Any, ctx: Context) -> str:
     return name if os.path.isabs(name) else os.path.normpath(os.path.join(base, name))
 
 
-def _load(path: str, shown: str) -> Cassette:
+def _load(path: str, shown: str, ctx: Context) -> Cassette:
+    keep = ctx.shared_cassettes is None or path in ctx.shared_cassettes
     try:
-        return load_cassette(path, shown)
+        return load_cassette(path, shown, keep)
     except InputError as exc:
         raise SourceError("cassette", shown, exc.render()) from None
     except OSError as exc:
@@ -80,7 +95,7 @@ def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
     path = cassette_path(block, ctx)
     shown = display(path, ctx.root)
     exists = os.path.exists(path)
-    cassette = _load(path, shown) if exists else None
+    cassette = _load(path, shown, ctx) if exists else None
     can_record = getattr(gate, "can_record", None) is not None and gate.can_record(block)
     decision = decide(ctx.record_mode, shown, exists, len(cassette.runs) if cassette else 0,
                       getattr(block, "runs", None), can_record=can_record, recorder="the live agent runner")
@@ -96,7 +111,7 @@ def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
             said += gate.record(block, ctx, path, decision.runs_to_record, how)
         except RecordingFailed as exc:
             raise SourceError("cassette", shown, f"recording {shown} failed: {exc}") from None
-        cassette = _load(path, shown)
+        cassette = _load(path, shown, ctx)
     elif decision.note:
         notes.append(decision.note)
     runs = cassette.runs if decision.runs_to_judge is None else cassette.runs[:decision.runs_to_judge]

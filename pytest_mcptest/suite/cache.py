@@ -1,32 +1,39 @@
-"""Built suites cached beside their files, as Python caches bytecode in ``__pycache__``.
+"""Built suites cached in pytest's own cache folder (``.pytest_cache``), keyed by content.
 
 Parsing YAML costs more per item than pytest's own bookkeeping; a suite that has not
 changed need not be parsed, validated and built again. The cache entry is keyed by
 the suite's real path and a hash of its bytes (times can lie: ``cp -p``, archives),
 and by a stamp of the code that built it (this package's sources and schema, PyYAML
-and Python), so an edit to either rebuilds it. Like bytecode, nothing is written when ``PYTHONDONTWRITEBYTECODE`` is set
-(or ``sys.dont_write_bytecode``), and a cache that cannot be read or written is
-simply not used. A cache file is a pickle: trust it as you trust ``__pycache__``.
+and Python), so an edit to either rebuilds it. The pytest layer hands in the folder
+(under ``config.cache``), so the cache is on exactly when pytest's own is: shared by
+xdist workers, off under ``-p no:cacheprovider``, and written whether or not Python
+writes bytecode (``PYTHONDONTWRITEBYTECODE`` is common in CI images, where every run
+would otherwise be a cold one). Entries are written whole (a temporary file renamed
+into place), so concurrent writers never leave a torn one; one that cannot be read or
+written is simply not used. A cache file is a pickle: trust it as you trust
+``.pytest_cache`` and ``__pycache__``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pickle
 import sys
 from functools import lru_cache
 from pathlib import Path
+from typing import Optional
 
+import attrs
 import yaml
 
 from ..errors import InputError
-from ..files import atomic_write
 from .build import load_suite
 from .loader import read_text
 from .model import Suite
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 3
 
 
 @lru_cache(maxsize=1)
@@ -40,20 +47,27 @@ def code_stamp() -> str:
     return digest.hexdigest()
 
 
-def cache_path(path: str) -> str:
-    directory, name = os.path.split(path)
-    return os.path.join(directory, "__pycache__", f"{name}.mcptest.pickle")
+def cache_path(path: str, directory: str, real: Optional[str] = None) -> str:
+    """The entry of the suite at ``path`` in ``directory``: named by a hash of its real path
+    (two suites of one name in different folders do not collide) and by its name."""
+    real = real or os.path.realpath(path)
+    digest = hashlib.sha1(real.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return os.path.join(directory, f"{digest}-{os.path.basename(real)}.pickle")
 
 
-def load_suite_cached(path: str) -> Suite:
-    """:func:`load_suite`, from the cache when the file's bytes and the code are unchanged."""
+def load_suite_cached(path: str, directory: Optional[str] = None) -> Suite:
+    """:func:`load_suite`, from the cache in ``directory`` when the file's bytes and the code
+    are unchanged; with no ``directory``, no cache is read or written."""
     try:
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError as exc:
         raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
-    key = (os.path.realpath(path), hashlib.sha1(data).hexdigest(), code_stamp())
-    where = cache_path(path)
+    if directory is None:
+        return load_suite(path, read_text(path, data))
+    real = os.path.realpath(path)
+    key = (real, hashlib.sha1(data).hexdigest(), code_stamp())
+    where = cache_path(path, directory, real)
     try:
         with open(where, "rb") as fh:
             if pickle.load(fh) == key:
@@ -61,16 +75,38 @@ def load_suite_cached(path: str) -> Suite:
     except Exception:  # absent, stale, truncated or from other code: rebuild
         pass
     suite = load_suite(path, read_text(path, data))
-    if not sys.dont_write_bytecode:
-        _store(where, key, suite)
+    _store(where, key, suite)
     return suite
 
 
+class _Pickler(pickle.Pickler):
+    """Pickles an attrs object as a call of its class on its fields' values.
+
+    Loading then runs the class's generated ``__init__`` rather than attrs' ``__setstate__``
+    for slotted classes, which sets each field through a Python-level loop: a built suite of
+    100 scenarios (2,500 objects) loads about a third faster, from a smaller file. Every
+    class a suite holds can be built again from its fields (their checks and converters
+    accept what they once produced); fields not taken by ``__init__`` are worked out again.
+    """
+
+    def reducer_override(self, obj):
+        cls = type(obj)
+        if attrs.has(cls):
+            return cls, tuple(getattr(obj, field.name) for field in attrs.fields(cls) if field.init)
+        return NotImplemented
+
+
 def _store(where: str, key: tuple, suite: Suite) -> None:
-    """Write the cache entry (its key, then the suite) whole or not at all; a cache that
-    cannot be written is simply not used."""
+    """Write the cache entry (its key, then the suite) whole or not at all: to a temporary
+    file of this process, renamed into place, so that xdist workers writing the same entry
+    at once never leave a torn one. Not synced to disk: an entry a crash damaged fails to
+    load or to match its key, and is rebuilt. One that cannot be written is not used."""
+    tmp = f"{where}.tmp-{os.getpid()}"
     try:
-        atomic_write(where, pickle.dumps(key, protocol=pickle.HIGHEST_PROTOCOL)
-                     + pickle.dumps(suite, protocol=pickle.HIGHEST_PROTOCOL))
+        with open(tmp, "wb") as fh:
+            pickle.dump(key, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            _Pickler(fh, protocol=pickle.HIGHEST_PROTOCOL).dump(suite)
+        os.replace(tmp, where)
     except (OSError, pickle.PicklingError):
-        pass
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
