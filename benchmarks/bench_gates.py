@@ -108,9 +108,9 @@ def _probe(folder: str) -> dict:
 
 def catalog_117() -> list[dict]:
     """117 tools: the bundled distractor catalog, then near-duplicate variants of it."""
-    from pytest_mcptest.engine.distractors import CATALOG
+    from pytest_mcptest.engine.distractors import bundled_tools
 
-    base = [dict(t) for t in CATALOG]
+    base = bundled_tools()
     tools, n = list(base), 0
     while len(tools) < 117:
         t = base[n % len(base)]
