@@ -132,44 +132,49 @@ def count_tokens(text: str) -> int:
 _SCHEMA_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
-def _schema_json() -> Callable[[Any], str]:
-    """The compact JSON of a schema, as ``_SCHEMA_ENCODER.encode`` writes it.
+def _schema_encoder() -> Callable[[Any, int], Sequence[str]]:
+    """A function from a schema to the chunks of its compact JSON, as
+    ``_SCHEMA_ENCODER.encode`` writes it.
 
     ``JSONEncoder.encode`` builds a new C encoder for every object it is given; for a
     117-tool catalog that set-up was about 40 % of building the surface text, and the text
-    was the whole of counting's cost beyond tiktoken's own encode. One C encoder per
-    surface does the same work once (with the same circular-reference check and errors);
-    where CPython's C encoder is absent, ``encode`` itself is used."""
+    is the whole of counting's cost beyond tiktoken's own encode. One C encoder per surface
+    does the same work once (with the same circular-reference check and errors); where
+    CPython's C encoder is absent, ``iterencode`` does it in Python."""
     make = json.encoder.c_make_encoder
-    if make is None:
-        return _SCHEMA_ENCODER.encode
     e = _SCHEMA_ENCODER
-    iterencode = make({}, e.default, json.encoder.encode_basestring, None, e.key_separator,
-                      e.item_separator, e.sort_keys, e.skipkeys, e.allow_nan)
-    return lambda schema: "".join(iterencode(schema, 0))
+    if make is None:
+        return lambda schema, _level: e.iterencode(schema, _one_shot=True)
+    return make({}, e.default, json.encoder.encode_basestring, None, e.key_separator,
+                e.item_separator, e.sort_keys, e.skipkeys, e.allow_nan)
 
 
-def _tool_parts(tool: Mapping, schema_json: Callable[[Any], str]) -> list[str]:
-    parts = []
-    name = tool.get("name")
-    if isinstance(name, str):
-        parts += (name, "\n")
-    description = tool.get("description")
-    if isinstance(description, str) and description:
-        parts += (description, "\n")
-    schema = tool.get("inputSchema", tool.get("input_schema"))
-    if schema is not None:
-        parts += (schema_json(schema), "\n")
-    return parts
+def _add_surface(parts: list, tools: Iterable[Mapping]) -> list:
+    """Append each tool's surface pieces to ``parts``; returns where each tool's pieces end."""
+    encode, add, ends = _schema_encoder(), parts.append, []
+    for tool in tools:
+        if not isinstance(tool, Mapping):
+            continue
+        name = tool.get("name")
+        if isinstance(name, str):
+            add(name)
+            add("\n")
+        description = tool.get("description")
+        if description and isinstance(description, str):
+            add(description)
+            add("\n")
+        schema = tool.get("inputSchema", tool.get("input_schema"))
+        if schema is not None:
+            parts.extend(encode(schema, 0))
+            add("\n")
+        ends.append((tool, len(parts)))
+    return ends
 
 
 def surface_text(tools: Iterable[Mapping]) -> str:
     """The exact text whose tokens are the tool surface (see the module docstring)."""
-    schema_json = _schema_json()
     parts: list[str] = []
-    for tool in tools:
-        if isinstance(tool, Mapping):
-            parts += _tool_parts(tool, schema_json)
+    _add_surface(parts, tools)
     return "".join(parts)
 
 
@@ -193,9 +198,11 @@ def count_surface_tokens(tools: Iterable[Mapping]) -> int:
 
 def tool_token_counts(tools: Iterable[Mapping]) -> list[tuple[str, int]]:
     """``(name, tokens)`` per tool, for a report that shows which tools are fat."""
-    encoding, schema_json = cl100k_base(), _schema_json()
-    return [(str(t.get("name", "")), len(encoding.encode_ordinary("".join(_tool_parts(t, schema_json)))))
-            for t in tools if isinstance(t, Mapping)]
+    encoding, parts, start, out = cl100k_base(), [], 0, []
+    for tool, end in _add_surface(parts, tools):
+        out.append((str(tool.get("name", "")), len(encoding.encode_ordinary("".join(parts[start:end])))))
+        start = end
+    return out
 
 
 # --------------------------------------------------------------------------- token efficiency
