@@ -90,6 +90,36 @@ def test_surface_text_is_name_description_schema_lines():
     assert count_surface_tokens([tool]) == 21
 
 
+ODD_SCHEMAS = [
+    {"type": "object", "properties": {"n": {"type": "number", "minimum": -1.5e-300, "maximum": 1e308,
+                                            "default": 0.1, "multipleOf": 3, "examples": [True, False, None]}}},
+    {"enum": ["a\u2028b", "tab\there", "quote\"back\\slash", "\x00\x1f", "東京", "\ud83d\ude00", ""]},
+    {"z": 1, "a": [[], {}, [{"": []}]], "big": 2 ** 70, "neg": -0.0},
+    [], "bare string", 7,
+]
+
+
+@pytest.mark.parametrize("c_encoder", [True, False], ids=["c-encoder", "pure-python"])
+def test_surface_schemas_are_exactly_json_dumps_compact(monkeypatch, c_encoder):
+    if not c_encoder:
+        monkeypatch.setattr(json.encoder, "c_make_encoder", None)
+    tools = [{"name": f"t{i}", "inputSchema": schema} for i, schema in enumerate(ODD_SCHEMAS)]
+    expected = "".join(f"t{i}\n" + json.dumps(schema, ensure_ascii=False, separators=(",", ":")) + "\n"
+                       for i, schema in enumerate(ODD_SCHEMAS))
+    assert surface_text(tools) == expected
+
+
+def test_surface_schemas_fail_as_json_dumps_does():
+    loop: dict = {"type": "object"}
+    loop["properties"] = {"self": loop}
+    with pytest.raises(ValueError, match="Circular reference"):
+        surface_text([{"name": "a", "inputSchema": loop}])
+    with pytest.raises(TypeError, match="Object of type set is not JSON serializable"):
+        surface_text([{"name": "a", "inputSchema": {"enum": {1, 2}}}])
+    # one surface's failure leaves nothing behind for the next
+    assert surface_text([{"name": "a", "inputSchema": {"type": "object"}}]) == 'a\n{"type":"object"}\n'
+
+
 def test_surface_count_is_the_sum_of_tool_counts():
     per_tool = tool_token_counts(CATALOG)
     assert len(per_tool) == len(CATALOG) and per_tool[0][0] == "convert_currency"

@@ -282,7 +282,7 @@ def score_distractors(runs: Sequence[Any], correct: Sequence[str], distractors: 
                       complexity: Optional[str] = None, confidence: float = 0.95) -> DistractorScore:
     """Score runs (Runs, ``{"tool_calls": ...}`` dicts or sequences of calls) against the
     declared correct ids and the injected distractor ids. See the module docstring for
-    the rule. Computing ``certified_lower`` imports statsmodels, unless no run succeeded."""
+    the rule."""
     correct, distractors = tuple(correct), tuple(distractors)
     per_run = tuple(_classify_run(calls_of(run), correct, distractors) for run in runs)
     good = sum(len(r.correct) for r in per_run)

@@ -27,9 +27,10 @@ import gzip
 import hashlib
 import importlib.util
 import json
+import json.encoder
 import os
 import threading
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 import attrs
 
@@ -128,26 +129,53 @@ def count_tokens(text: str) -> int:
 # --------------------------------------------------------------------------- the tool surface
 
 
-_SCHEMA_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_SCHEMA_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
-def _tool_text(tool: Mapping) -> str:
-    parts = []
-    name = tool.get("name")
-    if isinstance(name, str):
-        parts.append(name + "\n")
-    description = tool.get("description")
-    if isinstance(description, str) and description:
-        parts.append(description + "\n")
-    schema = tool.get("inputSchema", tool.get("input_schema"))
-    if schema is not None:
-        parts.append(_SCHEMA_JSON(schema) + "\n")
-    return "".join(parts)
+def _schema_encoder() -> Callable[[Any, int], Sequence[str]]:
+    """A function from a schema to the chunks of its compact JSON, as
+    ``_SCHEMA_ENCODER.encode`` writes it.
+
+    Building the surface text is the whole of counting's cost beyond tiktoken's own encode
+    (about a sixth of it for a 117-tool catalog), and ``JSONEncoder.encode`` builds a new C
+    encoder for every schema. One C encoder per surface does the same work once, with the
+    same circular-reference check and errors: the text costs about a fifth less. Where
+    CPython's C encoder is absent, ``iterencode`` does it in Python."""
+    make = json.encoder.c_make_encoder
+    e = _SCHEMA_ENCODER
+    if make is None:
+        return lambda schema, _level: e.iterencode(schema, _one_shot=True)
+    return make({}, e.default, json.encoder.encode_basestring, None, e.key_separator,
+                e.item_separator, e.sort_keys, e.skipkeys, e.allow_nan)
+
+
+def _add_surface(parts: list, tools: Iterable[Mapping]) -> list:
+    """Append each tool's surface pieces to ``parts``; returns where each tool's pieces end."""
+    encode, add, ends = _schema_encoder(), parts.append, []
+    for tool in tools:
+        if not isinstance(tool, Mapping):
+            continue
+        name = tool.get("name")
+        if isinstance(name, str):
+            add(name)
+            add("\n")
+        description = tool.get("description")
+        if description and isinstance(description, str):
+            add(description)
+            add("\n")
+        schema = tool.get("inputSchema", tool.get("input_schema"))
+        if schema is not None:
+            parts.extend(encode(schema, 0))
+            add("\n")
+        ends.append((tool, len(parts)))
+    return ends
 
 
 def surface_text(tools: Iterable[Mapping]) -> str:
     """The exact text whose tokens are the tool surface (see the module docstring)."""
-    return "".join(_tool_text(t) for t in tools if isinstance(t, Mapping))
+    parts: list[str] = []
+    _add_surface(parts, tools)
+    return "".join(parts)
 
 
 def merged_catalog_tools(catalog: Mapping) -> list[Mapping]:
@@ -170,9 +198,11 @@ def count_surface_tokens(tools: Iterable[Mapping]) -> int:
 
 def tool_token_counts(tools: Iterable[Mapping]) -> list[tuple[str, int]]:
     """``(name, tokens)`` per tool, for a report that shows which tools are fat."""
-    encoding = cl100k_base()
-    return [(str(t.get("name", "")), len(encoding.encode_ordinary(_tool_text(t))))
-            for t in tools if isinstance(t, Mapping)]
+    encoding, parts, start, out = cl100k_base(), [], 0, []
+    for tool, end in _add_surface(parts, tools):
+        out.append((str(tool.get("name", "")), len(encoding.encode_ordinary("".join(parts[start:end])))))
+        start = end
+    return out
 
 
 # --------------------------------------------------------------------------- token efficiency

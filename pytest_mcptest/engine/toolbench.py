@@ -28,10 +28,9 @@ Mutations (:func:`mutate_tool`), each on one named tool, description only:
 collapses the whitespace left behind.
 
 Figures: accuracy = correct picks / intents (one pick per intent, so it equals
-selection F1) with a 95 % Wilson interval (statsmodels, imported when first needed);
-TDQS mean and min and the smells come from :mod:`.quality`; the catalog cost is
-whitespace-separated tokens of each tool's name, description and ``inputSchema`` as
-``json.dumps(sort_keys=True)``. Per mutation: ``drop`` = baseline accuracy - mutated
+selection F1) with a 95 % Wilson interval (:func:`.stats.wilson_interval`); TDQS mean and min
+and the smells come from :mod:`.quality`; the catalog cost is whitespace-separated tokens
+of each tool's name, description and ``inputSchema`` as ``json.dumps(sort_keys=True)``. Per mutation: ``drop`` = baseline accuracy - mutated
 accuracy (negative when the edit helped), ``smells_introduced`` = per-smell increases
 of the mutated tool's findings (categories that did not grow are left out), and
 ``tokens_removed`` = catalog cost before - after.
