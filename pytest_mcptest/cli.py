@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import json
 import os
 import sys
@@ -107,9 +108,8 @@ def _import(args) -> int:
     """Turn an existing log into a cassette, checked by reading it back before it is written."""
     from .cassette import dump_cassette, parse_cassette, write_cassette
     from .files import read_text
-    from .importers import IMPORTERS, import_text
-    from .importers.common import catalog_file, summary
-    from .importers.detect import detect_kind
+    from .importers import import_text
+    from .importers.common import catalog_file, parse_once, summary
 
     try:
         text = read_text(args.file)
@@ -129,30 +129,22 @@ def _import(args) -> int:
         if not args.force:
             print(f"{args.output}: already exists; pass --force to overwrite it", file=sys.stderr)
             return EXIT_USAGE
-    kind = args.kind
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # a large log makes millions of small containers and no cycles: a third of the time went to the collector
     try:
-        guessed = detect_kind(args.file, text)
-    except InputError as exc:
-        if kind == "auto":
-            print(exc.render(), file=sys.stderr)
-            return EXIT_USAGE
-        guessed = None  # the named kind's importer says what is wrong, in its terms
-    if kind == "auto" and guessed is None:
-        print(f"{args.file}: cannot tell which kind of log this is; name it: mcptest import "
-              f"({'|'.join(IMPORTERS)}) FILE -o CASSETTE", file=sys.stderr)
-        return EXIT_USAGE
-    if kind != "auto" and guessed not in (None, kind):
-        print(f"{args.file}: this looks like a log of kind {guessed}, not {kind}; import it with "
-              f"`mcptest import {guessed}` (or `mcptest import auto`)", file=sys.stderr)
-        return EXIT_USAGE
-    kind = guessed if kind == "auto" else kind
-    try:
-        cassette = import_text(kind, args.file, text)
+        with parse_once():  # the log's JSON is parsed once, to guess its kind and to import it
+            kind = _kind_to_import(args, text)
+            if kind is None:
+                return EXIT_USAGE
+            cassette = import_text(kind, args.file, text)
+        del text
         if args.tools is not None:
             cassette["catalog"] = catalog_file(args.tools, _side_file(args.tools))
         written = dump_cassette(cassette)
+        counts = summary(cassette)
+        del cassette  # a large import holds its cassette once, as text, while it is read back
         parse_cassette(args.output, written)  # what replay will read, read once now
-        write_cassette(args.output, cassette, overwrite=args.force, text=written)
+        write_cassette(args.output, None, overwrite=args.force, text=written)
     except InputError as exc:
         print(exc.render(), file=sys.stderr)
         return EXIT_USAGE
@@ -162,13 +154,40 @@ def _import(args) -> int:
     except OSError as exc:
         print(f"{args.output}: cannot write: {exc.strerror}", file=sys.stderr)
         return EXIT_USAGE
-    counts = summary(cassette)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     print(f"{args.output}: {counts['runs']} runs, {counts['calls']} tool calls "
           f"({counts['errors']} errors, {counts['without_result']} without a result, "
           f"{counts['invalid_json_args']} with arguments that are not valid JSON, kept as text and flagged"
           + (f", {counts['unmatched_results']} results matching no call" if counts["unmatched_results"] else "")
           + f") from {args.file}" + (f", detected as {kind}" if args.kind == "auto" else ""))
     return EXIT_OK
+
+
+def _kind_to_import(args, text: str) -> Optional[str]:
+    """The kind to import ``args.file`` as: the one named, or with ``auto`` the one guessed;
+    None (with the reason on stderr) when it cannot be guessed or the file is of another kind."""
+    from .importers import IMPORTERS
+    from .importers.detect import detect_kind
+
+    kind = args.kind
+    try:
+        guessed = detect_kind(args.file, text)
+    except InputError as exc:
+        if kind == "auto":
+            print(exc.render(), file=sys.stderr)
+            return None
+        guessed = None  # the named kind's importer says what is wrong, in its terms
+    if kind == "auto" and guessed is None:
+        print(f"{args.file}: cannot tell which kind of log this is; name it: mcptest import "
+              f"({'|'.join(IMPORTERS)}) FILE -o CASSETTE", file=sys.stderr)
+        return None
+    if kind != "auto" and guessed not in (None, kind):
+        print(f"{args.file}: this looks like a log of kind {guessed}, not {kind}; import it with "
+              f"`mcptest import {guessed}` (or `mcptest import auto`)", file=sys.stderr)
+        return None
+    return guessed if kind == "auto" else kind
 
 
 def _side_file(path: str) -> str:

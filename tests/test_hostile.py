@@ -21,7 +21,8 @@ from pytest_mcptest.engine.trace_match import ExpectedCall, ExpectedTrace, valid
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.files import MAX_JSON_DEPTH, read_json, read_text
 from pytest_mcptest.mcp import ServerError, list_tools
-from pytest_mcptest.report import dumps, load_report
+from pytest_mcptest import report as report_module
+from pytest_mcptest.report import bounded_lists, dumps, load_report
 
 HOSTILE = Path(__file__).parent / "hostile"
 OK_CASSETTE = '{"mcptest_cassette": 1, "runs": [{"tool_calls": [{"name": "ping"}]}]}'
@@ -142,6 +143,44 @@ def test_the_report_writer_never_raises():
     assert item["envelope"]["nan"] is None and item["envelope"]["odd"] == "odd" and item["envelope"]["4"] == "four"
     assert "/envelope/nan: nan is not a JSON number; written as null" in item["notes"]
     assert "/envelope/odd: a Odd is not JSON; written as text" in item["notes"]
+
+
+def test_a_huge_run_is_judged_whole_and_its_report_copies_a_bounded_part(pytester, monkeypatch):
+    """The report copies at most MAX_LIST_ENTRIES entries of a list (200,000 calls made a
+    90 MB report and a gigabyte); the gates judge them all, and the item's notes say so."""
+    monkeypatch.setattr(report_module, "MAX_LIST_ENTRIES", 5)
+    calls = [{"name": f"t{i % 3}", "args": {"i": i}} for i in range(12)]
+    (pytester.path / "big.json").write_text(json.dumps({"mcptest_cassette": 1, "runs": [{"tool_calls": calls}]}))
+    pytester.makefile(".mcptest.yml", big="""\
+        agents:
+          - name: big
+            cassette: big.json
+            expected_trace: {mode: subsequence, calls: [t0, t2]}
+            expect:
+              - tool_calls[11].args.i: {exact: 11}
+              - actions: {exact: 12}
+        """)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-report", "r.json")
+    no_traceback(result)
+    result.assert_outcomes(passed=1)
+    (item,) = load_report(str(pytester.path / "r.json"))["items"]
+    assert [c["args"]["i"] for c in item["envelope"]["tool_calls"]] == [0, 1, 2, 3, 4]
+    assert item["envelope"]["tool_names"] == ["t0", "t1", "t2", "t0", "t1"]
+    assert item["envelope"]["actions"] == 12
+    assert item["notes"] == [
+        "/envelope/tool_calls: 12 entries; the first 5 are written here (the gates judged all 12; the cassette holds them)",
+        "/envelope/tool_names: 12 entries; the first 5 are written here (the gates judged all 12; the cassette holds them)"]
+
+
+def test_bounded_lists_copies_only_the_way_to_a_cut_and_leaves_small_values_alone():
+    small = {"a": [1, 2], "b": {"c": [[1], [2]]}}
+    assert bounded_lists(small, 2) == (small, []) and bounded_lists(small, 2)[0] is small
+    big = {"keep": {"x": [1]}, "runs": [{"calls": list(range(5))}, {"calls": [1]}, {"calls": list(range(9))}]}
+    cut, notes = bounded_lists(big, 2)
+    assert cut == {"keep": {"x": [1]}, "runs": [{"calls": [0, 1]}, {"calls": [1]}]}
+    assert cut["keep"] is big["keep"]  # untouched parts are shared, not copied
+    assert big["runs"][0]["calls"] == [0, 1, 2, 3, 4] and len(big["runs"]) == 3  # the verdict's envelope is intact
+    assert [n.split(":")[0] for n in notes] == ["/envelope/runs", "/envelope/runs/0/calls"]
 
 
 # --------------------------------------------------------------------------- bounded reads
