@@ -256,7 +256,7 @@ def write_cassette(path: str, data: dict | None, overwrite: bool = False, text: 
     Returns the text written; ``text``, when given, is ``dump_cassette(data)`` already made
     (a large cassette's indented JSON costs seconds to make), and ``data`` may then be None.
     """
-    if not overwrite and os.path.exists(path):
+    if not overwrite and os.path.lexists(path):  # a dangling symbolic link counts: nothing is replaced unasked
         raise FileExistsError(path)
     text = dump_cassette(data) if text is None else text
     atomic_write(path, text)

@@ -45,6 +45,14 @@ _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
 def read_text(path: str, name: Optional[str] = None, limit: Optional[int] = None) -> str:
     """The text of the regular file at ``path``; errors name it as ``name`` (default ``path``)."""
     shown = name or path
+    return decode_text(read_bytes(path, shown, limit), shown)
+
+
+def read_bytes(path: str, name: Optional[str] = None, limit: Optional[int] = None) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``limit`` (default
+    :data:`MAX_FILE_BYTES`): a FIFO, a device or a directory is refused before any read, so
+    nothing blocks or reads without end. ``FileNotFoundError`` passes through."""
+    shown = name or path
     limit = MAX_FILE_BYTES if limit is None else limit
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
@@ -75,7 +83,25 @@ def read_text(path: str, name: Optional[str] = None, limit: Optional[int] = None
         raise InputError(shown, f"cannot read: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
-    return decode_text(b"".join(chunks), shown)
+    return b"".join(chunks)
+
+
+def regular_file_problem(path: str) -> Optional[str]:
+    """What keeps mcptest from reading ``path`` as a file, in words for a message after
+    its name ("no such file", "is a directory, ..."), or None for a regular file within the
+    size limit. For callers that hand the path to a reader of their own."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return "no such file"
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+    if not stat.S_ISREG(st.st_mode):
+        what = next((text for test, text in _KINDS if test(st.st_mode)), "not a regular file")
+        return f"is {what}, not a regular file; mcptest reads only regular files"
+    if st.st_size > MAX_FILE_BYTES:
+        return f"is {_size(st.st_size)}, over the {_size(MAX_FILE_BYTES)} limit for one file"
+    return None
 
 
 def decode_text(data: bytes, shown: str) -> str:
@@ -201,6 +227,18 @@ def _path_to_depth(value: Any, depth: int) -> Optional[list]:
         elif isinstance(node, list):
             stack.extend((v, path + [i]) for i, v in reversed(list(enumerate(node))) if isinstance(v, (dict, list)))
     return None  # pragma: no cover - only called when something is that deep
+
+
+def file_above(path: str) -> Optional[str]:
+    """The first existing part of ``path``'s folder that is not a folder (so nothing can be
+    written under it), or None."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while folder and not os.path.exists(folder):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+    return folder if folder and not os.path.isdir(folder) else None
 
 
 def atomic_write(path: str, data: str | bytes) -> None:

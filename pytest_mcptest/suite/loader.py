@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from ..errors import InputError
+from ..files import read_bytes
 
 try:  # libyaml's C parser is ~4.6x faster; fall back to pure Python when absent.
     _BaseLoader = yaml.CSafeLoader
@@ -346,11 +347,11 @@ def line_of(root: Any, parts) -> int | None:
 
 
 def read_text(path: str, data: bytes | None = None) -> str:
-    """A suite's text; an unreadable or non-UTF-8 file is an :class:`InputError`."""
+    """A suite's text; an unreadable or non-UTF-8 file is an :class:`InputError`, and so is
+    a FIFO, a device or a file over the size limit (read by :func:`~pytest_mcptest.files.read_bytes`)."""
     try:
         if data is None:
-            with open(path, "rb") as fh:
-                data = fh.read()
+            data = read_bytes(path)
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(path, f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
