@@ -388,3 +388,83 @@ def test_a_huge_failing_trace_lists_a_thousand_mismatches_and_counts_the_rest():
     assert not result.passed
     assert len(result.mismatches) == LISTED_MISMATCHES and result.unlisted == 5000 - 1 - LISTED_MISMATCHES
     assert result.to_dict()["unlisted_mismatches"] == result.unlisted
+
+
+# --------------------------------------------------------------------------- wrong words, re-checked (harden2)
+
+
+def test_user_turns_without_text_are_not_read_as_the_same_empty_message(pytester):
+    suite(pytester, "conversation_no_text", "conversation_no_text.json")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    text = no_traceback(result)
+    assert "loop" not in text
+    result.assert_outcomes(passed=1)
+
+
+def test_a_catalog_tool_named_by_a_list_fails_its_item_with_the_pointer(pytester):
+    suite(pytester, "distractors_list_name", "distractors_list_name.json")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    text = no_traceback(result)
+    assert "TypeError" not in text
+    assert ("distractors: cassette distractors_list_name.json (at /catalog/catalog/tools/0/name): "
+            "a tool's name must be a string, found array") in text
+    result.assert_outcomes(failed=1)
+
+
+def test_a_bench_mutation_on_a_tool_the_catalog_lacks_names_the_spec(capsys):
+    assert main(["tool-bench", "run", str(HOSTILE / "bench_unknown_tool.yml")]) == 2
+    _, err = capsys.readouterr()
+    assert err == (f"{HOSTILE / 'bench_unknown_tool.yml'}:2: mutations[0]: tool 'lookup_b' is not in the catalog "
+                   "(its tools: lookup_a)\n")
+
+
+def test_import_output_under_a_file_is_a_usage_error_without_a_force_hint(tmp_path, capsys):
+    (tmp_path / "afile").write_text("x")
+    out = tmp_path / "afile" / "c.json"
+    assert main(["import", "auto", str(HOSTILE / "import_log.json"), "-o", str(out)]) == 2
+    _, err = capsys.readouterr()
+    assert err == f"{out}: cannot be written, {tmp_path / 'afile'} is a file, not a folder\n"
+    assert (tmp_path / "afile").read_text() == "x"
+
+
+def test_import_never_replaces_a_dangling_link_without_force(tmp_path, capsys):
+    link = tmp_path / "c.json"
+    link.symlink_to(tmp_path / "nowhere.json")
+    assert main(["import", "auto", str(HOSTILE / "import_log.json"), "-o", str(link)]) == 2
+    _, err = capsys.readouterr()
+    assert err == f"{link}: already exists (a symbolic link to nothing); pass --force to overwrite it\n"
+    assert link.is_symlink()
+    assert main(["import", "auto", str(HOSTILE / "import_log.json"), "-o", str(link), "--force"]) == 0
+    assert not link.is_symlink() and json.loads(link.read_text())["mcptest_cassette"] == 1
+
+
+def test_record_output_under_a_file_or_a_dangling_link(tmp_path, capsys):
+    (tmp_path / "afile").write_text("x")
+    assert main(["record", "--out", str(tmp_path / "afile" / "c.json"), "--", "true"]) == 2
+    link = tmp_path / "c.json"
+    link.symlink_to(tmp_path / "nowhere.json")
+    assert main(["record", "--out", str(link), "--", "true"]) == 2
+    _, err = capsys.readouterr()
+    assert err.splitlines() == [
+        f"{tmp_path / 'afile' / 'c.json'}: cannot be written, {tmp_path / 'afile'} is a file, not a folder",
+        f"{link}: already exists; pass --append to add this session as a new run, or --force to replace it"]
+
+
+@pytest.mark.parametrize("command", [
+    ["tool-bench", "run", "{}"], ["mock", "--tools-from", "{}"], ["scenario", "run", "{}"], ["run", "{}"],
+    ["doctor", "--lint-descriptions", "--server", "s", "--config", "{}"], ["import", "auto", "{}", "-o", "out.json"]])
+def test_cli_commands_refuse_a_fifo_and_a_device_at_once(tmp_path, capsys, command):
+    fifo = tmp_path / "fifo.yml"
+    os.mkfifo(fifo)
+    for path, what in ((str(fifo), "a FIFO (named pipe)"), ("/dev/zero", "a character device")):
+        argv = [part.replace("{}", path) if part == "{}" else str(tmp_path / part) if part == "out.json" else part
+                for part in command]
+        assert main(argv) == 2
+        _, err = capsys.readouterr()
+        assert f"{path}: is {what}, not a regular file; mcptest reads only regular files" in err
+
+
+def test_scenario_run_on_a_folder_says_so(tmp_path, capsys):
+    assert main(["scenario", "run", str(tmp_path)]) == 2
+    _, err = capsys.readouterr()
+    assert err == f"{tmp_path}: is a directory, not a regular file; mcptest reads only regular files\n"

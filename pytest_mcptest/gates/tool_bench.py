@@ -91,8 +91,8 @@ def judge_run(block: ToolBenchBlock, catalog, number: int, total: int, ctx: Cont
 
     try:
         bench = run_bench(catalog, block.intents, block.mutations, block.min_drop)
-    except ValueError as exc:
-        raise SourceError("catalog", None, str(exc)) from None
+    except ValueError as exc:  # the spec and the catalog disagree: name the spec's block, as the CLI prints only this
+        raise SourceError("catalog", None, f"{block.file}:{block.line}: {exc}") from None
     failures = ()
     if bench.passed is False:
         failures = (Failure("min_drop", f"the largest selection drop {_num(bench.max_drop)} is below min_drop "
