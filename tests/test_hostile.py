@@ -468,3 +468,13 @@ def test_scenario_run_on_a_folder_says_so(tmp_path, capsys):
     assert main(["scenario", "run", str(tmp_path)]) == 2
     _, err = capsys.readouterr()
     assert err == f"{tmp_path}: is a directory, not a regular file; mcptest reads only regular files\n"
+
+
+def test_every_bad_block_of_a_file_is_reported_in_one_run(pytester):
+    suite(pytester, "three_bad_blocks")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    text = no_traceback(result)
+    assert "three_bad_blocks.mcptest.yml:7: 3 problems in this document:" in text
+    lines = [line.strip() for line in text.splitlines() if line.strip().startswith("line ")]
+    assert [line.split(":")[0] for line in lines] == ["line 7", "line 11", "line 15"]
+    assert "invalid regular expression '('" in lines[0] and "inc takes a number" in lines[2]
