@@ -30,7 +30,7 @@ from typing import Any, Optional
 
 from .engine.paths import json_pointer
 from .engine.values import NestingError
-from .errors import InputError
+from .errors import InputError, number_problem
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
 MAX_JSON_DEPTH = 128
@@ -133,6 +133,10 @@ def strict_json(text: str) -> Any:
         data = _DECODER.decode(text)
     except RecursionError:
         raise NestingError(_TOO_DEEP) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:  # a number: infinite, or an integer of thousands of digits
+        raise ValueError(number_problem(exc)) from None
     if not brackets_within(text, MAX_JSON_DEPTH):
         where = too_deep(data, MAX_JSON_DEPTH)
         if where is not None:

@@ -478,3 +478,15 @@ def test_every_bad_block_of_a_file_is_reported_in_one_run(pytester):
     lines = [line.strip() for line in text.splitlines() if line.strip().startswith("line ")]
     assert [line.split(":")[0] for line in lines] == ["line 7", "line 11", "line 15"]
     assert "invalid regular expression '('" in lines[0] and "inc takes a number" in lines[2]
+
+
+def test_an_integer_of_thousands_of_digits_is_refused_in_a_users_words(pytester):
+    with pytest.raises(InputError) as info:
+        load_cassette(str(HOSTILE / "long_number.json"))
+    assert info.value.message == "invalid JSON: a number of 5001 digits; mcptest reads numbers of at most 4300 digits"
+    pytester.makefile(".mcptest.yml", long=f"scenarios:\n  - name: long\n    seed: {{n: 1{'0' * 5000}}}\n"
+                                           "    transitions: [{tool: ping}]\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    text = no_traceback(result)
+    assert "as a number: a number of 5001 digits; mcptest reads numbers of at most 4300 digits" in text
+    assert "set_int_max_str_digits" not in text

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import InputError
+from ..errors import InputError, number_problem
 from ..files import read_bytes
 
 try:  # libyaml's C parser is ~4.6x faster; fall back to pure Python when absent.
@@ -93,7 +93,7 @@ def _scalar(loader: "_Loader", node) -> Any:
                 return number
             raise ValueError("JSON has no infinity or NaN")
     except ValueError as exc:
-        raise InputError(loader._path, f"cannot read {value[:40]!r} as a number: {exc}",
+        raise InputError(loader._path, f"cannot read {value[:40]!r} as a number: {number_problem(exc)}",
                          line=node.start_mark.line + 1, source=loader._source) from None
     raise InputError(loader._path, f"the tag {tag!r} does not make a JSON value (suites hold JSON values)",
                      line=node.start_mark.line + 1, source=loader._source)
