@@ -309,12 +309,19 @@ def _report_problem(data) -> Optional[tuple[str, str]]:
         for j, failure in enumerate(item.get("failures") or ()):
             if not isinstance(failure, dict):
                 return f"{here}/failures/{j}", f"a failure must be an object, found {type_name(failure)}"
+            for key in ("gate", "message"):
+                if key in failure and not isinstance(failure[key], str):
+                    return (f"{here}/failures/{j}/{key}",
+                            f"a failure's \"{key}\" must be a string, found {type_name(failure[key])}")
     errors = data.get("errors", [])
     if not isinstance(errors, list):
         return "/errors", f"\"errors\" must be an array, found {type_name(errors)}"
     for i, error in enumerate(errors):
         if not isinstance(error, dict):
             return f"/errors/{i}", f"an error must be an object, found {type_name(error)}"
+        for key in ("file", "message"):
+            if not isinstance(error.get(key), str):
+                return f"/errors/{i}/{key}", f"an error needs a string \"{key}\", found {type_name(error.get(key))}"
     return None
 
 
@@ -323,7 +330,8 @@ _JSON_TYPES = {"string": lambda v: isinstance(v, str), "object": lambda v: isins
                "null": lambda v: v is None}
 _ITEM_KEYS = {"id": ("string",), "name": ("string",), "kind": ("string",), "file": ("string",),
               "line": ("integer", "null"), "outcome": ("string",), "envelope": ("object",),
-              "failures": ("array",), "runs": ("array",), "notes": ("array",)}
+              "failures": ("array",), "runs": ("array",), "notes": ("array",), "text": ("string",),
+              "tags": ("array",)}
 
 
 def _is_number(value) -> bool:

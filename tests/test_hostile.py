@@ -239,6 +239,8 @@ def test_catalog_reader_refuses_latin1_and_deep_nesting(tmp_path):
     ("report_wrong_types.json", "report_wrong_types.json (at /items/1/envelope): not an mcptest report: "
                                 "\"envelope\" must be object, found array"),
     ("report_nan.json", "report_nan.json: invalid JSON: NaN is not a JSON number"),
+    ("report_odd_fields.json", "report_odd_fields.json (at /errors/0/file): not an mcptest report: "
+                               "an error needs a string \"file\", found number"),
 ])
 def test_mcptest_report_refuses_a_report_that_is_not_one(capsys, monkeypatch, name, message):
     monkeypatch.chdir(HOSTILE)
@@ -490,3 +492,16 @@ def test_an_integer_of_thousands_of_digits_is_refused_in_a_users_words(pytester)
     text = no_traceback(result)
     assert "as a number: a number of 5001 digits; mcptest reads numbers of at most 4300 digits" in text
     assert "set_int_max_str_digits" not in text
+
+
+@pytest.mark.parametrize("item, pointer, message", [
+    ({"id": "x", "text": 7}, "/items/0/text", '"text" must be string, found number'),
+    ({"id": "x", "tags": "a"}, "/items/0/tags", '"tags" must be array, found string'),
+    ({"id": "x", "failures": [{"gate": 5}]}, "/items/0/failures/0/gate", 'a failure\'s "gate" must be a string, found number'),
+])
+def test_report_fields_the_pages_show_are_checked(tmp_path, item, pointer, message):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"mcptest_report": 1, "items": [item]}))
+    with pytest.raises(ValueError) as info:
+        load_report(str(path))
+    assert str(info.value) == f"{path} (at {pointer}): not an mcptest report: {message}"
