@@ -505,3 +505,10 @@ def test_report_fields_the_pages_show_are_checked(tmp_path, item, pointer, messa
     with pytest.raises(ValueError) as info:
         load_report(str(path))
     assert str(info.value) == f"{path} (at {pointer}): not an mcptest report: {message}"
+
+
+def test_a_mock_tool_schema_must_be_of_type_object(capsys):
+    assert main(["mock", "--tools-from", str(HOSTILE / "manifest_schema_type.yml")]) == 2
+    _, err = capsys.readouterr()
+    assert err.startswith(f"{HOSTILE / 'manifest_schema_type.yml'}:3: mock_server.tools[0].input_schema.type "
+                          "must be one of \"object\", found 5")
