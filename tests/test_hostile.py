@@ -512,3 +512,15 @@ def test_a_mock_tool_schema_must_be_of_type_object(capsys):
     _, err = capsys.readouterr()
     assert err.startswith(f"{HOSTILE / 'manifest_schema_type.yml'}:3: mock_server.tools[0].input_schema.type "
                           "must be one of \"object\", found 5")
+
+
+def test_a_catalog_entry_that_is_not_a_tool_names_the_catalog(capsys, tmp_path):
+    shutil.copy(HOSTILE / "catalog_not_tools.json", tmp_path / "cat.json")
+    assert main(["doctor", "--lint-descriptions", "--catalog", str(tmp_path / "cat.json")]) == 2
+    _, err = capsys.readouterr()
+    assert err == f"{tmp_path / 'cat.json'}: tools[3] must be an object, found number\n"
+    (tmp_path / "spec.yml").write_text("catalog_path: cat.json\nintents: [{query: q, gold: [a]}]\n"
+                                       "mutations: [{tool: a, kind: blank}]\n")
+    assert main(["tool-bench", "run", str(tmp_path / "spec.yml")]) == 2
+    _, err = capsys.readouterr()
+    assert err.endswith("cat.json: tools[3] must be an object, found number\n")
