@@ -245,6 +245,16 @@ def file_above(path: str) -> Optional[str]:
     return folder if folder and not os.path.isdir(folder) else None
 
 
+def utf8_safe(text: str) -> str:
+    """JSON ``text`` that UTF-8 can write: a lone surrogate (a file name that is not UTF-8,
+    read by Python as ``caf\udce9``) becomes its JSON escape, which reads back as itself."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
 def atomic_write(path: str, data: str | bytes) -> None:
     """Write ``data`` (text is written as UTF-8) to a temporary file beside ``path``, then
     rename it into place; on any failure the temporary file goes and ``path`` is untouched."""

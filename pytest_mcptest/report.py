@@ -15,7 +15,7 @@ from .engine.paths import json_pointer
 from .engine.paths import leaves as flatten
 from .engine.values import type_name
 from .errors import InputError
-from .files import MAX_JSON_DEPTH, POINTER_PARTS, atomic_write, brackets_within, read_json
+from .files import MAX_JSON_DEPTH, POINTER_PARTS, atomic_write, brackets_within, read_json, utf8_safe
 from .indented_json import compact, dumps_indented
 
 REPORT_VERSION = 1
@@ -194,7 +194,7 @@ def dumps(report: dict) -> str:
     text = _clean(report)
     if text is None:
         report = json_safe(report)
-    return dumps_indented(report, sort_keys=True, allow_nan=False, text=text) + "\n"
+    return utf8_safe(dumps_indented(report, sort_keys=True, allow_nan=False, text=text) + "\n")
 
 
 def _clean(report: dict) -> Optional[str]:

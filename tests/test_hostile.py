@@ -524,3 +524,17 @@ def test_a_catalog_entry_that_is_not_a_tool_names_the_catalog(capsys, tmp_path):
     assert main(["tool-bench", "run", str(tmp_path / "spec.yml")]) == 2
     _, err = capsys.readouterr()
     assert err.endswith("cat.json: tools[3] must be an object, found number\n")
+
+
+def test_a_suite_whose_file_name_is_not_utf8_gets_a_report_that_reads_back(pytester):
+    (pytester.path / "ok.json").write_text(OK_CASSETTE)
+    name = os.fsdecode(b"caf\xe9.mcptest.yml")
+    (pytester.path / name).write_text("scenarios:\n  - name: s\n    cassette: ok.json\n    transitions: [{tool: ping}]\n")
+    result = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-report", "r.json", "--mcptest-html", "r.html")
+    no_traceback(result)
+    result.assert_outcomes(passed=1)
+    text = (pytester.path / "r.json").read_bytes().decode("utf-8")  # strict UTF-8
+    assert '"id": "caf\\udce9.mcptest.yml::s"' in text
+    (item,) = load_report(str(pytester.path / "r.json"))["items"]
+    assert item["id"] == f"{name}::s"
+    assert (pytester.path / "r.html").stat().st_size > 0
