@@ -410,7 +410,7 @@ def test_a_catalog_tool_named_by_a_list_fails_its_item_with_the_pointer(pytester
     assert "TypeError" not in text
     assert ("distractors: cassette distractors_list_name.json (at /catalog/catalog/tools/0/name): "
             "a tool's name must be a string, found array") in text
-    result.assert_outcomes(failed=1)
+    result.assert_outcomes(passed=1, failed=1)  # the agent's own gates pass; its distractors item fails
 
 
 def test_a_bench_mutation_on_a_tool_the_catalog_lacks_names_the_spec(capsys):
