@@ -538,3 +538,26 @@ def test_a_suite_whose_file_name_is_not_utf8_gets_a_report_that_reads_back(pytes
     (item,) = load_report(str(pytester.path / "r.json"))["items"]
     assert item["id"] == f"{name}::s"
     assert (pytester.path / "r.html").stat().st_size > 0
+
+
+def test_yaml_nested_100000_brackets_deep_is_an_error_not_a_crash(pytester, tmp_path, capsys):
+    """libyaml recursed in C on deep flow collections: the interpreter died (SIGSEGV)."""
+    deep = "[" * 100_000 + "]" * 100_000
+    pytester.makefile(".mcptest.yml", deep=f"scenarios:\n  - name: s\n    seed: {{a: {deep}}}\n"
+                                           "    transitions: [{tool: ping}]\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    text = no_traceback(result)
+    assert "deep.mcptest.yml: the YAML nests too deeply to read (more than 1000 levels of [ or {)" in text
+    assert result.ret == 1  # a collection error (a crash was -11)
+    (tmp_path / "m.json").write_text('{"tools": [{"name": "a", "inputSchema": {"x": ' + deep + "}}]}")
+    assert main(["mock", "--tools-from", str(tmp_path / "m.json")]) == 2
+    _, err = capsys.readouterr()
+    assert "m.json: the YAML nests too deeply to read" in err
+
+
+def test_brackets_in_strings_are_not_read_as_nesting():
+    from pytest_mcptest.suite.loader import flow_depth_within
+
+    assert flow_depth_within("a: '" + "]" * 5000 + "'\nb: [[1]]\n", 10)  # closing ones never add depth
+    assert not flow_depth_within("a: " + "[" * 11 + "]" * 11, 10)
+    assert flow_depth_within("a: " + "[" * 10 + "]" * 10, 10)
