@@ -14,7 +14,6 @@ cache of recent parses); replay never writes.
 from __future__ import annotations
 
 import difflib
-import json
 import os
 from collections import OrderedDict
 
@@ -25,6 +24,7 @@ from .engine.values import is_number, type_name
 from .engine.paths import json_pointer
 from .errors import InputError
 from .files import atomic_write, loads_json, read_text
+from .indented_json import dumps_indented
 
 CASSETTE_VERSION = 1
 
@@ -246,7 +246,7 @@ def dump_cassette(data: dict) -> str:
     top = _ordered(data, _TOP_ORDER)
     if isinstance(top.get("runs"), list):
         top["runs"] = [_ordered_run(run) for run in top["runs"]]
-    return json.dumps(top, indent=2, ensure_ascii=False) + "\n"
+    return dumps_indented(top) + "\n"
 
 
 def _ordered_run(run):
@@ -256,15 +256,15 @@ def _ordered_run(run):
     return run
 
 
-def write_cassette(path: str, data: dict, overwrite: bool = False, text: str | None = None) -> str:
+def write_cassette(path: str, data: dict | None, overwrite: bool = False, text: str | None = None) -> str:
     """Write ``data`` as cassette JSON at ``path``: a temporary file beside it, then a rename,
     so a failure (a full disk, a kill) leaves any old cassette as it was.
 
     Refuses to replace an existing file unless ``overwrite`` (raises :class:`FileExistsError`).
     Returns the text written; ``text``, when given, is ``dump_cassette(data)`` already made
-    (a large cassette's indented JSON costs seconds to make).
+    (a large cassette's indented JSON costs seconds to make), and ``data`` may then be None.
     """
-    if not overwrite and os.path.exists(path):
+    if not overwrite and os.path.lexists(path):  # a dangling symbolic link counts: nothing is replaced unasked
         raise FileExistsError(path)
     text = dump_cassette(data) if text is None else text
     atomic_write(path, text)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import json
 import os
 import sys
@@ -64,10 +65,16 @@ def _pytest(targets: list[str], cassette_dir: Optional[str], as_json: bool, extr
 
 def _run(args) -> int:
     """Every block of the suites, as pytest would run them."""
-    missing = [s for s in args.suites if not os.path.exists(s)]
-    if missing:
-        print(f"{missing[0]}: no such file or directory", file=sys.stderr)
-        return EXIT_USAGE
+    from .files import regular_file_problem
+
+    for suite in args.suites:
+        if not os.path.exists(suite):
+            print(f"{suite}: no such file or directory", file=sys.stderr)
+            return EXIT_USAGE
+        problem = None if os.path.isdir(suite) else regular_file_problem(suite)
+        if problem:
+            print(f"{suite}: {problem}", file=sys.stderr)
+            return EXIT_USAGE
     extra = list(args.pytest_args)
     if args.record and not any(a.startswith("--mcptest-record-mode") for a in extra):
         extra.append("--mcptest-record-mode=once")  # record what has no cassette yet, replay the rest
@@ -81,10 +88,12 @@ def _run(args) -> int:
 
 def _scenario_run(args) -> int:
     """The scenarios of one suite (or those named), through pytest."""
+    from .files import regular_file_problem
     from .suite.cache import load_suite_cached
 
-    if not os.path.isfile(args.suite):
-        print(f"{args.suite}: no such file", file=sys.stderr)
+    problem = regular_file_problem(args.suite)
+    if problem:
+        print(f"{args.suite}: {problem}", file=sys.stderr)
         return EXIT_USAGE
     try:
         suite = load_suite_cached(args.suite)
@@ -107,10 +116,9 @@ def _scenario_run(args) -> int:
 def _import(args) -> int:
     """Turn an existing log into a cassette, checked by reading it back before it is written."""
     from .cassette import dump_cassette, parse_cassette, write_cassette
-    from .files import read_text
-    from .importers import IMPORTERS, import_text
-    from .importers.common import catalog_file, summary
-    from .importers.detect import detect_kind
+    from .files import file_above, read_text
+    from .importers import import_text
+    from .importers.common import catalog_file, parse_once, summary
 
     try:
         text = read_text(args.file)
@@ -123,37 +131,34 @@ def _import(args) -> int:
     if os.path.isdir(args.output):
         print(f"{args.output}: is a directory; name the cassette file to write", file=sys.stderr)
         return EXIT_USAGE
-    if os.path.exists(args.output):
-        if os.path.exists(args.file) and os.path.samefile(args.file, args.output):
+    under = file_above(args.output)
+    if under is not None:
+        print(f"{args.output}: cannot be written, {under} is a file, not a folder", file=sys.stderr)
+        return EXIT_USAGE
+    if os.path.lexists(args.output):  # a dangling symbolic link is there too: replaced only with --force
+        if os.path.exists(args.output) and os.path.samefile(args.file, args.output):
             print(f"{args.output}: is the file being imported; write the cassette elsewhere", file=sys.stderr)
             return EXIT_USAGE
         if not args.force:
-            print(f"{args.output}: already exists; pass --force to overwrite it", file=sys.stderr)
+            dangling = "" if os.path.exists(args.output) else " (a symbolic link to nothing)"
+            print(f"{args.output}: already exists{dangling}; pass --force to overwrite it", file=sys.stderr)
             return EXIT_USAGE
-    kind = args.kind
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # a large log makes millions of small containers and no cycles: a third of the time went to the collector
     try:
-        guessed = detect_kind(args.file, text)
-    except InputError as exc:
-        if kind == "auto":
-            print(exc.render(), file=sys.stderr)
-            return EXIT_USAGE
-        guessed = None  # the named kind's importer says what is wrong, in its terms
-    if kind == "auto" and guessed is None:
-        print(f"{args.file}: cannot tell which kind of log this is; name it: mcptest import "
-              f"({'|'.join(IMPORTERS)}) FILE -o CASSETTE", file=sys.stderr)
-        return EXIT_USAGE
-    if kind != "auto" and guessed not in (None, kind):
-        print(f"{args.file}: this looks like a log of kind {guessed}, not {kind}; import it with "
-              f"`mcptest import {guessed}` (or `mcptest import auto`)", file=sys.stderr)
-        return EXIT_USAGE
-    kind = guessed if kind == "auto" else kind
-    try:
-        cassette = import_text(kind, args.file, text)
+        with parse_once():  # the log's JSON is parsed once, to guess its kind and to import it
+            kind = _kind_to_import(args, text)
+            if kind is None:
+                return EXIT_USAGE
+            cassette = import_text(kind, args.file, text)
+        del text
         if args.tools is not None:
             cassette["catalog"] = catalog_file(args.tools, _side_file(args.tools))
         written = dump_cassette(cassette)
+        counts = summary(cassette)
+        del cassette  # a large import holds its cassette once, as text, while it is read back
         parse_cassette(args.output, written)  # what replay will read, read once now
-        write_cassette(args.output, cassette, overwrite=args.force, text=written)
+        write_cassette(args.output, None, overwrite=args.force, text=written)
     except InputError as exc:
         print(exc.render(), file=sys.stderr)
         return EXIT_USAGE
@@ -163,13 +168,40 @@ def _import(args) -> int:
     except OSError as exc:
         print(f"{args.output}: cannot write: {exc.strerror}", file=sys.stderr)
         return EXIT_USAGE
-    counts = summary(cassette)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     print(f"{args.output}: {counts['runs']} runs, {counts['calls']} tool calls "
           f"({counts['errors']} errors, {counts['without_result']} without a result, "
           f"{counts['invalid_json_args']} with arguments that are not valid JSON, kept as text and flagged"
           + (f", {counts['unmatched_results']} results matching no call" if counts["unmatched_results"] else "")
           + f") from {args.file}" + (f", detected as {kind}" if args.kind == "auto" else ""))
     return EXIT_OK
+
+
+def _kind_to_import(args, text: str) -> Optional[str]:
+    """The kind to import ``args.file`` as: the one named, or with ``auto`` the one guessed;
+    None (with the reason on stderr) when it cannot be guessed or the file is of another kind."""
+    from .importers import IMPORTERS
+    from .importers.detect import detect_kind
+
+    kind = args.kind
+    try:
+        guessed = detect_kind(args.file, text)
+    except InputError as exc:
+        if kind == "auto":
+            print(exc.render(), file=sys.stderr)
+            return None
+        guessed = None  # the named kind's importer says what is wrong, in its terms
+    if kind == "auto" and guessed is None:
+        print(f"{args.file}: cannot tell which kind of log this is; name it: mcptest import "
+              f"({'|'.join(IMPORTERS)}) FILE -o CASSETTE", file=sys.stderr)
+        return None
+    if kind != "auto" and guessed not in (None, kind):
+        print(f"{args.file}: this looks like a log of kind {guessed}, not {kind}; import it with "
+              f"`mcptest import {guessed}` (or `mcptest import auto`)", file=sys.stderr)
+        return None
+    return guessed if kind == "auto" else kind
 
 
 def _side_file(path: str) -> str:
@@ -212,6 +244,7 @@ def _record(args) -> int:
     """``mcptest record``: proxy one MCP host session to a stdio server and write it as a run."""
     from .record.proxy import record
     from .record.redact import redactor
+    from .files import file_above
     from .record.store import read_raw
 
     command = args.server_command[1:] if args.server_command[:1] == ["--"] else args.server_command
@@ -222,7 +255,11 @@ def _record(args) -> int:
     if os.path.isdir(args.out):
         print(f"{args.out}: is a directory; name the cassette file to write", file=sys.stderr)
         return EXIT_USAGE
-    if os.path.exists(args.out) and not (args.append or args.force):
+    under = file_above(args.out)
+    if under is not None:
+        print(f"{args.out}: cannot be written, {under} is a file, not a folder", file=sys.stderr)
+        return EXIT_USAGE
+    if os.path.lexists(args.out) and not (args.append or args.force):  # a dangling link too
         print(f"{args.out}: already exists; pass --append to add this session as a new run, "
               f"or --force to replace it", file=sys.stderr)
         return EXIT_USAGE
@@ -244,12 +281,16 @@ def _doctor_block(args):
     """The ``tool_quality`` block for ``--catalog FILE`` or ``--server NAME --config SUITE``."""
     from .gates.sources import resolve_server
     from .gates.tool_quality import for_server
+    from .files import regular_file_problem
     from .suite.cache import load_suite_cached
 
     if args.catalog:
         return for_server(os.path.basename(args.catalog), {"catalog": os.path.abspath(args.catalog)}, args.catalog)
     if not (args.server and args.config):
         raise InputError("mcptest doctor", "give --catalog FILE, or --server NAME with --config SUITE")
+    problem = regular_file_problem(args.config)  # the suite cache reads what it is given: a FIFO would block it
+    if problem:
+        raise InputError(args.config, problem)
     suite = load_suite_cached(args.config)
     spec = suite.servers.get(args.server)
     if spec is None:

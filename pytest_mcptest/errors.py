@@ -62,3 +62,13 @@ class InputError(Exception):
 
     def __str__(self) -> str:
         return self.render()
+
+
+def number_problem(exc: ValueError) -> str:
+    """What is wrong with a number Python would not read, in a user's words: Python's own
+    message for a long integer tells the reader to call ``sys.set_int_max_str_digits()``."""
+    text = str(exc)
+    if "integer string conversion" in text:
+        digits = text.rsplit("value has ", 1)[-1].split(" ", 1)[0]
+        return f"a number of {digits} digits; mcptest reads numbers of at most 4300 digits"
+    return text

@@ -30,7 +30,7 @@ from typing import Any, Optional
 
 from .engine.paths import json_pointer
 from .engine.values import NestingError
-from .errors import InputError
+from .errors import InputError, number_problem
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
 MAX_JSON_DEPTH = 128
@@ -44,6 +44,14 @@ _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
 
 def read_text(path: str, name: Optional[str] = None, limit: Optional[int] = None) -> str:
     """The text of the regular file at ``path``; errors name it as ``name`` (default ``path``)."""
+    shown = name or path
+    return decode_text(read_bytes(path, shown, limit), shown)
+
+
+def read_bytes(path: str, name: Optional[str] = None, limit: Optional[int] = None) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``limit`` (default
+    :data:`MAX_FILE_BYTES`): a FIFO, a device or a directory is refused before any read, so
+    nothing blocks or reads without end. ``FileNotFoundError`` passes through."""
     shown = name or path
     limit = MAX_FILE_BYTES if limit is None else limit
     try:
@@ -75,7 +83,25 @@ def read_text(path: str, name: Optional[str] = None, limit: Optional[int] = None
         raise InputError(shown, f"cannot read: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
-    return decode_text(b"".join(chunks), shown)
+    return b"".join(chunks)
+
+
+def regular_file_problem(path: str) -> Optional[str]:
+    """What keeps mcptest from reading ``path`` as a file, in words for a message after
+    its name ("no such file", "is a directory, ..."), or None for a regular file within the
+    size limit. For callers that hand the path to a reader of their own."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return "no such file"
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+    if not stat.S_ISREG(st.st_mode):
+        what = next((text for test, text in _KINDS if test(st.st_mode)), "not a regular file")
+        return f"is {what}, not a regular file; mcptest reads only regular files"
+    if st.st_size > MAX_FILE_BYTES:
+        return f"is {_size(st.st_size)}, over the {_size(MAX_FILE_BYTES)} limit for one file"
+    return None
 
 
 def decode_text(data: bytes, shown: str) -> str:
@@ -106,9 +132,13 @@ def strict_json(text: str) -> Any:
     data = _fast_loads(text)
     if data is _UNDECIDED:
         try:
-            data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+            data = _DECODER.decode(text)
         except RecursionError:
             raise NestingError(_TOO_DEEP) from None
+        except json.JSONDecodeError:
+            raise
+        except ValueError as exc:  # a number: infinite, or an integer of thousands of digits
+            raise ValueError(number_problem(exc)) from None
     if not brackets_within(text, MAX_JSON_DEPTH):
         where = too_deep(data, MAX_JSON_DEPTH)
         if where is not None:
@@ -117,7 +147,7 @@ def strict_json(text: str) -> Any:
 
 
 _UNDECIDED = object()
-_DECODER = None
+_FAST_DECODER = None
 
 
 def _fast_loads(text: str) -> Any:
@@ -127,18 +157,18 @@ def _fast_loads(text: str) -> Any:
     decide. msgspec refuses what ``json`` refuses and more (lone surrogates, infinities,
     deep nesting), so any refusal is handed back and the standard parser gives the value or
     the usual message."""
-    global _DECODER
-    if _DECODER is None:  # imported here, not at the top: the plugin imports this module at every start
+    global _FAST_DECODER
+    if _FAST_DECODER is None:  # imported here, not at the top: the plugin imports this module at every start
         import msgspec
 
-        _DECODER = msgspec.json.Decoder()
+        _FAST_DECODER = msgspec.json.Decoder()
     try:
-        return _DECODER.decode(text)
+        return _FAST_DECODER.decode(text)
     except Exception:  # msgspec.DecodeError, or a RecursionError on deep nesting
         return _UNDECIDED
 
 
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
 
 def brackets_within(text: str, limit: int) -> bool:
@@ -148,7 +178,7 @@ def brackets_within(text: str, limit: int) -> bool:
     False means "not proven" (deep, or a string holding unbalanced brackets); the parsed
     value is then walked. About 20 times cheaper than the walk on a 50 MB cassette.
     """
-    brackets = text.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKETS)
+    brackets = text.encode("utf-8", "surrogatepass").translate(None, NOT_BRACKETS)
     for _ in range(limit):
         if not brackets:
             return True
@@ -157,6 +187,22 @@ def brackets_within(text: str, limit: int) -> bool:
             return False
         brackets = shorter
     return not brackets
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if number in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is too large for a JSON number")
+    return number
+
+
+# One decoder for every call: json.loads with options builds a new one each time, which
+# cost more than the parse for an import's 133,000 small argument strings.
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
 
 
 def strict_decoder() -> json.JSONDecoder:
@@ -211,15 +257,26 @@ def _path_to_depth(value: Any, depth: int) -> Optional[list]:
     return None  # pragma: no cover - only called when something is that deep
 
 
-def _refuse_constant(name: str):
-    raise ValueError(f"{name} is not a JSON number")
+def file_above(path: str) -> Optional[str]:
+    """The first existing part of ``path``'s folder that is not a folder (so nothing can be
+    written under it), or None."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while folder and not os.path.exists(folder):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+    return folder if folder and not os.path.isdir(folder) else None
 
 
-def _finite_float(text: str) -> float:
-    number = float(text)
-    if number in (float("inf"), float("-inf")):
-        raise ValueError(f"{text} is too large for a JSON number")
-    return number
+def utf8_safe(text: str) -> str:
+    """JSON ``text`` that UTF-8 can write: a lone surrogate (a file name that is not UTF-8,
+    read by Python as ``caf\udce9``) becomes its JSON escape, which reads back as itself."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 def atomic_write(path: str, data: str | bytes) -> None:

@@ -19,7 +19,7 @@ from html import escape
 from importlib import resources
 from typing import Any, Optional
 
-from .files import atomic_write
+from .files import atomic_write, utf8_safe
 
 OUTCOMES = ("failed", "error", "xpassed", "xfailed", "skipped", "passed")
 MAX_COMPARE_ROWS = 200
@@ -191,7 +191,7 @@ DETAIL_KEYS = ("envelope", "text")  # unpacked only when a row is first expanded
 def _packed(data) -> str:
     """Compact JSON, gzip-compressed (fixed mtime) and base64-encoded: a tenth of the size,
     unpacked in the browser without any library."""
-    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    text = utf8_safe(json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False))
     return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
 
 

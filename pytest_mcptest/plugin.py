@@ -15,6 +15,7 @@ import sys
 import pytest
 
 from .context import Context
+from .files import file_above
 from .stash import CONTEXT_KEY, FROZEN_KEY
 from .report import (ReportBuilder, compare_reports, comparison_problem, item_entry, load_report, render_comparison,
                      write_report)
@@ -93,18 +94,6 @@ def _cassette_dir(config: pytest.Config) -> str | None:
     return None
 
 
-def _file_above(path: str) -> str | None:
-    """The first existing part of ``path``'s folder that is not a folder (so nothing can be
-    written under it), or None."""
-    folder = os.path.dirname(os.path.abspath(path))
-    while folder and not os.path.exists(folder):
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
-    return folder if folder and not os.path.isdir(folder) else None
-
-
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "mcptest(kind): an item collected from a *.mcptest.yml suite")
     mode = config.getoption("mcptest_record_mode") or config.getini("mcptest_record_mode") or "none"
@@ -115,7 +104,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if path is not None and (not path.strip() or os.path.isdir(path)):
             raise pytest.UsageError(f"{flag} needs a file path, found {path!r}" + (" (a directory)" if path.strip() else ""))
         if path is not None:
-            under = _file_above(os.path.join(str(config.invocation_params.dir), path))
+            under = file_above(os.path.join(str(config.invocation_params.dir), path))
             if under is not None:
                 raise pytest.UsageError(f"{flag} {path}: cannot be written, {under} is a file, not a folder")
     if config.getoption("mcptest_html") is not None:

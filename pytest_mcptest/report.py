@@ -15,7 +15,8 @@ from .engine.paths import json_pointer
 from .engine.paths import leaves as flatten
 from .engine.values import type_name
 from .errors import InputError
-from .files import MAX_JSON_DEPTH, POINTER_PARTS, atomic_write, brackets_within, read_json
+from .files import MAX_JSON_DEPTH, POINTER_PARTS, atomic_write, brackets_within, read_json, utf8_safe
+from .indented_json import compact, dumps_indented
 
 REPORT_VERSION = 1
 
@@ -33,11 +34,14 @@ def item_entry(nodeid: str, block, verdict) -> dict:
         "kind": block.kind,
         "file": nodeid.rsplit("::", 1)[0],
         "line": block.line,
-        "envelope": verdict.envelope if verdict is not None else {},
+        "envelope": {},
         "failures": [f.to_dict() for f in verdict.failures] if verdict is not None else [],
     }
-    if verdict is not None and verdict.notes:
-        entry["notes"] = list(verdict.notes)
+    cut: list[str] = []
+    if verdict is not None:
+        entry["envelope"], cut = bounded_lists(verdict.envelope, MAX_LIST_ENTRIES)
+    if (verdict is not None and verdict.notes) or cut:
+        entry["notes"] = sorted(set(verdict.notes) | set(cut)) if cut else list(verdict.notes)
     if block.tags:
         entry["tags"] = list(block.tags)
     if verdict is not None and not verdict.passed:
@@ -47,6 +51,51 @@ def item_entry(nodeid: str, block, verdict) -> dict:
     if verdict is not None and len(verdict.runs) > 1:
         entry["runs"] = [{"name": f"{block.name} #{r.index}", "passed": r.passed} for r in verdict.runs]
     return entry
+
+
+MAX_LIST_ENTRIES = 10_000  # per list in an item's envelope, as the report copies it
+
+
+def bounded_lists(envelope: dict, limit: int) -> tuple[dict, list[str]]:
+    """``envelope`` with every list longer than ``limit`` cut to its first ``limit``
+    entries, and one note per cut list (its JSON pointer and its full length).
+
+    A run of 200,000 calls would otherwise be copied whole into the report (about 90 MB
+    of indented JSON, most of a minute to write and a gigabyte to hold, then as much again
+    for ``mcptest report`` and the HTML page to read back). The gates have judged every
+    entry before this; the cassette keeps them all. The walk never goes past an entry it
+    would cut, so its cost is bounded by what is written. Lists within the limit are the
+    same objects, so a normal run's report is unchanged, byte for byte.
+    """
+    cuts: list[tuple[tuple, int]] = []
+    stack: list[tuple[Any, tuple]] = [(envelope, ())]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((v, path + (k,)) for k, v in node.items() if isinstance(v, (dict, list, tuple)))
+        elif isinstance(node, (list, tuple)):
+            if len(node) > limit:
+                cuts.append((path, len(node)))
+            stack.extend((v, path + (i,)) for i, v in enumerate(node[:limit]) if isinstance(v, (dict, list, tuple)))
+    if not cuts:
+        return envelope, []
+    cuts.sort(key=lambda cut: len(cut[0]))  # outer lists first: inner cuts land in their copies
+    root = dict(envelope)
+    copies: dict[tuple, Any] = {(): root}
+    notes = []
+    for path, length in cuts:
+        parent = root
+        for depth in range(1, len(path)):
+            prefix = path[:depth]
+            if prefix not in copies:
+                original = parent[path[depth - 1]]
+                copies[prefix] = parent[path[depth - 1]] = dict(original) if isinstance(original, dict) else list(original)
+            parent = copies[prefix]
+        parent[path[-1]] = copies[path] = list(parent[path[-1]][:limit])
+        shown = json_pointer(path[:POINTER_PARTS]) + ("/..." if len(path) > POINTER_PARTS else "")
+        notes.append(f"/envelope{shown}: {length} entries; the first {limit} are written here "
+                     f"(the gates judged all {length}; the cassette holds them)")
+    return root, notes
 
 
 # --------------------------------------------------------------------------- JUnit XML properties
@@ -142,19 +191,21 @@ def dumps(report: dict) -> str:
     list saying where and what was replaced, so the report stays valid JSON that this
     version of mcptest can read back.
     """
-    if not _clean(report):
+    text = _clean(report)
+    if text is None:
         report = json_safe(report)
-    return json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+    return utf8_safe(dumps_indented(report, sort_keys=True, allow_nan=False, text=text) + "\n")
 
 
-def _clean(report: dict) -> bool:
-    """Whether ``report`` is already strict, readable JSON, proven the cheap way: the C
-    encoder refuses NaN, infinities and odd types, and its text's brackets show the depth."""
+def _clean(report: dict) -> Optional[str]:
+    """The compact text of ``report`` when it is already strict, readable JSON, proven the
+    cheap way (the C encoder refuses NaN, infinities and odd types, and its text's brackets
+    show the depth), else None."""
     try:
-        text = json.dumps(report, sort_keys=True, ensure_ascii=False, allow_nan=False)
+        text = compact(report, sort_keys=True, allow_nan=False)
     except (ValueError, TypeError, RecursionError):
-        return False
-    return brackets_within(text, MAX_JSON_DEPTH)
+        return None
+    return text if brackets_within(text, MAX_JSON_DEPTH) else None
 
 
 def json_safe(report: dict) -> dict:
@@ -258,12 +309,19 @@ def _report_problem(data) -> Optional[tuple[str, str]]:
         for j, failure in enumerate(item.get("failures") or ()):
             if not isinstance(failure, dict):
                 return f"{here}/failures/{j}", f"a failure must be an object, found {type_name(failure)}"
+            for key in ("gate", "message"):
+                if key in failure and not isinstance(failure[key], str):
+                    return (f"{here}/failures/{j}/{key}",
+                            f"a failure's \"{key}\" must be a string, found {type_name(failure[key])}")
     errors = data.get("errors", [])
     if not isinstance(errors, list):
         return "/errors", f"\"errors\" must be an array, found {type_name(errors)}"
     for i, error in enumerate(errors):
         if not isinstance(error, dict):
             return f"/errors/{i}", f"an error must be an object, found {type_name(error)}"
+        for key in ("file", "message"):
+            if not isinstance(error.get(key), str):
+                return f"/errors/{i}/{key}", f"an error needs a string \"{key}\", found {type_name(error.get(key))}"
     return None
 
 
@@ -272,7 +330,8 @@ _JSON_TYPES = {"string": lambda v: isinstance(v, str), "object": lambda v: isins
                "null": lambda v: v is None}
 _ITEM_KEYS = {"id": ("string",), "name": ("string",), "kind": ("string",), "file": ("string",),
               "line": ("integer", "null"), "outcome": ("string",), "envelope": ("object",),
-              "failures": ("array",), "runs": ("array",), "notes": ("array",)}
+              "failures": ("array",), "runs": ("array",), "notes": ("array",), "text": ("string",),
+              "tags": ("array",)}
 
 
 def _is_number(value) -> bool:

@@ -21,7 +21,8 @@ from pytest_mcptest.engine.trace_match import ExpectedCall, ExpectedTrace, valid
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.files import MAX_JSON_DEPTH, read_json, read_text
 from pytest_mcptest.mcp import ServerError, list_tools
-from pytest_mcptest.report import dumps, load_report
+from pytest_mcptest import report as report_module
+from pytest_mcptest.report import bounded_lists, dumps, load_report
 
 HOSTILE = Path(__file__).parent / "hostile"
 OK_CASSETTE = '{"mcptest_cassette": 1, "runs": [{"tool_calls": [{"name": "ping"}]}]}'
@@ -144,6 +145,44 @@ def test_the_report_writer_never_raises():
     assert "/envelope/odd: a Odd is not JSON; written as text" in item["notes"]
 
 
+def test_a_huge_run_is_judged_whole_and_its_report_copies_a_bounded_part(pytester, monkeypatch):
+    """The report copies at most MAX_LIST_ENTRIES entries of a list (200,000 calls made a
+    90 MB report and a gigabyte); the gates judge them all, and the item's notes say so."""
+    monkeypatch.setattr(report_module, "MAX_LIST_ENTRIES", 5)
+    calls = [{"name": f"t{i % 3}", "args": {"i": i}} for i in range(12)]
+    (pytester.path / "big.json").write_text(json.dumps({"mcptest_cassette": 1, "runs": [{"tool_calls": calls}]}))
+    pytester.makefile(".mcptest.yml", big="""\
+        agents:
+          - name: big
+            cassette: big.json
+            expected_trace: {mode: subsequence, calls: [t0, t2]}
+            expect:
+              - tool_calls[11].args.i: {exact: 11}
+              - actions: {exact: 12}
+        """)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-report", "r.json")
+    no_traceback(result)
+    result.assert_outcomes(passed=1)
+    (item,) = load_report(str(pytester.path / "r.json"))["items"]
+    assert [c["args"]["i"] for c in item["envelope"]["tool_calls"]] == [0, 1, 2, 3, 4]
+    assert item["envelope"]["tool_names"] == ["t0", "t1", "t2", "t0", "t1"]
+    assert item["envelope"]["actions"] == 12
+    assert item["notes"] == [
+        "/envelope/tool_calls: 12 entries; the first 5 are written here (the gates judged all 12; the cassette holds them)",
+        "/envelope/tool_names: 12 entries; the first 5 are written here (the gates judged all 12; the cassette holds them)"]
+
+
+def test_bounded_lists_copies_only_the_way_to_a_cut_and_leaves_small_values_alone():
+    small = {"a": [1, 2], "b": {"c": [[1], [2]]}}
+    assert bounded_lists(small, 2) == (small, []) and bounded_lists(small, 2)[0] is small
+    big = {"keep": {"x": [1]}, "runs": [{"calls": list(range(5))}, {"calls": [1]}, {"calls": list(range(9))}]}
+    cut, notes = bounded_lists(big, 2)
+    assert cut == {"keep": {"x": [1]}, "runs": [{"calls": [0, 1]}, {"calls": [1]}]}
+    assert cut["keep"] is big["keep"]  # untouched parts are shared, not copied
+    assert big["runs"][0]["calls"] == [0, 1, 2, 3, 4] and len(big["runs"]) == 3  # the verdict's envelope is intact
+    assert [n.split(":")[0] for n in notes] == ["/envelope/runs", "/envelope/runs/0/calls"]
+
+
 # --------------------------------------------------------------------------- bounded reads
 
 
@@ -200,6 +239,8 @@ def test_catalog_reader_refuses_latin1_and_deep_nesting(tmp_path):
     ("report_wrong_types.json", "report_wrong_types.json (at /items/1/envelope): not an mcptest report: "
                                 "\"envelope\" must be object, found array"),
     ("report_nan.json", "report_nan.json: invalid JSON: NaN is not a JSON number"),
+    ("report_odd_fields.json", "report_odd_fields.json (at /errors/0/file): not an mcptest report: "
+                               "an error needs a string \"file\", found number"),
 ])
 def test_mcptest_report_refuses_a_report_that_is_not_one(capsys, monkeypatch, name, message):
     monkeypatch.chdir(HOSTILE)
@@ -349,3 +390,174 @@ def test_a_huge_failing_trace_lists_a_thousand_mismatches_and_counts_the_rest():
     assert not result.passed
     assert len(result.mismatches) == LISTED_MISMATCHES and result.unlisted == 5000 - 1 - LISTED_MISMATCHES
     assert result.to_dict()["unlisted_mismatches"] == result.unlisted
+
+
+# --------------------------------------------------------------------------- wrong words, re-checked (harden2)
+
+
+def test_user_turns_without_text_are_not_read_as_the_same_empty_message(pytester):
+    suite(pytester, "conversation_no_text", "conversation_no_text.json")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    text = no_traceback(result)
+    assert "loop" not in text
+    result.assert_outcomes(passed=1)
+
+
+def test_a_catalog_tool_named_by_a_list_fails_its_item_with_the_pointer(pytester):
+    suite(pytester, "distractors_list_name", "distractors_list_name.json")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    text = no_traceback(result)
+    assert "TypeError" not in text
+    assert ("distractors: cassette distractors_list_name.json (at /catalog/catalog/tools/0/name): "
+            "a tool's name must be a string, found array") in text
+    result.assert_outcomes(passed=1, failed=1)  # the agent's own gates pass; its distractors item fails
+
+
+def test_a_bench_mutation_on_a_tool_the_catalog_lacks_names_the_spec(capsys):
+    assert main(["tool-bench", "run", str(HOSTILE / "bench_unknown_tool.yml")]) == 2
+    _, err = capsys.readouterr()
+    assert err == (f"{HOSTILE / 'bench_unknown_tool.yml'}:2: mutations[0]: tool 'lookup_b' is not in the catalog "
+                   "(its tools: lookup_a)\n")
+
+
+def test_import_output_under_a_file_is_a_usage_error_without_a_force_hint(tmp_path, capsys):
+    (tmp_path / "afile").write_text("x")
+    out = tmp_path / "afile" / "c.json"
+    assert main(["import", "auto", str(HOSTILE / "import_log.json"), "-o", str(out)]) == 2
+    _, err = capsys.readouterr()
+    assert err == f"{out}: cannot be written, {tmp_path / 'afile'} is a file, not a folder\n"
+    assert (tmp_path / "afile").read_text() == "x"
+
+
+def test_import_never_replaces_a_dangling_link_without_force(tmp_path, capsys):
+    link = tmp_path / "c.json"
+    link.symlink_to(tmp_path / "nowhere.json")
+    assert main(["import", "auto", str(HOSTILE / "import_log.json"), "-o", str(link)]) == 2
+    _, err = capsys.readouterr()
+    assert err == f"{link}: already exists (a symbolic link to nothing); pass --force to overwrite it\n"
+    assert link.is_symlink()
+    assert main(["import", "auto", str(HOSTILE / "import_log.json"), "-o", str(link), "--force"]) == 0
+    assert not link.is_symlink() and json.loads(link.read_text())["mcptest_cassette"] == 1
+
+
+def test_record_output_under_a_file_or_a_dangling_link(tmp_path, capsys):
+    (tmp_path / "afile").write_text("x")
+    assert main(["record", "--out", str(tmp_path / "afile" / "c.json"), "--", "true"]) == 2
+    link = tmp_path / "c.json"
+    link.symlink_to(tmp_path / "nowhere.json")
+    assert main(["record", "--out", str(link), "--", "true"]) == 2
+    _, err = capsys.readouterr()
+    assert err.splitlines() == [
+        f"{tmp_path / 'afile' / 'c.json'}: cannot be written, {tmp_path / 'afile'} is a file, not a folder",
+        f"{link}: already exists; pass --append to add this session as a new run, or --force to replace it"]
+
+
+@pytest.mark.parametrize("command", [
+    ["tool-bench", "run", "{}"], ["mock", "--tools-from", "{}"], ["scenario", "run", "{}"], ["run", "{}"],
+    ["doctor", "--lint-descriptions", "--server", "s", "--config", "{}"], ["import", "auto", "{}", "-o", "out.json"]])
+def test_cli_commands_refuse_a_fifo_and_a_device_at_once(tmp_path, capsys, command):
+    fifo = tmp_path / "fifo.yml"
+    os.mkfifo(fifo)
+    for path, what in ((str(fifo), "a FIFO (named pipe)"), ("/dev/zero", "a character device")):
+        argv = [part.replace("{}", path) if part == "{}" else str(tmp_path / part) if part == "out.json" else part
+                for part in command]
+        assert main(argv) == 2
+        _, err = capsys.readouterr()
+        assert f"{path}: is {what}, not a regular file; mcptest reads only regular files" in err
+
+
+def test_scenario_run_on_a_folder_says_so(tmp_path, capsys):
+    assert main(["scenario", "run", str(tmp_path)]) == 2
+    _, err = capsys.readouterr()
+    assert err == f"{tmp_path}: is a directory, not a regular file; mcptest reads only regular files\n"
+
+
+def test_every_bad_block_of_a_file_is_reported_in_one_run(pytester):
+    suite(pytester, "three_bad_blocks")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    text = no_traceback(result)
+    assert "three_bad_blocks.mcptest.yml:7: 3 problems in this document:" in text
+    lines = [line.strip() for line in text.splitlines() if line.strip().startswith("line ")]
+    assert [line.split(":")[0] for line in lines] == ["line 7", "line 11", "line 15"]
+    assert "invalid regular expression '('" in lines[0] and "inc takes a number" in lines[2]
+
+
+def test_an_integer_of_thousands_of_digits_is_refused_in_a_users_words(pytester):
+    with pytest.raises(InputError) as info:
+        load_cassette(str(HOSTILE / "long_number.json"))
+    assert info.value.message == "invalid JSON: a number of 5001 digits; mcptest reads numbers of at most 4300 digits"
+    pytester.makefile(".mcptest.yml", long=f"scenarios:\n  - name: long\n    seed: {{n: 1{'0' * 5000}}}\n"
+                                           "    transitions: [{tool: ping}]\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    text = no_traceback(result)
+    assert "as a number: a number of 5001 digits; mcptest reads numbers of at most 4300 digits" in text
+    assert "set_int_max_str_digits" not in text
+
+
+@pytest.mark.parametrize("item, pointer, message", [
+    ({"id": "x", "text": 7}, "/items/0/text", '"text" must be string, found number'),
+    ({"id": "x", "tags": "a"}, "/items/0/tags", '"tags" must be array, found string'),
+    ({"id": "x", "failures": [{"gate": 5}]}, "/items/0/failures/0/gate", 'a failure\'s "gate" must be a string, found number'),
+])
+def test_report_fields_the_pages_show_are_checked(tmp_path, item, pointer, message):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"mcptest_report": 1, "items": [item]}))
+    with pytest.raises(ValueError) as info:
+        load_report(str(path))
+    assert str(info.value) == f"{path} (at {pointer}): not an mcptest report: {message}"
+
+
+def test_a_mock_tool_schema_must_be_of_type_object(capsys):
+    assert main(["mock", "--tools-from", str(HOSTILE / "manifest_schema_type.yml")]) == 2
+    _, err = capsys.readouterr()
+    assert err.startswith(f"{HOSTILE / 'manifest_schema_type.yml'}:3: mock_server.tools[0].input_schema.type "
+                          "must be one of \"object\", found 5")
+
+
+def test_a_catalog_entry_that_is_not_a_tool_names_the_catalog(capsys, tmp_path):
+    shutil.copy(HOSTILE / "catalog_not_tools.json", tmp_path / "cat.json")
+    assert main(["doctor", "--lint-descriptions", "--catalog", str(tmp_path / "cat.json")]) == 2
+    _, err = capsys.readouterr()
+    assert err == f"{tmp_path / 'cat.json'}: tools[3] must be an object, found number\n"
+    (tmp_path / "spec.yml").write_text("catalog_path: cat.json\nintents: [{query: q, gold: [a]}]\n"
+                                       "mutations: [{tool: a, kind: blank}]\n")
+    assert main(["tool-bench", "run", str(tmp_path / "spec.yml")]) == 2
+    _, err = capsys.readouterr()
+    assert err.endswith("cat.json: tools[3] must be an object, found number\n")
+
+
+def test_a_suite_whose_file_name_is_not_utf8_gets_a_report_that_reads_back(pytester):
+    (pytester.path / "ok.json").write_text(OK_CASSETTE)
+    name = os.fsdecode(b"caf\xe9.mcptest.yml")
+    (pytester.path / name).write_text("scenarios:\n  - name: s\n    cassette: ok.json\n    transitions: [{tool: ping}]\n")
+    result = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-report", "r.json", "--mcptest-html", "r.html")
+    no_traceback(result)
+    result.assert_outcomes(passed=1)
+    text = (pytester.path / "r.json").read_bytes().decode("utf-8")  # strict UTF-8
+    assert '"id": "caf\\udce9.mcptest.yml::s"' in text
+    (item,) = load_report(str(pytester.path / "r.json"))["items"]
+    assert item["id"] == f"{name}::s"
+    assert (pytester.path / "r.html").stat().st_size > 0
+
+
+def test_yaml_nested_100000_brackets_deep_is_an_error_not_a_crash(pytester, tmp_path, capsys):
+    """libyaml recursed in C on deep flow collections: the interpreter died (SIGSEGV)."""
+    deep = "[" * 100_000 + "]" * 100_000
+    pytester.makefile(".mcptest.yml", deep=f"scenarios:\n  - name: s\n    seed: {{a: {deep}}}\n"
+                                           "    transitions: [{tool: ping}]\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    text = no_traceback(result)
+    assert "deep.mcptest.yml: the YAML nests too deeply to read (more than 1000 levels of [ or {)" in text
+    assert result.ret == 1  # a collection error (a crash was -11)
+    (tmp_path / "m.json").write_text('{"tools": [{"name": "a", "inputSchema": {"x": ' + deep + "}}]}")
+    assert main(["mock", "--tools-from", str(tmp_path / "m.json")]) == 2
+    _, err = capsys.readouterr()
+    assert "m.json: the YAML nests too deeply to read" in err
+
+
+def test_brackets_in_strings_are_not_read_as_nesting():
+    from pytest_mcptest.suite.loader import flow_depth_within
+
+    assert flow_depth_within("a: '" + "]" * 5000 + "'\nb: [[1]]\n", 10)  # closing ones never add depth
+    assert not flow_depth_within("a: " + "[" * 11 + "]" * 11, 10)
+    assert flow_depth_within("a: " + "[" * 10 + "]" * 10, 10)

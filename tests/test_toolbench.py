@@ -111,7 +111,7 @@ def test_bad_mutations_raise(kwargs):
 
 
 def test_mutation_on_unknown_tool_raises():
-    with pytest.raises(ValueError, match="unknown tool"):
+    with pytest.raises(ValueError, match="tool .nope. is not in the catalog"):
         run_bench(CATALOG, INTENTS, [{"tool": "nope", "kind": "blank"}])
 
 

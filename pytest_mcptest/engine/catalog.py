@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from .values import type_name
+
 
 class CatalogError(ValueError):
     """A catalog that is neither ``{"tools": [...]}`` nor a bare list of tool objects."""
@@ -33,10 +35,10 @@ def catalog_tools(catalog: Any) -> list[dict]:
     else:
         tools = catalog
     if not isinstance(tools, (list, tuple)):
-        raise CatalogError(f"a catalog's tools must be an array, found {type(tools).__name__}")
+        raise CatalogError(f"a catalog's tools must be an array, found {type_name(tools)}")
     for i, tool in enumerate(tools):
         if not isinstance(tool, Mapping):
-            raise CatalogError(f"tools[{i}] must be an object, found {type(tool).__name__}")
+            raise CatalogError(f"tools[{i}] must be an object, found {type_name(tool)}")
     return list(tools)
 
 

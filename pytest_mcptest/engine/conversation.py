@@ -13,6 +13,7 @@ criterion ``fail`` means the described failure happened.
 
 from __future__ import annotations
 
+import json
 from typing import Optional
 
 import attrs
@@ -98,7 +99,18 @@ class ConversationResult:
 
 
 def _user_texts(run: Run) -> list[str]:
-    return [message_text(m.get("content")).strip().casefold() for m in run.turns if is_user_turn(m)]
+    """Each user turn's text, as the loop check compares them. A turn without text (an image,
+    a number, an object) is its whole content as JSON: read as an empty string, three
+    different images were "the same message" and judged a loop."""
+    texts = []
+    for message in run.turns:
+        if is_user_turn(message):
+            content = message.get("content")
+            text = message_text(content).strip().casefold()
+            if not text and not isinstance(content, str):
+                text = json.dumps(content, sort_keys=True, ensure_ascii=False, default=repr)
+            texts.append(text)
+    return texts
 
 
 def _judge(criterion: str, kind: str, recorded: dict, tool: Optional[str] = None) -> Judgment:

@@ -282,9 +282,10 @@ def run_bench(catalog: Any, intents: Sequence[Any], mutations: Sequence[Any] = (
     positions = {}
     for i, tool in enumerate(tools):
         positions.setdefault(tool_name(tool), i)
-    for m in mutations:
+    for i, m in enumerate(mutations):
         if m.tool not in positions:
-            raise ValueError(f"mutation on unknown tool {m.tool!r}")
+            known = ", ".join(sorted(positions)[:20]) + (", ..." if len(positions) > 20 else "")
+            raise ValueError(f"mutations[{i}]: tool {m.tool!r} is not in the catalog (its tools: {known or 'none'})")
 
     index = [tool_tokens(t) for t in tools]
     picks = _correct(intents, tools, index)

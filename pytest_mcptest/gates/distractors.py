@@ -13,7 +13,8 @@ from typing import Any, Optional
 import attrs
 
 from ..context import Context
-from ..engine.values import show
+from ..engine.paths import json_pointer
+from ..engine.values import show, type_name
 from ..suite.doc import Doc, defaults, expectations, marks
 from ..suite.model import Block
 from ..verdict import Failure, GateResult
@@ -83,6 +84,15 @@ def _real_tools(block: DistractorsBlock, cassette) -> list:
 
     catalog = cassette.catalog or {}
     mine = {s: catalog[s] for s in block.servers if s in catalog}
+    for server in sorted(mine or catalog):
+        entry = catalog[server]
+        tools = entry.get("tools") if isinstance(entry, dict) else entry
+        for i, tool in enumerate(tools if isinstance(tools, list) else ()):
+            name = tool.get("name") if isinstance(tool, dict) else None
+            if isinstance(tool, dict) and not isinstance(name, str):  # it is compared with names and hashed
+                where = json_pointer(["catalog", server] + (["tools"] if isinstance(entry, dict) else []) + [i, "name"])
+                raise ValueError(f"cassette {cassette.path} (at {where}): a tool's name must be a string, "
+                                 f"found {type_name(name)}")
     return merged_catalog_tools(mine or catalog)
 
 

@@ -79,11 +79,17 @@ def from_spec_file(path: str) -> ToolBenchBlock:
 def open(block: ToolBenchBlock, ctx: Context) -> Source:
     if block.catalog_path is None:
         return catalog_source("inline catalog", block.catalog)
+    from ..engine.catalog import CatalogError, catalog_tools
+
     shown = display(block.catalog_path, ctx.root)
     try:
-        return catalog_source(shown, read_catalog(block.catalog_path, shown))
+        catalog = read_catalog(block.catalog_path, shown)
+        catalog_tools(catalog)  # its shape, checked where the file's name is known
     except InputError as exc:
         raise SourceError("catalog", None, exc.render()) from None
+    except CatalogError as exc:
+        raise SourceError("catalog", None, f"{shown}: {exc}") from None
+    return catalog_source(shown, catalog)
 
 
 def judge_run(block: ToolBenchBlock, catalog, number: int, total: int, ctx: Context) -> GateResult:
@@ -91,8 +97,8 @@ def judge_run(block: ToolBenchBlock, catalog, number: int, total: int, ctx: Cont
 
     try:
         bench = run_bench(catalog, block.intents, block.mutations, block.min_drop)
-    except ValueError as exc:
-        raise SourceError("catalog", None, str(exc)) from None
+    except ValueError as exc:  # the spec and the catalog disagree: name the spec's block, as the CLI prints only this
+        raise SourceError("catalog", None, f"{block.file}:{block.line}: {exc}") from None
     failures = ()
     if bench.passed is False:
         failures = (Failure("min_drop", f"the largest selection drop {_num(bench.max_drop)} is below min_drop "

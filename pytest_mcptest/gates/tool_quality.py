@@ -60,10 +60,17 @@ def for_server(name: str, server: dict, file: str) -> ToolQualityBlock:
 
 
 def open(block: ToolQualityBlock, ctx: Context):
+    from ..engine.catalog import CatalogError, catalog_tools
+
     try:
-        return catalog_source(*server_catalog(block.server, block.source, ctx.root))
+        shown, catalog = server_catalog(block.server, block.source, ctx.root)
     except InputError as exc:
         raise SourceError("catalog", None, exc.render()) from None
+    try:
+        catalog_tools(catalog)  # its shape, checked where the file's name is known
+    except CatalogError as exc:
+        raise SourceError("catalog", None, f"{shown}: {exc}") from None
+    return catalog_source(shown, catalog)
 
 
 def judge_run(block: ToolQualityBlock, catalog, number: int, total: int, ctx: Context) -> GateResult:

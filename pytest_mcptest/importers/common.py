@@ -8,6 +8,7 @@ complaint is raised as :class:`~pytest_mcptest.errors.InputError` through
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -34,6 +35,23 @@ class Loc:
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"Loc({self.line}, {json_pointer(self.parts)!r})"
+
+
+# The files read inside parse_once(), by path: (text, records).
+_parsed: Optional[dict[str, tuple[str, tuple]]] = None
+
+
+@contextlib.contextmanager
+def parse_once():
+    """Within this block a file's JSON is parsed once, however often :meth:`Source.records`
+    is asked (``mcptest import auto`` guesses the kind, then imports: a 43 MB log was parsed
+    twice); the parses are let go when the block ends."""
+    global _parsed
+    _parsed = {}
+    try:
+        yield
+    finally:
+        _parsed = None
 
 
 class Source:
@@ -83,6 +101,14 @@ class Source:
         that does not parse is named by number and column, never quoted: the file may not
         be a log at all.
         """
+        if _parsed is None:
+            return self._records()
+        hit = _parsed.get(self.path)
+        if hit is None or hit[0] != self.text:
+            hit = _parsed[self.path] = (self.text, self._records())
+        return hit[1]
+
+    def _records(self) -> tuple[str, list[tuple[Any, Loc]]]:
         text = self.text
         if not text.strip():
             raise InputError(self.path, "the file is empty: expected JSON or JSONL")

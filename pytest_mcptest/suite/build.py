@@ -12,7 +12,7 @@ from ..gates import SECTIONS, document_gate
 from .doc import Doc, plain
 from .loader import LineDict, load_documents, read_text
 from .model import Block, Suite
-from .validate import validate_document
+from .validate import Problem, problems_error, validate_document
 
 
 def build_document(path: str, source: str, root: Any, warnings: list | None = None) -> list[Block]:
@@ -22,16 +22,25 @@ def build_document(path: str, source: str, root: Any, warnings: list | None = No
     if whole is not None:
         return [whole.build(doc, [], root)]
     blocks: list[Block] = []
+    errors: list[InputError] = []  # the first of each block: a file with five bad blocks says so in one run
     for section, entries in root.items():
         module = SECTIONS.get(section)
         if module is None:
             continue
         for i, raw in enumerate(entries):
-            built = module.build(doc, [section, i], raw)  # a block, or a tuple of blocks (an agent and its distractors)
+            try:
+                built = module.build(doc, [section, i], raw)  # a block, or a tuple of blocks (an agent and its distractors)
+            except InputError as exc:
+                errors.append(exc)
+                continue
             if isinstance(built, tuple):
                 blocks.extend(built)
             else:
                 blocks.append(built)
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise problems_error(path, source, [Problem(e.line, (), e.message) for e in errors])
     return blocks
 
 

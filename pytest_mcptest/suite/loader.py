@@ -15,7 +15,8 @@ from typing import Any
 
 import yaml
 
-from ..errors import InputError
+from ..errors import InputError, number_problem
+from ..files import NOT_BRACKETS, brackets_within, read_bytes
 
 try:  # libyaml's C parser is ~4.6x faster; fall back to pure Python when absent.
     _BaseLoader = yaml.CSafeLoader
@@ -92,7 +93,7 @@ def _scalar(loader: "_Loader", node) -> Any:
                 return number
             raise ValueError("JSON has no infinity or NaN")
     except ValueError as exc:
-        raise InputError(loader._path, f"cannot read {value[:40]!r} as a number: {exc}",
+        raise InputError(loader._path, f"cannot read {value[:40]!r} as a number: {number_problem(exc)}",
                          line=node.start_mark.line + 1, source=loader._source) from None
     raise InputError(loader._path, f"the tag {tag!r} does not make a JSON value (suites hold JSON values)",
                      line=node.start_mark.line + 1, source=loader._source)
@@ -240,11 +241,38 @@ def _children(node) -> list:
     return []
 
 
+MAX_FLOW_DEPTH = 1000
+
+
+def flow_depth_within(text: str, limit: int) -> bool:
+    """Whether ``text`` nests at most ``limit`` levels of ``[`` and ``{``, counting every
+    bracket (a quoted one too, so this may only err towards refusing, and only for a text
+    with more than ``limit`` unbalanced brackets in its strings).
+
+    libyaml composes nested collections by recursing in C, below Python's recursion limit:
+    100,000 nested brackets crashed the interpreter (a segmentation fault, the whole pytest
+    session lost) before any RecursionError could be caught. Usually proven by
+    :func:`~pytest_mcptest.files.brackets_within` in a few passes; otherwise the deepest
+    rise of the running count is measured with numpy.
+    """
+    if brackets_within(text, limit):
+        return True
+    import numpy as np
+
+    brackets = np.frombuffer(text.encode("utf-8", "surrogatepass").translate(None, NOT_BRACKETS), np.uint8)
+    steps = np.where((brackets == ord("[")) | (brackets == ord("{")), 1, -1)
+    depth = np.concatenate(([0], np.cumsum(steps)))
+    return int((depth - np.minimum.accumulate(depth)).max()) <= limit
+
+
 def load_documents(path: str, text: str) -> list[tuple[Any, int]]:
     """Every YAML document of ``text`` with the line it starts on, in order.
 
     Raises :class:`InputError` with the line.
     """
+    if not flow_depth_within(text, MAX_FLOW_DEPTH):
+        raise InputError(path, f"the YAML nests too deeply to read (more than {MAX_FLOW_DEPTH} levels of [ or {{)",
+                         source=text)
     loader = _Loader(text)
     loader._path = path
     loader._source = text
@@ -346,11 +374,11 @@ def line_of(root: Any, parts) -> int | None:
 
 
 def read_text(path: str, data: bytes | None = None) -> str:
-    """A suite's text; an unreadable or non-UTF-8 file is an :class:`InputError`."""
+    """A suite's text; an unreadable or non-UTF-8 file is an :class:`InputError`, and so is
+    a FIFO, a device or a file over the size limit (read by :func:`~pytest_mcptest.files.read_bytes`)."""
     try:
         if data is None:
-            with open(path, "rb") as fh:
-                data = fh.read()
+            data = read_bytes(path)
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(path, f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
