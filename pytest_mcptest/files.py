@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import stat
 from typing import Any, Optional
 
@@ -169,24 +170,52 @@ def _fast_loads(text: str) -> Any:
 
 
 NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_ONE_KIND = bytes.maketrans(b"{}", b"[]")  # depth does not care which kind of bracket
+_ROUNDS = 32
+_RUNS = re.compile(rb"\[+|\]+")
+_COUNTED = 1 << 20  # bytes of brackets left after the rounds that are counted one run at a time
 
 
 def brackets_within(text: str, limit: int) -> bool:
-    """A cheap proof that ``text`` nests at most ``limit`` deep: its brackets, with
-    everything else dropped, vanish within ``limit`` rounds of removing ``[]`` and ``{}``.
+    """A cheap proof that ``text`` nests at most ``limit`` deep, counting its brackets
+    (both kinds read as one, quoted ones too).
 
-    False means "not proven" (deep, or a string holding unbalanced brackets); the parsed
-    value is then walked. About 20 times cheaper than the walk on a 50 MB cassette.
+    Rounds of removing ``[]`` take off the innermost levels in C, while a round still
+    removes a quarter of what is left (at most 32 rounds); the deepest rise of what is left,
+    if that is at most a megabyte, is then counted run by run. Each removed level may have
+    stood above what is left, so the proof adds the rounds to that rise: it may say False
+    for a text a few levels under ``limit``, never True for one above it. Time stays linear
+    in the text whatever its shape (a round per level took minutes on 50 MB of deep
+    brackets).
+
+    False means "not proven" (deep, a string holding unbalanced brackets, or a megabyte of
+    brackets that do not pair up); the parsed value is then walked or, for YAML, the text
+    refused. About 20 times cheaper than the walk on a 50 MB cassette.
     """
-    brackets = text.encode("utf-8", "surrogatepass").translate(None, NOT_BRACKETS)
-    for _ in range(limit):
-        if not brackets:
-            return True
-        shorter = brackets.replace(b"[]", b"").replace(b"{}", b"")
-        if len(shorter) == len(brackets):
-            return False
-        brackets = shorter
-    return not brackets
+    brackets = text.encode("utf-8", "surrogatepass").translate(_ONE_KIND, NOT_BRACKETS)
+    rounds = 0
+    while brackets and rounds < min(limit, _ROUNDS):
+        shorter = brackets.replace(b"[]", b"")
+        removed = len(brackets) - len(shorter)
+        brackets, rounds = shorter, rounds + (removed > 0)
+        if removed * 4 < len(brackets) + removed:
+            break
+    if not brackets:
+        return True
+    return len(brackets) <= _COUNTED and rounds + _deepest_rise(brackets) <= limit
+
+
+def _deepest_rise(brackets: bytes) -> int:
+    """The most levels opened at any point above the lowest point before it."""
+    depth = lowest = highest = 0
+    for run in _RUNS.findall(brackets):
+        if run[0] == 0x5B:  # [
+            depth += len(run)
+            highest = max(highest, depth - lowest)
+        else:
+            depth -= len(run)
+            lowest = min(lowest, depth)
+    return highest
 
 
 def _refuse_constant(name: str):

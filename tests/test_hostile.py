@@ -556,7 +556,7 @@ def test_yaml_nested_100000_brackets_deep_is_an_error_not_a_crash(pytester, tmp_
 
 
 def test_brackets_in_strings_are_not_read_as_nesting():
-    from pytest_mcptest.suite.loader import flow_depth_within
+    from pytest_mcptest.files import brackets_within as flow_depth_within
 
     assert flow_depth_within("a: '" + "]" * 5000 + "'\nb: [[1]]\n", 10)  # closing ones never add depth
     assert not flow_depth_within("a: " + "[" * 11 + "]" * 11, 10)

@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from ..errors import InputError, number_problem
-from ..files import NOT_BRACKETS, brackets_within, read_bytes
+from ..files import brackets_within, read_bytes
 
 try:  # libyaml's C parser is ~4.6x faster; fall back to pure Python when absent.
     _BaseLoader = yaml.CSafeLoader
@@ -244,33 +244,12 @@ def _children(node) -> list:
 MAX_FLOW_DEPTH = 1000
 
 
-def flow_depth_within(text: str, limit: int) -> bool:
-    """Whether ``text`` nests at most ``limit`` levels of ``[`` and ``{``, counting every
-    bracket (a quoted one too, so this may only err towards refusing, and only for a text
-    with more than ``limit`` unbalanced brackets in its strings).
-
-    libyaml composes nested collections by recursing in C, below Python's recursion limit:
-    100,000 nested brackets crashed the interpreter (a segmentation fault, the whole pytest
-    session lost) before any RecursionError could be caught. Usually proven by
-    :func:`~pytest_mcptest.files.brackets_within` in a few passes; otherwise the deepest
-    rise of the running count is measured with numpy.
-    """
-    if brackets_within(text, limit):
-        return True
-    import numpy as np
-
-    brackets = np.frombuffer(text.encode("utf-8", "surrogatepass").translate(None, NOT_BRACKETS), np.uint8)
-    steps = np.where((brackets == ord("[")) | (brackets == ord("{")), 1, -1)
-    depth = np.concatenate(([0], np.cumsum(steps)))
-    return int((depth - np.minimum.accumulate(depth)).max()) <= limit
-
-
 def load_documents(path: str, text: str) -> list[tuple[Any, int]]:
     """Every YAML document of ``text`` with the line it starts on, in order.
 
     Raises :class:`InputError` with the line.
     """
-    if not flow_depth_within(text, MAX_FLOW_DEPTH):
+    if not brackets_within(text, MAX_FLOW_DEPTH):  # libyaml recurses in C: 100,000 levels crashed the process
         raise InputError(path, f"the YAML nests too deeply to read (more than {MAX_FLOW_DEPTH} levels of [ or {{)",
                          source=text)
     loader = _Loader(text)
