@@ -169,3 +169,18 @@ def test_mcptest_run_record_dry_run_lists_and_calls_nothing(pytester, live_env, 
     assert "would record: 'weather': openai:gpt-4o-mini, 2 run(s)" in capsys.readouterr().out
     assert main(["run", "s.mcptest.yml", "--dry-run"]) == 2
     assert "--dry-run goes with --record" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("suite, needs", [
+    (AGENT.format(extra=""), "a `model:`, a `prompt:` and `servers:` it can start"),
+    ("conversations:\n  - name: weather\n    description: It answers.\n    cassette: weather.json\n    synthetic_user:\n"
+     "      persona: A busy professional\n      initial_query: What's the weather?\n"
+     "    evaluation:\n      correctness_criteria: [The agent answers]\n",
+     "the agent's `model:` (and, for tools, `servers:` it can start"),
+])
+def test_an_item_that_cannot_record_says_which_keys_a_live_recording_needs(pytester, suite, needs):
+    pytester.makefile(".mcptest.yml", s=suite)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-record-mode=once")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([f"*record mode once: nothing can record weather.json "
+                                 f"(this item records live only with {needs}*"])

@@ -448,6 +448,9 @@ SUMMARY_SECTIONS = {FLOORS: _floor_section, TOKENS: _token_section}
 # --------------------------------------------------------------------------- recording live
 
 
+RECORD_NEEDS = "a `model:`, a `prompt:` and `servers:` it can start (a `command:`, not only a saved `catalog:`)"  # what can_record looks for
+
+
 def can_record(block: AgentBlock) -> bool:
     """Whether a live run can make this item's cassette: a model, a prompt, and servers it
     can start (a server that is only a saved ``catalog:`` cannot run a tool)."""

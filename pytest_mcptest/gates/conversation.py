@@ -111,6 +111,9 @@ def judge_all(block: ConversationBlock, source, ctx: Context, verdicts: tuple = 
 # --------------------------------------------------------------------------- recording live
 
 
+RECORD_NEEDS = ("the agent's `model:` (and, for tools, `servers:` it can start (a `command:`, not only a saved `catalog:`))")  # what can_record looks for
+
+
 def can_record(block: ConversationBlock) -> bool:
     """Whether a live run can play this scenario: an agent ``model:`` and servers it can start."""
     return startable(block)

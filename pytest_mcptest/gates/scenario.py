@@ -185,6 +185,9 @@ def _world_lines(result: WorldResult) -> list[str]:
 # --------------------------------------------------------------------------- recording live
 
 
+RECORD_NEEDS = "a `model:`, a `prompt:` and `servers:` it can start (a `command:`, not only a saved `catalog:`)"  # what can_record looks for
+
+
 def can_record(block: ScenarioBlock) -> bool:
     """Whether a live run can make this scenario's cassette: a model, a prompt, and servers it can start."""
     return bool(block.prompt and block.servers) and startable(block)

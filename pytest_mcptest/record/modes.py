@@ -62,13 +62,14 @@ def how_to_record(path: str) -> str:
 
 def decide(mode: str, path: str, cassette_exists: bool, runs_recorded: int = 0,
            runs_wanted: Optional[int] = None, can_record: bool = False,
-           recorder: str = "a recorder") -> Decision:
+           recorder: str = "a recorder", needs: Optional[str] = None) -> Decision:
     """Decide what ``mode`` means for an item whose cassette is ``path``.
 
     ``runs_recorded``: runs the cassette holds (0 when it is missing). ``runs_wanted``:
     the item's ``runs:`` (``None`` when it has none: every recorded run is judged and one
     run is recorded). ``can_record``: whether something behind the item can record it
-    (a live agent runner, the fixture); ``recorder`` names it in messages.
+    (a live agent runner, the fixture); ``recorder`` names it in messages; ``needs``, when
+    the item could record live but lacks keys for it, says which.
     """
     if mode not in MODES:
         raise ValueError(f"unknown record mode {mode!r}; expected one of {', '.join(MODES)}")
@@ -80,8 +81,9 @@ def decide(mode: str, path: str, cassette_exists: bool, runs_recorded: int = 0,
     if mode == "new_episodes" and cassette_exists and runs_recorded >= target:
         return _replay(mode, path, cassette_exists, runs_recorded, runs_wanted)
     if not can_record:
-        line = (f"record mode {mode}: nothing can record {path} (no agent runner or recorder stands "
-                f"behind this item)")
+        why = (f"this item records live only with {needs}" if needs
+               else "no agent runner or recorder stands behind this item")
+        line = f"record mode {mode}: nothing can record {path} ({why})"
         if cassette_exists:
             replay = _replay(mode, path, cassette_exists, runs_recorded, runs_wanted)
             if replay.action == FAIL:
