@@ -100,8 +100,8 @@ def test_missing_cassette_says_where_it_looked_and_how_to_record(shop):
     result.stdout.fnmatch_lines(["*no cassette at ping-once.json (record mode none replays only); "
                                  "record one with `mcptest record --out ping-once.json -- <your server command>`*"])
     result = shop.runpytest("-k", "ping", "--mcptest-record-mode", "once")
-    result.stdout.fnmatch_lines(["*record mode once: nothing can record ping-once.json (no agent runner or "
-                                 "recorder stands behind this item)*"])
+    result.stdout.fnmatch_lines(["*record mode once: nothing can record ping-once.json (this item records live "
+                                 "only with a `model:`, a `prompt:` and `servers:` it can start*"])
     assert not (shop.path / "ping-once.json").exists()  # a replay never writes
 
 
