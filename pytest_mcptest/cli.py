@@ -113,10 +113,22 @@ def _scenario_run(args) -> int:
     return _pytest([f"{args.suite}::{name}" for name in names], args.cassette_dir, args.json)
 
 
+def _cassette_path_problem(path: str) -> str:
+    """Why a cassette cannot be written at ``path`` (a directory there, or a file where a
+    folder above it should be), as one line; empty when it can. ``import`` and ``record``
+    both write one."""
+    from .files import file_above
+
+    if os.path.isdir(path):
+        return f"{path}: is a directory; name the cassette file to write"
+    under = file_above(path)
+    return f"{path}: cannot be written, {under} is a file, not a folder" if under is not None else ""
+
+
 def _import(args) -> int:
     """Turn an existing log into a cassette, checked by reading it back before it is written."""
     from .cassette import dump_cassette, parse_cassette, write_cassette
-    from .files import file_above, read_text
+    from .files import read_text
     from .importers import import_text
     from .importers.common import catalog_file, parse_once, summary
 
@@ -128,12 +140,9 @@ def _import(args) -> int:
     except InputError as exc:
         print(exc.render(), file=sys.stderr)
         return EXIT_USAGE
-    if os.path.isdir(args.output):
-        print(f"{args.output}: is a directory; name the cassette file to write", file=sys.stderr)
-        return EXIT_USAGE
-    under = file_above(args.output)
-    if under is not None:
-        print(f"{args.output}: cannot be written, {under} is a file, not a folder", file=sys.stderr)
+    problem = _cassette_path_problem(args.output)
+    if problem:
+        print(problem, file=sys.stderr)
         return EXIT_USAGE
     if os.path.lexists(args.output):  # a dangling symbolic link is there too: replaced only with --force
         if os.path.exists(args.output) and os.path.samefile(args.file, args.output):
@@ -244,7 +253,6 @@ def _record(args) -> int:
     """``mcptest record``: proxy one MCP host session to a stdio server and write it as a run."""
     from .record.proxy import record
     from .record.redact import redactor
-    from .files import file_above
     from .record.store import read_raw
 
     command = args.server_command[1:] if args.server_command[:1] == ["--"] else args.server_command
@@ -252,12 +260,9 @@ def _record(args) -> int:
         print("mcptest record: give the server command after -- (mcptest record --out CASSETTE -- COMMAND "
               "[ARGS...]) or a Streamable HTTP endpoint (--http URL), not both", file=sys.stderr)
         return EXIT_USAGE
-    if os.path.isdir(args.out):
-        print(f"{args.out}: is a directory; name the cassette file to write", file=sys.stderr)
-        return EXIT_USAGE
-    under = file_above(args.out)
-    if under is not None:
-        print(f"{args.out}: cannot be written, {under} is a file, not a folder", file=sys.stderr)
+    problem = _cassette_path_problem(args.out)
+    if problem:
+        print(problem, file=sys.stderr)
         return EXIT_USAGE
     if os.path.lexists(args.out) and not (args.append or args.force):  # a dangling link too
         print(f"{args.out}: already exists; pass --append to add this session as a new run, "
