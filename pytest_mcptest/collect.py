@@ -12,7 +12,7 @@ from .stash import CONTEXT_KEY, FROZEN_KEY
 from .errors import InputError
 from .evaluate import evaluate
 from .render import render_verdict
-from .suite.cache import load_suite_cached
+from .suite.cache import CollectedSuite, collect_suite
 from .suite.model import Block
 from .verdict import Verdict
 
@@ -78,10 +78,11 @@ class SuiteFile(pytest.File):
         gc_was_enabled = gc.isenabled()
         gc.disable()
         try:
-            suite = load_suite_cached(str(self.path), _suite_cache_dir(self.config))
+            suite = collect_suite(str(self.path), _suite_cache_dir(self.config))
             for line, message in suite.warnings:
                 warnings.warn_explicit(SuiteWarning(message), SuiteWarning, str(self.path), line)
-            items = [BlockItem.from_parent(self, name=block.name, block=block) for block in suite.blocks]
+            items = [BlockItem.from_parent(self, name=head.name, head=head, suite=suite, index=index)
+                     for index, head in enumerate(suite.heads)]
             gc.freeze()
             self.config.stash[FROZEN_KEY] = True
             return items
@@ -96,11 +97,17 @@ class SuiteFile(pytest.File):
 
 
 class BlockItem(pytest.Item):
-    """One block of a suite: a scenario, an agent test, ...; replayed from its cassette."""
+    """One block of a suite: a scenario, an agent test, ...; replayed from its cassette.
 
-    def __init__(self, *, block: Block, **kwargs):
+    The item keeps its block's head (kind, name, line, marks, tags, cassette), which is all
+    that selecting and reporting it reads; the built block is made when it runs and let go
+    with its verdict (see :class:`~pytest_mcptest.suite.cache.CollectedSuite`)."""
+
+    def __init__(self, *, head: Block, suite: CollectedSuite, index: int, **kwargs):
         super().__init__(**kwargs)
-        self.block = block
+        self.head = block = head
+        self._suite = suite
+        self._index = index
         self.verdict: Verdict | None = None
         self.add_marker(_KIND_MARKS.get(block.kind) or _KIND_MARKS.setdefault(block.kind, pytest.mark.mcptest(kind=block.kind)))
         self.extra_keyword_matches.add(block.kind)
@@ -114,6 +121,11 @@ class BlockItem(pytest.Item):
         for tag in block.tags:
             _register_marker(self.config, tag, "tag")
             self.add_marker(tag)
+
+    @property
+    def block(self) -> Block:
+        """The built block (built anew at each call when the suite came from the cache)."""
+        return self._suite.block(self._index)
 
     def runtest(self) -> None:
         self.verdict = evaluate(self.block, self.config.stash[CONTEXT_KEY])
@@ -132,4 +144,4 @@ class BlockItem(pytest.Item):
     def reportinfo(self):
         # The third element heads the failure section; pytest rewrites '.' to '::' in it when
         # the node id ends with it (a Python Class.method), so it must not equal the name.
-        return self.path, self.block.line - 1, f"{self.block.kind}: {self.block.name}"
+        return self.path, self.head.line - 1, f"{self.head.kind}: {self.head.name}"

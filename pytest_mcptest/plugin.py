@@ -220,12 +220,12 @@ def pytest_runtest_makereport(item, call):
         # writes them as <property> elements.
         from .report import junit_properties
 
-        item.user_properties.extend(junit_properties(item.block.kind, item.verdict))
+        item.user_properties.extend(junit_properties(item.head.kind, item.verdict))
     report = yield
     if _is_block_item(item):
         if _wants_entries(item.config):
             # Plain data on the report: pytest-xdist carries it to the controller.
-            report.mcptest = item_entry(_report_id(item.config, item.path, item.name), item.block, item.verdict)
+            report.mcptest = item_entry(_report_id(item.config, item.path, item.name), item.head, item.verdict)
         if call.when == "call":
             if item.verdict is not None and report.passed and item.config.get_verbosity() > 0:
                 from .render import passing_metrics
@@ -267,7 +267,7 @@ class _SessionHooks:
         then skips the items, blocks and rules instead of walking them again; with
         thousands of items that walk costs more than replaying them.
         """
-        blocks = [item.block for item in session.items if _is_block_item(item)]
+        blocks = [item.head for item in session.items if _is_block_item(item)]
         if blocks:
             if not self.config.option.collectonly:
                 self._count_cassettes(blocks)

@@ -146,3 +146,27 @@ def test_every_example_suite_comes_back_from_the_cache_as_built(path, folder, mo
         if world is not None:
             assert new.world.transitions_by_tool == world.transitions_by_tool
             assert new.world.forbidden_by_tool == world.forbidden_by_tool
+
+
+def test_collection_keeps_heads_and_pickles_not_built_blocks(folder, suite_file, monkeypatch):
+    """A collected suite holds what selecting and reporting read (each block's head) and each
+    block as its pickle: the built block (world, rules, expectations) is made when asked for,
+    each time anew, so a session does not hold every item's world."""
+    cache.collect_suite(suite_file, folder)
+    _no_parse(monkeypatch)
+    collected = cache.collect_suite(suite_file, folder)
+    built = load_suite(suite_file).blocks
+    assert collected.built is None and len(collected.pickles) == len(built)
+    assert collected.heads == tuple(map(cache.head, built))
+    assert all(type(h) is cache.Block for h in collected.heads)
+    assert collected.heads[0].cassette == built[0].cassette and collected.heads[0].line == built[0].line
+    first, again = collected.block(0), collected.block(0)
+    assert first == built[0] and type(first) is type(built[0])
+    assert first is not again  # made anew: nothing keeps it alive between items
+    assert collected.suite().blocks == built
+
+
+def test_without_a_folder_the_built_blocks_are_kept(suite_file):
+    collected = cache.collect_suite(suite_file)
+    assert collected.pickles is None
+    assert collected.block(0) is collected.block(0) == load_suite(suite_file).blocks[0]

@@ -275,6 +275,28 @@ def test_xdist_workers_share_the_suite_cache(shop):
     assert _suite_entries(shop) == entries  # no temporaries left by the concurrent writers
 
 
+def test_items_hold_heads_and_a_failure_reads_the_same_from_the_cache(pytester):
+    """With pytest's cache on, an item keeps its block's head and its pickle, not the built
+    block; the failure text of a run from the cache is the text of the run that built it."""
+    pytester.makefile(".mcptest.yml", shop=WIDGET_SUITE)
+    pytester.mkdir("cassettes")
+    (pytester.path / "cassettes" / "restock.json").write_text(BAD_RUN)
+    items, _ = pytester.inline_genitems()
+    item = items[0]
+    assert type(item.head).__name__ == "Block" and item.head.name == "restock the widget shelf"
+    assert item._suite.pickles is not None and item._suite.built is None
+    assert type(item.block).__name__ == "ScenarioBlock" and item.block is not item.block
+    cold = pytester.runpytest_subprocess()
+    warm = pytester.runpytest_subprocess()
+    cold.assert_outcomes(failed=1)
+    warm.assert_outcomes(failed=1)
+
+    def failure(result):
+        out = result.stdout.str()
+        return out[out.index("= FAILURES ="):out.index("short test summary")]
+    assert "forbidden" in failure(cold) and failure(warm) == failure(cold)
+
+
 def test_cassette_folders_are_not_walked(pytester):
     pytester.makefile(".mcptest.yml", s="scenarios:\n" + simple_scenario("in folder", "cassettes/p.json"))
     pytester.mkdir("cassettes")

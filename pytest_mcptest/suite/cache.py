@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import os
 import pickle
 import sys
@@ -31,9 +32,9 @@ import yaml
 from ..errors import InputError
 from .build import load_suite
 from .loader import read_text
-from .model import Suite
+from .model import Block, Suite
 
-CACHE_FORMAT = 3
+CACHE_FORMAT = 5
 
 
 @lru_cache(maxsize=1)
@@ -55,16 +56,58 @@ def cache_path(path: str, directory: str, real: Optional[str] = None) -> str:
     return os.path.join(directory, f"{digest}-{os.path.basename(real)}.pickle")
 
 
+@attrs.frozen
+class CollectedSuite:
+    """A suite file as collection needs it: each block's head at once, the built block on demand.
+
+    A head is a plain :class:`Block` (kind, name, file, line, marks, tags, cassette): all an
+    item needs to be collected, selected, reported and to name its cassette. The built block
+    (its world, rules and expectations, about 4 kB a scenario) is kept as its pickle (about
+    0.5 kB) and built again for the moment its item runs, so that a session of 10,000 items
+    does not hold 10,000 worlds. Without a cache folder the built blocks are kept as built.
+    """
+
+    path: str
+    heads: tuple[Block, ...]
+    warnings: tuple[tuple[int, str], ...]
+    servers: dict
+    pickles: Optional[tuple[bytes, ...]] = None
+    built: Optional[tuple[Block, ...]] = None
+
+    def block(self, index: int) -> Block:
+        """The built block at ``index``: a new one from its pickle, or the one kept."""
+        return self.built[index] if self.pickles is None else pickle.loads(self.pickles[index])
+
+    def suite(self) -> Suite:
+        blocks = self.built if self.pickles is None else tuple(map(pickle.loads, self.pickles))
+        return Suite(path=self.path, blocks=blocks, servers=self.servers, warnings=self.warnings)
+
+
+def head(block: Block) -> Block:
+    """What collection needs of a block (see :class:`CollectedSuite`)."""
+    return Block(kind=block.kind, name=block.name, file=block.file, line=block.line, marks=block.marks,
+                 tags=block.tags, cassette=block.cassette)
+
+
 def load_suite_cached(path: str, directory: Optional[str] = None) -> Suite:
     """:func:`load_suite`, from the cache in ``directory`` when the file's bytes and the code
     are unchanged; with no ``directory``, no cache is read or written."""
+    return collect_suite(path, directory).suite()
+
+
+def collect_suite(path: str, directory: Optional[str] = None) -> CollectedSuite:
+    """The suite at ``path`` as a :class:`CollectedSuite`, from the cache in ``directory`` when
+    the file's bytes and the code are unchanged (else built and written there); with no
+    ``directory``, built and not cached."""
     try:
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError as exc:
         raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
     if directory is None:
-        return load_suite(path, read_text(path, data))
+        suite = load_suite(path, read_text(path, data))
+        return CollectedSuite(path, tuple(map(head, suite.blocks)), suite.warnings, suite.servers,
+                              built=suite.blocks)
     real = os.path.realpath(path)
     key = (real, hashlib.sha1(data).hexdigest(), code_stamp())
     where = cache_path(path, directory, real)
@@ -75,8 +118,16 @@ def load_suite_cached(path: str, directory: Optional[str] = None) -> Suite:
     except Exception:  # absent, stale, truncated or from other code: rebuild
         pass
     suite = load_suite(path, read_text(path, data))
-    _store(where, key, suite)
-    return suite
+    collected = CollectedSuite(path, tuple(map(head, suite.blocks)), suite.warnings, suite.servers,
+                               pickles=tuple(map(_dumps, suite.blocks)))
+    _store(where, key, collected)
+    return collected
+
+
+def _dumps(block: Block) -> bytes:
+    out = io.BytesIO()
+    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(block)
+    return out.getvalue()
 
 
 class _Pickler(pickle.Pickler):
@@ -96,7 +147,7 @@ class _Pickler(pickle.Pickler):
         return NotImplemented
 
 
-def _store(where: str, key: tuple, suite: Suite) -> None:
+def _store(where: str, key: tuple, suite: CollectedSuite) -> None:
     """Write the cache entry (its key, then the suite) whole or not at all: to a temporary
     file of this process, renamed into place, so that xdist workers writing the same entry
     at once never leave a torn one. Not synced to disk: an entry a crash damaged fails to
