@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import operator
 import os
 import pickle
 import sys
@@ -142,9 +143,22 @@ class _Pickler(pickle.Pickler):
 
     def reducer_override(self, obj):
         cls = type(obj)
-        if attrs.has(cls):
-            return cls, tuple(getattr(obj, field.name) for field in attrs.fields(cls) if field.init)
-        return NotImplemented
+        fields = _INIT_FIELDS.get(cls)
+        if fields is None:
+            fields = _INIT_FIELDS[cls] = _init_fields(cls) if attrs.has(cls) else False
+        return (cls, fields(obj)) if fields else NotImplemented
+
+
+def _init_fields(cls):
+    """A function of an attrs object giving the tuple of its ``__init__`` fields' values, in C."""
+    names = [field.name for field in attrs.fields(cls) if field.init]
+    if len(names) == 1:
+        single = operator.attrgetter(names[0])
+        return lambda obj: (single(obj),)
+    return operator.attrgetter(*names) if names else lambda obj: ()
+
+
+_INIT_FIELDS: dict = {}  # class -> its fields getter, or False for a class attrs did not make
 
 
 def _store(where: str, key: tuple, suite: CollectedSuite) -> None:
