@@ -26,35 +26,41 @@ from typing import Any
 
 from .yamlcore import BOOL, FLOAT, INT, NULL, STR, LineDict, LineList, core_tag, number
 
-MAX_DEPTH = 100  # nested collections, block and flow together; deeper texts go to libyaml
+MAX_DEPTH = 100  # nested block collections, and flow ones within a line; deeper texts go to libyaml
 MAX_KEY = 1000  # libyaml drops a possible simple key 1024 characters on; be well under
 
 # What libyaml accepts and this reader handles as plain characters: no tab, no control
 # character, no other line break (\r is seen only in \r\n, replaced first), no BOM.
 _OUTSIDE = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
 # A plain scalar's first character: no indicator; '-' only before a character that cannot
-# make it an entry or an indicator ('-1', '-x').
+# make it an entry or an indicator ('-1', '--x').
 _FIRST = r"(?:[^ \-?:,\[\]{}#&*!|>'\"%@`]|-(?=[-0-9A-Za-z_./]))"
 _SQ = r"'((?:[^']|'')*)'"
 _DQ = r'"((?:[^"\\]|\\.)*)"'
 # A block mapping entry: its key (plain up to the first ': ' and never across a ' #' that
 # starts a comment, or quoted) and the colon.
-_KEY = re.compile(rf"(?:({_FIRST}(?:[^ ]| +(?=[^ #]))*?)|{_SQ}|{_DQ}):(?: +|$)")
-_BLOCK_PLAIN_START = re.compile(_FIRST)
-_QUOTED = {"'": re.compile(_SQ), '"': re.compile(_DQ)}
+_KEY = re.compile(rf"(?:({_FIRST}(?:[^ ]| +(?=[^ #]))*?)|{_SQ}|{_DQ}):(?: +|\Z)")
+# A scalar that is the rest of a block line: plain (no ': ', no ':' at its end, spaces
+# inside but not before a '#'), or quoted; then at most a comment.
+_BLOCK_SCALAR = re.compile(rf"(?:({_FIRST}(?:[^ :]|:(?=[^ ])| +(?=[^ #]))*)|{_SQ}|{_DQ})(?: +#.*| *)\Z")
 # In a flow collection a plain scalar holds no flow indicator, ':', '#' or '?': stricter than
-# YAML, so no rule on where such a scalar ends is left to doubt.
-_FLOW_PLAIN = re.compile(rf"{_FIRST}[^ ,\[\]{{}}:#?]*(?: +[^ ,\[\]{{}}:#?]+)*")
-_SPACES = re.compile(" *")
-_COLON = re.compile(": +")
-_END = re.compile(r" *\Z| +#")  # what may follow a value: nothing, or a comment
+# YAML, so no rule on where such a scalar ends is left to doubt. A key is followed by ': ',
+# an item by ',' or the closing bracket.
+_FLOW_PLAIN = rf"{_FIRST}[^ ,\[\]{{}}:#?]*(?: +[^ ,\[\]{{}}:#?]+)*"
+_FLOW_KEY = re.compile(rf"(?:({_FLOW_PLAIN})|{_SQ}|{_DQ}): +")
+_FLOW_SCALAR = re.compile(rf"(?:({_FLOW_PLAIN})|{_SQ}|{_DQ}) *(?:, *|([\]}}]))")
+_AFTER_FLOW = re.compile(r" *(?:, *|([\]}]))")
+_END = re.compile(r" *\Z| +#")  # what may follow a flow collection on a block line
 _SEPARATOR = re.compile(r"---(?: *\Z| +#)")
 _ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)")
 _ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
             "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0",
             "L": "\u2028", "P": "\u2029"}
 _PLAIN_VALUES: dict[str, Any] = {}  # plain scalar -> its value; suites repeat their words
-_PLAIN_MAX = 100_000
+_SHAPES: dict[str, tuple] = {}  # a line without its indent -> what _shape makes of it
+_CACHE_MAX = 100_000  # entries in each cache
+_SHAPE_LEN = 300  # longer lines are read every time, so the cache stays small
+_EMPTY = object()  # an entry with nothing after its '-' or ':' (null, or a block collection below)
 
 
 class _Bail(Exception):
@@ -71,14 +77,19 @@ def read(text: str) -> list[tuple[Any, int]] | None:
 
 
 def _read(text: str) -> list[tuple[Any, int]]:
+    """The block structure, line by line: a stack of the open block collections, each with
+    its indent, and the entry whose value was left open (``pending``) by a line ending in
+    '-' or ':'. What each line says on its own comes from :func:`_shape`, remembered per
+    line text: suites repeat most of their lines."""
     if "\r" in text:
         text = text.replace("\r\n", "\n")
     if _OUTSIDE.search(text):
         raise _Bail
     docs: list[tuple[Any, int]] = []
-    stack: list[tuple[int, Any, bool]] = []  # open block collections: (indent, collection, is a mapping)
-    pending = None  # (collection, key or index, indent): an entry with no value on its line
+    stack: list[tuple[int, Any, bool]] = []  # (indent, collection, is a mapping)
+    pending = None  # (collection, key or index, indent of its line or key)
     explicit = False  # a '---' opened a document that has no content yet
+    shapes = _SHAPES
     number = 0
     for number, line in enumerate(text.split("\n"), 1):
         body = line.lstrip(" ")
@@ -94,18 +105,23 @@ def _read(text: str) -> list[tuple[Any, int]]:
                 docs.append((None, number))  # an empty document starts where the next token is
             stack, pending, explicit = [], None, True
             continue
-        item = body[0] == "-" and body[1:2] in ("", " ")
+        shape = shapes.get(body)
+        if shape is None:
+            shape = _shape(body)
+            if len(body) <= _SHAPE_LEN and len(shapes) < _CACHE_MAX:
+                shapes[body] = shape
+        item, offset, key, value = shape
         if pending is not None:
-            owner, key, owner_indent = pending
+            owner, at, owner_indent = pending
             pending = None
-            # The entry's value is a block collection that starts here: deeper, or a
+            # The open entry's value is a block collection that starts here: deeper, or a
             # sequence at a mapping key's own indent.
             if indent > owner_indent or (item and indent == owner_indent and type(owner) is LineDict):
-                value = _collection(item, number)
-                owner[key] = value
+                collection = _collection(item, number)
+                owner[at] = collection
                 if type(owner) is LineList:
-                    owner.item_lines[key] = number
-                stack.append((indent, value, not item))
+                    owner.item_lines[at] = number
+                stack.append((indent, collection, not item))
         if not stack:
             stack.append((indent, _collection(item, number), not item))
         top = stack[-1]
@@ -115,7 +131,7 @@ def _read(text: str) -> list[tuple[Any, int]]:
                 raise _Bail
             top = stack[-1]
         if top[0] != indent:
-            raise _Bail
+            raise _Bail  # a continuation line, or an indent no open collection has
         if top[2] is item:
             if item:
                 raise _Bail
@@ -126,44 +142,53 @@ def _read(text: str) -> list[tuple[Any, int]]:
         if len(stack) > MAX_DEPTH:
             raise _Bail
         owner = top[1]
+        if type(value) is LineDict or type(value) is LineList:
+            value = _instance(value, number)
         if item:
-            rest = body[1:].lstrip(" ")
-            index = len(owner)
             owner.item_lines.append(number)
-            if not rest or rest[0] == "#":
-                owner.append(None)
-                pending = (owner, index, indent)
+            if key is None:
+                if value is _EMPTY:
+                    pending = (owner, len(owner), indent)
+                    value = None
+                owner.append(value)
                 continue
-            if rest[0] == "-" and rest[1:2] in ("", " "):
-                raise _Bail  # '- - x'
-            match = _KEY.match(rest)
-            if match is None:
-                owner.append(_value(rest, number, len(stack)))
-                continue
-            column = indent + len(body) - len(rest)
-            mapping = _collection(False, number)
+            mapping = _collection(False, number)  # '- key: ...': a mapping at the key's column
             owner.append(mapping)
-            stack.append((column, mapping, True))
-            owner, indent, body = mapping, column, rest
-        else:
-            match = _KEY.match(body)
-            if match is None:
-                raise _Bail
-        key = _key(match)
+            indent += offset
+            stack.append((indent, mapping, True))
+            owner = mapping
         if key in owner:
             raise _Bail  # libyaml's path refuses it, naming both lines
         owner.key_lines[key] = number
-        rest = body[match.end():]
-        if not rest or rest[0] == "#":
-            owner[key] = None
+        if value is _EMPTY:
             pending = (owner, key, indent)
-        else:
-            owner[key] = _value(rest, number, len(stack))
+            value = None
+        owner[key] = value
     if stack:
         docs.append((stack[0][1], stack[0][1].line))
     elif explicit:  # libyaml's stream end is on the line after a last line without a newline
         docs.append((None, number + (not text.endswith("\n"))))
     return docs
+
+
+def _shape(body: str) -> tuple[bool, int, str | None, Any]:
+    """What a line (without its indent) says wherever it stands: whether it is a sequence
+    entry, the column of a key after its '-', the key, and the value: a scalar, ``_EMPTY``,
+    or a flow collection without lines (copied onto each line that has it)."""
+    if body[0] == "-" and body[1:2] in ("", " "):
+        rest = body[1:].lstrip(" ")
+        if not rest or rest[0] == "#":
+            return True, 0, None, _EMPTY
+        if rest[0] == "-" and rest[1:2] in ("", " "):
+            raise _Bail  # '- - x'
+        match = _KEY.match(rest)
+        if match is None:
+            return True, 0, None, _value(rest)
+        return True, len(body) - len(rest), _key(match), _rest(rest[match.end():])
+    match = _KEY.match(body)
+    if match is None:
+        raise _Bail
+    return False, 0, _key(match), _rest(body[match.end():])
 
 
 def _collection(item: bool, line: int) -> Any:
@@ -176,11 +201,29 @@ def _collection(item: bool, line: int) -> Any:
     return mapping
 
 
+def _instance(template: Any, line: int) -> Any:
+    """A fresh copy of a flow collection, with every line attribute ``line``."""
+    if type(template) is LineDict:
+        copy = LineDict(template)
+        copy.key_lines = dict.fromkeys(template, line)
+        keys = template
+    else:
+        copy = LineList(template)
+        copy.item_lines = [line] * len(template)
+        keys = range(len(template))
+    copy.line = line
+    for key in keys:
+        value = template[key]
+        if type(value) is LineDict or type(value) is LineList:
+            copy[key] = _instance(value, line)
+    return copy
+
+
 def _key(match: re.Match) -> str:
-    """A block mapping key from a ``_KEY`` match: a string, short enough to be a simple key."""
-    if match.end() > MAX_KEY:
+    """A block or flow mapping key: a string, short enough to be a simple key."""
+    if match.end() - match.start() > MAX_KEY:
         raise _Bail
-    plain, single, double = match.groups()
+    plain, single, double = match.group(1, 2, 3)
     if plain is None:
         return single.replace("''", "'") if double is None else _unescape(double)
     if plain[-1] == " " or core_tag(plain) != STR:
@@ -188,24 +231,30 @@ def _key(match: re.Match) -> str:
     return plain
 
 
-def _value(text: str, line: int, depth: int) -> Any:
-    """The value that ``text`` (the rest of a line, not blank, no comment) holds."""
-    first = text[0]
-    if first == "{" or first == "[":
-        value, end = _flow(text, 0, line, depth + 1)
-    elif first == "'" or first == '"':
-        value, end = _quoted(text, 0)
-    else:
-        cut = text.find(" #")
-        if cut >= 0:
-            text = text[:cut]
-        text = text.rstrip(" ")
-        if ": " in text or text[-1] == ":" or not _BLOCK_PLAIN_START.match(text):
+def _rest(text: str) -> Any:
+    """The value after a key's ': '; ``_EMPTY`` if there is none."""
+    return _EMPTY if not text or text[0] == "#" else _value(text)
+
+
+def _scalar(match: re.Match) -> Any:
+    """The value of a plain, single- or double-quoted scalar matched as groups 1, 2, 3."""
+    plain, single, double = match.group(1, 2, 3)
+    if plain is not None:
+        return _plain(plain)
+    return single.replace("''", "'") if double is None else _unescape(double)
+
+
+def _value(text: str) -> Any:
+    """The value that ``text`` (the rest of a block line, not blank, no comment) holds."""
+    if text[0] == "{" or text[0] == "[":
+        value, end = _flow(text, 0, 1)
+        if not _END.match(text, end):
             raise _Bail
-        return _plain(text)
-    if not _END.match(text, end):
+        return value
+    match = _BLOCK_SCALAR.match(text)
+    if match is None:
         raise _Bail
-    return value
+    return _scalar(match)
 
 
 def _plain(text: str) -> Any:
@@ -225,18 +274,9 @@ def _plain(text: str) -> Any:
                 raise _Bail from None  # libyaml's path says why it is no JSON number
         else:
             raise _Bail  # '<<' as a value
-        if len(_PLAIN_VALUES) < _PLAIN_MAX:
+        if len(_PLAIN_VALUES) < _CACHE_MAX:
             _PLAIN_VALUES[text] = value
     return value
-
-
-def _quoted(text: str, pos: int) -> tuple[str, int]:
-    match = _QUOTED[text[pos]].match(text, pos)
-    if match is None:
-        raise _Bail  # not closed on this line
-    if text[pos] == "'":
-        return match.group(1).replace("''", "'"), match.end()
-    return _unescape(match.group(1)), match.end()
 
 
 def _unescape(body: str) -> str:
@@ -255,45 +295,45 @@ def _escaped(match: re.Match) -> str:
     return chr(point)
 
 
-def _flow(text: str, pos: int, line: int, depth: int) -> tuple[Any, int]:
-    """The flow collection opening at ``text[pos]``, closed on this line, and where it ends."""
+def _flow(text: str, pos: int, depth: int) -> tuple[Any, int]:
+    """The flow collection opening at ``text[pos]`` and closed on this line, without lines
+    (:func:`_instance` gives a copy its line), and where it ends."""
     if depth > MAX_DEPTH:
         raise _Bail
     is_map = text[pos] == "{"
-    value = _collection(not is_map, line)
+    value = LineDict() if is_map else LineList()
     close = "}" if is_map else "]"
-    pos = _SPACES.match(text, pos + 1).end()
+    pos += 1
+    while text[pos:pos + 1] == " ":
+        pos += 1
     if text[pos:pos + 1] == close:
         return value, pos + 1
     while True:
         if is_map:
-            start = pos
-            key, pos = _flow_node(text, pos, line, depth)
-            colon = _COLON.match(text, pos)
-            if colon is None or type(key) is not str or pos - start > MAX_KEY or key in value:
-                raise _Bail  # no ': ', a key that is not a string (1, true, null), too long, twice
-            value.key_lines[key] = line
-            value[key], pos = _flow_node(text, colon.end(), line, depth)
+            match = _FLOW_KEY.match(text, pos)
+            if match is None:
+                raise _Bail
+            key = _key(match)
+            if key in value:
+                raise _Bail
+            pos = match.end()
+        if text[pos:pos + 1] in ("{", "["):
+            item, pos = _flow(text, pos, depth + 1)
+            match = _AFTER_FLOW.match(text, pos)
+            if match is None:
+                raise _Bail
         else:
-            item, pos = _flow_node(text, pos, line, depth)
+            match = _FLOW_SCALAR.match(text, pos)
+            if match is None:
+                raise _Bail
+            item = _scalar(match)
+        if is_map:
+            value[key] = item
+        else:
             value.append(item)
-            value.item_lines.append(line)
-        pos = _SPACES.match(text, pos).end()
-        following = text[pos:pos + 1]
-        if following == close:
-            return value, pos + 1
-        if following != ",":
-            raise _Bail
-        pos = _SPACES.match(text, pos + 1).end()
-
-
-def _flow_node(text: str, pos: int, line: int, depth: int) -> tuple[Any, int]:
-    first = text[pos:pos + 1]
-    if first == "{" or first == "[":
-        return _flow(text, pos, line, depth + 1)
-    if first == "'" or first == '"':
-        return _quoted(text, pos)
-    match = _FLOW_PLAIN.match(text, pos)
-    if match is None:
-        raise _Bail
-    return _plain(match.group()), match.end()
+        pos = match.end()
+        end = match.group(match.re.groups)  # the closing bracket, or None after a ','
+        if end is not None:
+            if end != close:
+                raise _Bail
+            return value, pos
