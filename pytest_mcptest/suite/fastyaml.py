@@ -56,10 +56,12 @@ _ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)")
 _ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
             "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0",
             "L": "\u2028", "P": "\u2029"}
-_PLAIN_VALUES: dict[str, Any] = {}  # plain scalar -> its value; suites repeat their words
+# Suites repeat most of their lines and words, so what a line or a plain scalar says is
+# remembered; a cache that fills up is emptied (memory stays bounded, new suites get room).
 _SHAPES: dict[str, tuple] = {}  # a line without its indent -> what _shape makes of it
-_CACHE_MAX = 100_000  # entries in each cache
-_SHAPE_LEN = 300  # longer lines are read every time, so the cache stays small
+_PLAIN_VALUES: dict[str, Any] = {}  # plain scalar -> its value
+_CACHE_MAX = 10_000  # entries in each cache
+_SHAPE_LEN = 200  # longer lines are read each time
 _EMPTY = object()  # an entry with nothing after its '-' or ':' (null, or a block collection below)
 
 
@@ -80,7 +82,7 @@ def _read(text: str) -> list[tuple[Any, int]]:
     """The block structure, line by line: a stack of the open block collections, each with
     its indent, and the entry whose value was left open (``pending``) by a line ending in
     '-' or ':'. What each line says on its own comes from :func:`_shape`, remembered per
-    line text: suites repeat most of their lines."""
+    line text."""
     if "\r" in text:
         text = text.replace("\r\n", "\n")
     if _OUTSIDE.search(text):
@@ -108,7 +110,9 @@ def _read(text: str) -> list[tuple[Any, int]]:
         shape = shapes.get(body)
         if shape is None:
             shape = _shape(body)
-            if len(body) <= _SHAPE_LEN and len(shapes) < _CACHE_MAX:
+            if len(body) <= _SHAPE_LEN:
+                if len(shapes) >= _CACHE_MAX:
+                    shapes.clear()
                 shapes[body] = shape
         item, offset, key, value = shape
         if pending is not None:
@@ -274,8 +278,9 @@ def _plain(text: str) -> Any:
                 raise _Bail from None  # libyaml's path says why it is no JSON number
         else:
             raise _Bail  # '<<' as a value
-        if len(_PLAIN_VALUES) < _CACHE_MAX:
-            _PLAIN_VALUES[text] = value
+        if len(_PLAIN_VALUES) >= _CACHE_MAX:
+            _PLAIN_VALUES.clear()
+        _PLAIN_VALUES[text] = value
     return value
 
 
