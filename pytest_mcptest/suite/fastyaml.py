@@ -30,7 +30,9 @@ MAX_DEPTH = 100  # nested block collections, and flow ones within a line; deeper
 MAX_KEY = 1000  # libyaml drops a possible simple key 1024 characters on; be well under
 
 # What libyaml accepts and this reader handles as plain characters: no tab, no control
-# character, no other line break (\r is seen only in \r\n, replaced first), no BOM.
+# character, no other line break (\r is seen only in \r\n, replaced first), no BOM. An
+# ASCII text is checked by deleting the bytes it may hold (ten times faster than a search).
+_ASCII_TAKEN = b"\n" + bytes(range(0x20, 0x7F))
 _OUTSIDE = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
 # A plain scalar's first character: no indicator; '-' only before a character that cannot
 # make it an entry or an indicator ('-1', '--x').
@@ -85,7 +87,7 @@ def _read(text: str) -> list[tuple[Any, int]]:
     line text."""
     if "\r" in text:
         text = text.replace("\r\n", "\n")
-    if _OUTSIDE.search(text):
+    if text.encode("ascii").translate(None, _ASCII_TAKEN) if text.isascii() else _OUTSIDE.search(text):
         raise _Bail
     docs: list[tuple[Any, int]] = []
     stack: list[tuple[int, Any, bool]] = []  # (indent, collection, is a mapping)
@@ -126,6 +128,8 @@ def _read(text: str) -> list[tuple[Any, int]]:
                 if type(owner) is LineList:
                     owner.item_lines[at] = number
                 stack.append((indent, collection, not item))
+                if len(stack) > MAX_DEPTH:
+                    raise _Bail
         if not stack:
             stack.append((indent, _collection(item, number), not item))
         top = stack[-1]
@@ -143,10 +147,8 @@ def _read(text: str) -> list[tuple[Any, int]]:
             if not stack or stack[-1][0] != indent or not stack[-1][2]:
                 raise _Bail
             top = stack[-1]
-        if len(stack) > MAX_DEPTH:
-            raise _Bail
         owner = top[1]
-        if type(value) is LineDict or type(value) is LineList:
+        if type(value) is tuple:
             value = _instance(value, number)
         if item:
             owner.item_lines.append(number)
@@ -178,7 +180,7 @@ def _read(text: str) -> list[tuple[Any, int]]:
 def _shape(body: str) -> tuple[bool, int, str | None, Any]:
     """What a line (without its indent) says wherever it stands: whether it is a sequence
     entry, the column of a key after its '-', the key, and the value: a scalar, ``_EMPTY``,
-    or a flow collection without lines (copied onto each line that has it)."""
+    or the template of a flow collection (see :func:`_flow`)."""
     if body[0] == "-" and body[1:2] in ("", " "):
         rest = body[1:].lstrip(" ")
         if not rest or rest[0] == "#":
@@ -205,21 +207,18 @@ def _collection(item: bool, line: int) -> Any:
     return mapping
 
 
-def _instance(template: Any, line: int) -> Any:
-    """A fresh copy of a flow collection, with every line attribute ``line``."""
-    if type(template) is LineDict:
-        copy = LineDict(template)
-        copy.key_lines = dict.fromkeys(template, line)
-        keys = template
+def _instance(template: tuple, line: int) -> Any:
+    """A flow collection made from its template, with every line attribute ``line``."""
+    is_map, data, nested = template
+    if is_map:
+        copy = LineDict(data)
+        copy.key_lines = dict.fromkeys(data, line)
     else:
-        copy = LineList(template)
-        copy.item_lines = [line] * len(template)
-        keys = range(len(template))
+        copy = LineList(data)
+        copy.item_lines = [line] * len(data)
     copy.line = line
-    for key in keys:
-        value = template[key]
-        if type(value) is LineDict or type(value) is LineList:
-            copy[key] = _instance(value, line)
+    for key, inner in nested:
+        copy[key] = _instance(inner, line)
     return copy
 
 
@@ -300,19 +299,22 @@ def _escaped(match: re.Match) -> str:
     return chr(point)
 
 
-def _flow(text: str, pos: int, depth: int) -> tuple[Any, int]:
-    """The flow collection opening at ``text[pos]`` and closed on this line, without lines
-    (:func:`_instance` gives a copy its line), and where it ends."""
+def _flow(text: str, pos: int, depth: int) -> tuple[tuple, int]:
+    """The flow collection opening at ``text[pos]`` and closed on this line, and where it
+    ends. It is read as a template that :func:`_instance` makes collections from, each on
+    its line: ``(is a mapping, its plain dict or list, (key or index, template) of each
+    collection in it)``, so a line read once gives its collections cheaply again."""
     if depth > MAX_DEPTH:
         raise _Bail
     is_map = text[pos] == "{"
-    value = LineDict() if is_map else LineList()
+    value: Any = {} if is_map else []
+    nested = []
     close = "}" if is_map else "]"
     pos += 1
     while text[pos:pos + 1] == " ":
         pos += 1
     if text[pos:pos + 1] == close:
-        return value, pos + 1
+        return (is_map, value, ()), pos + 1
     while True:
         if is_map:
             match = _FLOW_KEY.match(text, pos)
@@ -324,6 +326,7 @@ def _flow(text: str, pos: int, depth: int) -> tuple[Any, int]:
             pos = match.end()
         if text[pos:pos + 1] in ("{", "["):
             item, pos = _flow(text, pos, depth + 1)
+            nested.append((key if is_map else len(value), item))
             match = _AFTER_FLOW.match(text, pos)
             if match is None:
                 raise _Bail
@@ -341,4 +344,4 @@ def _flow(text: str, pos: int, depth: int) -> tuple[Any, int]:
         if end is not None:
             if end != close:
                 raise _Bail
-            return value, pos
+            return (is_map, value, tuple(nested)), pos
