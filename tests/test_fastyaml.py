@@ -300,7 +300,18 @@ def test_the_subset_is_read_fast_and_the_same(text):
     assert agree(text) is not None, text
 
 
-@settings(max_examples=1500, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1000, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated())
 def test_any_text_is_declined_or_read_the_same(text):
     agree(text)
+
+
+PIECES = list("ab1 :#-'\"{}[],!&*?|>%@`\\.~+eE0x_/<=é") + [": ", " #", "- ", "\\u00e9", "''", "true", "null", ".inf"]
+PLACES = ["k: {}\n", "- {}\n", "{}: v\n", "k: [{}]\n", "k: {{{}: v}}\n", "k: {{a: {}}}\n", "- {}: v\n", "k: [a, {}]\n",
+          "k: {}  # c\n", "{}\n", "- - {}\n", "a:\n  {}\n", "a:\n{}\n"]
+
+
+@settings(max_examples=3000, deadline=None, database=None)
+@given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=7).map("".join), st.sampled_from(PLACES))
+def test_any_scalar_in_any_place_is_declined_or_read_the_same(piece, place):
+    agree(place.format(piece))
