@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import gc
 import math
-import re
 from typing import Any
 
 import yaml
 
 from ..errors import InputError, number_problem
 from ..files import brackets_within, read_bytes
+from . import fastyaml
+from .yamlcore import BOOL, FLOAT, INT, MERGE, NULL, STR, LineDict, LineList, core_tag, number
 
 try:  # libyaml's C parser is ~4.6x faster; fall back to pure Python when absent.
     _BaseLoader = yaml.CSafeLoader
@@ -29,69 +30,23 @@ MAX_EXPANDED_NODES = 200_000
 MAX_EXPANSION_RATIO = 20
 
 
-class LineDict(dict):
-    """A mapping that remembers its own line and the line of each key."""
-
-    __slots__ = ("line", "key_lines")
-
-
-class LineList(list):
-    """A sequence that remembers its own line and the line of each item."""
-
-    __slots__ = ("line", "item_lines")
-
-
-_STR = "tag:yaml.org,2002:str"
-_NULL = "tag:yaml.org,2002:null"
-_BOOL = "tag:yaml.org,2002:bool"
-_INT = "tag:yaml.org,2002:int"
-_FLOAT = "tag:yaml.org,2002:float"
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
-_MERGE = "tag:yaml.org,2002:merge"
-
-# The YAML 1.2 core schema, which is what JSON users expect: `yes`, `on`, `010`
-# and `1:30` are not the booleans, octal and sexagesimal numbers of YAML 1.1.
-_CORE = (
-    (_NULL, re.compile(r"(?:~|null|Null|NULL|)\Z")),
-    (_BOOL, re.compile(r"(?:true|True|TRUE|false|False|FALSE)\Z")),
-    (_INT, re.compile(r"(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)\Z")),
-    (_FLOAT, re.compile(r"(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-                        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))\Z")),
-)
-_TAGS: dict = {}
-_TAGS_MAX = 100_000
-
-
-def _core_tag(value: str) -> str:
-    if value == "<<":
-        return _MERGE  # the merge key: not YAML 1.2, but what every suite with anchors uses
-    for tag, pattern in _CORE:
-        if pattern.match(value):
-            return tag
-    return _STR
 
 
 def _scalar(loader: "_Loader", node) -> Any:
     """A scalar as a JSON value; anything JSON cannot hold is refused at its line."""
     tag, value = node.tag, node.value
-    if tag == _STR or tag == _TIMESTAMP:  # dates stay the strings the user wrote
+    if tag == STR or tag == _TIMESTAMP:  # dates stay the strings the user wrote
         return value
-    if tag == _NULL:
+    if tag == NULL:
         return None
-    if tag == _BOOL:
+    if tag == BOOL:
         return value.lower() == "true"
     try:
-        if tag == _INT:
-            if value.startswith(("0o", "0x")):
-                return int(value[2:], 8 if value[1] == "o" else 16)
-            return int(value)
-        if tag == _FLOAT:
-            number = float(value) if value.lstrip("+-")[:1] != "." or value[-1:].isdigit() else math.inf
-            if math.isfinite(number):
-                return number
-            raise ValueError("JSON has no infinity or NaN")
+        if tag == INT or tag == FLOAT:
+            return number(tag, value)
     except ValueError as exc:
         raise InputError(loader._path, f"cannot read {value[:40]!r} as a number: {number_problem(exc)}",
                          line=node.start_mark.line + 1, source=loader._source) from None
@@ -116,13 +71,8 @@ class _Loader(_BaseLoader):
         if kind.id != "scalar":
             return _SEQ if kind.id == "sequence" else _MAP
         if not implicit[0]:
-            return _STR  # quoted
-        tag = _TAGS.get(value)
-        if tag is None:
-            tag = _core_tag(value)
-            if len(_TAGS) < _TAGS_MAX:
-                _TAGS[value] = tag
-        return tag
+            return STR  # quoted
+        return core_tag(value)
 
     def construct_document(self, node):
         self._starts.append(node.start_mark.line + 1)
@@ -134,7 +84,7 @@ class _Loader(_BaseLoader):
     def _build(self, node):
         kind = node.id
         if kind == "scalar":
-            return node.value if node.tag == _STR else _scalar(self, node)
+            return node.value if node.tag == STR else _scalar(self, node)
         if self._may_alias:
             done = self._memo.get(id(node))
             if done is not None:
@@ -160,7 +110,7 @@ class _Loader(_BaseLoader):
             self._memo[id(node)] = data
         explicit = []
         for key_node, value_node in node.value:
-            if key_node.tag == _MERGE:
+            if key_node.tag == MERGE:
                 self._merge_into(data, value_node)
             else:
                 explicit.append((key_node, value_node))
@@ -189,7 +139,7 @@ class _Loader(_BaseLoader):
                     data.key_lines[key] = built.key_lines.get(key, data.line)
 
     def _key(self, key_node) -> str:
-        if key_node.id == "scalar" and key_node.tag == _STR:
+        if key_node.id == "scalar" and key_node.tag == STR:
             return key_node.value
         if key_node.id != "scalar":
             found = "a collection"
@@ -247,18 +197,30 @@ MAX_FLOW_DEPTH = 1000
 def load_documents(path: str, text: str) -> list[tuple[Any, int]]:
     """Every YAML document of ``text`` with the line it starts on, in order.
 
-    Raises :class:`InputError` with the line.
+    :mod:`.fastyaml` reads the common subset; libyaml reads the rest, and says what is
+    wrong. Raises :class:`InputError` with the line.
     """
     if not brackets_within(text, MAX_FLOW_DEPTH):  # libyaml recurses in C: 100,000 levels crashed the process
         raise InputError(path, f"the YAML nests too deeply to read (more than {MAX_FLOW_DEPTH} levels of [ or {{)",
                          source=text)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # a parse allocates many small objects; the collector only slows it down
+    try:
+        docs = fastyaml.read(text)  # the plain YAML users write, several times faster
+        return docs if docs is not None else read_with_libyaml(path, text)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def read_with_libyaml(path: str, text: str) -> list[tuple[Any, int]]:
+    """What :func:`load_documents` gives, read by libyaml alone: the path for whatever the
+    fast reader leaves, and the reference it is tested against."""
     loader = _Loader(text)
     loader._path = path
     loader._source = text
     loader._may_alias = "*" in text
     loader._starts = []
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # a parse allocates many small objects; the collector only slows it down
     try:
         docs = []
         while loader.check_data():
@@ -279,8 +241,6 @@ def load_documents(path: str, text: str) -> list[tuple[Any, int]]:
         raise InputError(path, f"invalid YAML: {problem or exc}", line=line, source=text) from None
     finally:
         loader.dispose()
-        if gc_was_enabled:
-            gc.enable()
 
 
 def _is_yaml_error(exc: Exception) -> bool:
