@@ -26,7 +26,7 @@ from .golden import GoldenOracle, GoldenOutcome, judge_golden
 from .paths import Missing, PathError, Segment, assign, format_path, parse_path, resolve, rollback
 from .rubric import rubric_envelope
 from .trace import Run, ToolCall
-from .values import ABSENT, copy_json, is_number, json_diff, json_equal, show
+from .values import ABSENT, SCALARS, copy_json, is_number, json_diff, json_equal, show
 
 GUARD_OPS = ("eq", "min", "max")
 LEAF_LIMIT = 8  # differing leaves shown per expect_state path
@@ -48,13 +48,14 @@ class Guard:
         """Whether the guard holds: :meth:`failure` is None, without wording why not (a
         forbidden rule's guard usually fails, and its reason is never shown)."""
         actual = resolve(state, self.path)
-        if isinstance(actual, Missing):
+        if type(actual) is Missing:
             return False
-        if self.op == "eq":
+        op = self.op
+        if op == "eq":
             return json_equal(actual, self.value)
         if not is_number(actual):
             return False
-        return actual >= self.value if self.op == "min" else actual <= self.value
+        return actual >= self.value if op == "min" else actual <= self.value
 
     def failure(self, state: dict) -> Optional[str]:
         """None when the guard holds, else why it failed (with the value it saw)."""
@@ -102,9 +103,11 @@ class Effect:
 
     def new_value(self, state: dict, args: Any) -> Any:
         """The value to write; raises ValueError with a reason when it cannot be computed."""
-        if self.op == "set":
-            return copy_json(self.value)
-        if self.op == "from_arg":
+        op = self.op
+        if op == "set":
+            value = self.value
+            return value if type(value) in SCALARS else copy_json(value)
+        if op == "from_arg":
             got = self._argument(args, self.value)
             return copy_json(got)
         amount = self.value
@@ -114,12 +117,12 @@ class Effect:
                 raise ValueError(f"effect {format_path(self.path)} {self.op} from_arg {format_path(self.amount_arg)}: "
                                  f"the argument is {show(amount)}, not a number")
         current = resolve(state, self.path)
-        if isinstance(current, Missing) or current is None:
+        if current is None or type(current) is Missing:
             current = 0
-        if not is_number(current):
-            raise ValueError(f"effect {format_path(self.path)} {self.op} {show(amount)}: "
+        elif not is_number(current):
+            raise ValueError(f"effect {format_path(self.path)} {op} {show(amount)}: "
                              f"the state holds {show(current)}, not a number")
-        return current + amount if self.op == "inc" else current - amount
+        return current + amount if op == "inc" else current - amount
 
 
 @attrs.frozen
@@ -273,8 +276,13 @@ def _apply(state: dict, effects: Sequence[Effect], args: Any) -> None:
     """Apply a transition's effects all or nothing.
 
     Every value is computed before anything is written; the writes are journaled, so
-    one failing half-way (a path through a non-object) undoes the others.
+    one failing half-way (a path through a non-object) undoes the others. One write needs
+    no journal: :func:`assign` writes nothing when it fails.
     """
+    if len(effects) == 1:
+        effect = effects[0]
+        assign(state, effect.path, effect.new_value(state, args))
+        return
     writes = [(e.path, e.new_value(state, args)) for e in effects]
     journal: list = []
     try:
@@ -283,6 +291,17 @@ def _apply(state: dict, effects: Sequence[Effect], args: Any) -> None:
     except PathError:
         rollback(journal)
         raise
+
+
+def _first_holding(entries: Sequence, state: dict) -> Any:
+    """The first transition or forbidden rule whose guards all hold, or None."""
+    for entry in entries:
+        for guard in entry.when:
+            if not guard.holds(state):
+                break
+        else:
+            return entry
+    return None
 
 
 def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
@@ -297,24 +316,26 @@ def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
     recoveries: list[int] = []
     escalations = 0
 
-    calls = run.tool_calls
-    for index, call in enumerate(calls):
-        if index and calls[index - 1].error:
+    after_error = False
+    for index, call in enumerate(run.tool_calls):
+        if after_error:
             recoveries.append(index)
-        if call.name in escalation_tools:
+        after_error = call.error
+        name = call.name
+        if name in escalation_tools:
             escalations += 1
-        rule = next((r for r in forbidden_by_tool.get(call.name, ())
-                     if all(g.holds(state) for g in r.when)), None)
+        rules = forbidden_by_tool.get(name)
+        rule = _first_holding(rules, state) if rules is not None else None
         if rule is not None:
-            forbidden.append(CallIssue(index, call.name, call.args, rule.reason))
+            forbidden.append(CallIssue(index, name, call.args, rule.reason))
             continue
-        candidates = by_tool.get(call.name)
+        candidates = by_tool.get(name)
         if not candidates:
-            if call.name not in escalation_tools:
-                invalid.append(CallIssue(index, call.name, call.args,
+            if name not in escalation_tools:
+                invalid.append(CallIssue(index, name, call.args,
                                          "no transition is declared for this tool"))
             continue
-        chosen = next((t for t in candidates if all(g.holds(state) for g in t.when)), None)
+        chosen = _first_holding(candidates, state)
         if chosen is None:
             # Worded only now: the first candidate's first failed guard, as the spec says.
             invalid.append(CallIssue(index, call.name, call.args,
