@@ -257,7 +257,8 @@ def _meta_ok(meta: Optional[dict]) -> bool:
 
 
 def _tokens_ok(tokens: Optional[dict]) -> bool:
-    return tokens is None or all(tokens.get(key) is None or is_number(tokens[key]) for key in ("input", "output", "total"))
+    return tokens is None or all(tokens.get(key) is None or is_number(tokens[key])
+                                 for key in ("input", "output", "total"))
 
 
 # The most recently used cassettes, by real path. Items that share a cassette sit
@@ -268,14 +269,17 @@ _CACHE: OrderedDict[str, tuple[tuple[int, int], Cassette]] = OrderedDict()
 CACHE_SIZE = 256
 
 
-def load_cassette(path: str, name: str | None = None, keep: bool = True) -> Cassette:
+def load_cassette(path: str, name: str | None = None, keep: bool = True,
+                  st: os.stat_result | None = None) -> Cassette:
     """Read and parse a cassette, reusing a recent parse unless the file changed.
 
     ``name`` is how errors show the file (relative to the project's root, say); ``keep``
-    says whether the parse is worth keeping for the next item that replays the file.
+    says whether the parse is worth keeping for the next item that replays the file;
+    ``st`` is the file's ``os.stat`` when the caller has just taken it.
     """
     key = os.path.abspath(path)
-    st = os.stat(key)  # a missing file raises FileNotFoundError: the caller says how to record one
+    if st is None:
+        st = os.stat(key)  # a missing file raises FileNotFoundError: the caller says how to record one
     stamp = (st.st_mtime_ns, st.st_size)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] == stamp:
