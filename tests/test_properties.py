@@ -180,3 +180,73 @@ def test_envelope_is_json_serializable(spec, run):
     assert ("cost_micros" in env) is (run.cost_micros is not None)
     assert ("golden" in env) is (spec.golden is not None)
     assert env["state_matched"] is (env["state_diff"] == [])
+
+
+# --------------------------------------------------------------------------- compiled and one-pass forms
+
+any_paths = st.lists(st.one_of(st.sampled_from(KEYS + ["0", "-1"]), st.sampled_from([0, -1, 2])), min_size=1,
+                     max_size=3).map(tuple)
+roots = st.one_of(seeds, values)
+
+
+@SETTINGS
+@given(guards, roots)
+def test_a_compiled_guard_holds_exactly_when_it_has_no_failure(guard, state):
+    assert guard.holds(state) is (guard.failure(state) is None)
+
+
+@SETTINGS
+@given(st.one_of(effects, st.builds(Effect, state_paths, st.sampled_from(["inc", "dec"]), values)), roots, args)
+def test_a_compiled_effect_computes_what_new_value_computes(effect, state, call_args):
+    def outcome(compute) -> tuple:
+        try:
+            return "value", repr(compute(copy.deepcopy(state), call_args))  # repr tells 1, 1.0 and True apart
+        except (ValueError, TypeError) as exc:
+            return type(exc).__name__, str(exc)
+
+    assert outcome(effect.compute) == outcome(effect.new_value)
+
+
+@SETTINGS
+@given(roots, any_paths)
+def test_resolve_in_one_pass_finds_what_the_careful_walk_finds(value, path):
+    from pytest_mcptest.engine.paths import Missing, _resolve, resolve
+
+    fast, careful = resolve(value, path), _resolve(value, path)
+    if isinstance(careful, Missing):
+        assert isinstance(fast, Missing)
+        assert (fast.found, fast.reason, fast.keys, fast.at is careful.at) == (careful.found, careful.reason,
+                                                                                careful.keys, True)
+    else:
+        assert fast is careful
+
+
+@SETTINGS
+@given(seeds, any_paths, values)
+def test_assign_in_one_pass_writes_what_the_careful_walk_writes(root, path, value):
+    from pytest_mcptest.engine.paths import PathError, _assign, assign, rollback
+
+    def outcome(write) -> tuple:
+        state, journal = copy.deepcopy(root), []
+        try:
+            write(state, path, value, journal)
+            error = None
+        except PathError as exc:
+            error = str(exc)
+        written = repr(state)
+        entries = repr([(key, old) for _, key, old in journal])
+        rollback(journal)
+        assert state == root
+        return error, written, entries
+
+    assert outcome(assign) == outcome(_assign)
+
+
+@SETTINGS
+@given(specs(), runs())
+def test_a_pickled_world_replays_the_same(spec, run):
+    import pickle
+
+    again = pickle.loads(pickle.dumps(spec))
+    assert again == spec
+    assert replay_world(again, run).to_dict() == replay_world(spec, run).to_dict()

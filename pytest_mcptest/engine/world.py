@@ -18,7 +18,7 @@ Per call, in this order:
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import attrs
 
@@ -33,6 +33,55 @@ LEAF_LIMIT = 8  # differing leaves shown per expect_state path
 EFFECT_OPS = ("set", "inc", "dec", "from_arg")
 
 
+_NOTHING = object()  # what a compiled read gives where a path leads nowhere
+
+
+def _reader(path: tuple[Segment, ...]) -> Callable[[Any], Any]:
+    """A function giving the value at ``path`` in a state, or ``_NOTHING``: a path of one
+    key is one lookup in the state's dict; any other path is :func:`resolve`'s."""
+    if len(path) == 1 and type(path[0]) is str:
+        (key,) = path
+
+        def read(state: Any) -> Any:
+            if type(state) is dict:
+                return state.get(key, _NOTHING)
+            found = resolve(state, path)
+            return _NOTHING if type(found) is Missing else found
+        return read
+
+    def read_path(state: Any) -> Any:
+        found = resolve(state, path)
+        return _NOTHING if type(found) is Missing else found
+    return read_path
+
+
+def _compiled_guard(path: tuple[Segment, ...], op: str, value: Any) -> Callable[[dict], bool]:
+    """What :meth:`Guard.failure` decides (None or not), as one function made for this guard:
+    its path read as :func:`_reader` reads it, a scalar compared with ``==`` when the state
+    holds one of its type (as :func:`json_equal` would), the bound fixed."""
+    read = _reader(path)
+    if op == "eq":
+        kind = type(value)
+        if kind in SCALARS:
+            def equal_scalar(state: dict) -> bool:
+                actual = read(state)
+                if type(actual) is kind:
+                    return actual == value
+                return actual is not _NOTHING and json_equal(actual, value)
+            return equal_scalar
+
+        def equal(state: dict) -> bool:
+            actual = read(state)
+            return actual is not _NOTHING and json_equal(actual, value)
+        return equal
+    at_least = op == "min"
+
+    def bound(state: dict) -> bool:
+        actual = read(state)
+        return is_number(actual) and (actual >= value if at_least else actual <= value)
+    return bound
+
+
 @attrs.frozen
 class Guard:
     """One precondition: the state at ``path`` must satisfy ``op`` against ``value``."""
@@ -40,22 +89,19 @@ class Guard:
     path: tuple[Segment, ...]
     op: str
     value: Any
+    # ``holds(state)``: whether the guard holds, that is :meth:`failure` is None, without wording
+    # why not (a forbidden rule's guard usually fails, and its reason is never shown). Made once
+    # for the guard (:func:`_compiled_guard`), since a replay asks it for most calls.
+    holds: Callable[[dict], bool] = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "holds", _compiled_guard(self.path, self.op, self.value))
+
+    def __reduce__(self) -> tuple:
+        return Guard, (self.path, self.op, self.value)  # ``holds`` is made again, never pickled
 
     def describe(self) -> str:
         return f"{format_path(self.path)} {self.op} {show(self.value)}"
-
-    def holds(self, state: dict) -> bool:
-        """Whether the guard holds: :meth:`failure` is None, without wording why not (a
-        forbidden rule's guard usually fails, and its reason is never shown)."""
-        actual = resolve(state, self.path)
-        if type(actual) is Missing:
-            return False
-        op = self.op
-        if op == "eq":
-            return json_equal(actual, self.value)
-        if not is_number(actual):
-            return False
-        return actual >= self.value if op == "min" else actual <= self.value
 
     def failure(self, state: dict) -> Optional[str]:
         """None when the guard holds, else why it failed (with the value it saw)."""
@@ -93,6 +139,16 @@ class Effect:
     op: str
     value: Any
     amount_arg: Optional[tuple[Segment, ...]] = None
+    # ``compute(state, args)``: what :meth:`new_value` gives, made once for the effect
+    # (:func:`_compiled_effect`): a literal to set is returned as it is, a literal amount added
+    # to what one read of the state finds; anything else is :meth:`new_value` itself.
+    compute: Callable[[dict, Any], Any] = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "compute", _compiled_effect(self))
+
+    def __reduce__(self) -> tuple:
+        return Effect, (self.path, self.op, self.value, self.amount_arg)  # ``compute`` is made again
 
     def _argument(self, args: Any, arg_path: tuple[Segment, ...]) -> Any:
         got = resolve(args if args is not None else {}, arg_path)
@@ -123,6 +179,24 @@ class Effect:
             raise ValueError(f"effect {format_path(self.path)} {op} {show(amount)}: "
                              f"the state holds {show(current)}, not a number")
         return current + amount if op == "inc" else current - amount
+
+
+def _compiled_effect(effect: Effect) -> Callable[[dict, Any], Any]:
+    op, value = effect.op, effect.value
+    if op == "set" and type(value) in SCALARS:
+        return lambda state, args: value
+    if op in ("inc", "dec") and effect.amount_arg is None and is_number(value):
+        read, new_value, inc = _reader(effect.path), effect.new_value, op == "inc"
+
+        def add(state: dict, args: Any) -> Any:
+            current = read(state)
+            if current is _NOTHING or current is None:
+                current = 0
+            elif not is_number(current):
+                return new_value(state, args)  # which raises, saying what the state holds
+            return current + value if inc else current - value
+        return add
+    return effect.new_value
 
 
 @attrs.frozen
@@ -281,9 +355,9 @@ def _apply(state: dict, effects: Sequence[Effect], args: Any) -> None:
     """
     if len(effects) == 1:
         effect = effects[0]
-        assign(state, effect.path, effect.new_value(state, args))
+        assign(state, effect.path, effect.compute(state, args))
         return
-    writes = [(e.path, e.new_value(state, args)) for e in effects]
+    writes = [(e.path, e.compute(state, args)) for e in effects]
     journal: list = []
     try:
         for path, value in writes:
