@@ -17,6 +17,7 @@ import difflib
 import os
 from collections import OrderedDict
 from functools import lru_cache
+from operator import attrgetter
 from typing import Annotated, Literal, Optional, Union
 
 import attrs
@@ -242,7 +243,7 @@ def _typed_cassette(path: str, text: str) -> Optional[Cassette]:
     for raw in data.runs:
         conversation = raw.conversation
         turns, tokens = ((), None) if conversation is None else (conversation.turns, conversation.tokens)
-        if not (_meta_ok(raw.meta) and all(call.name for call in raw.tool_calls) and _tokens_ok(tokens)
+        if not (_meta_ok(raw.meta) and all(map(_NAME, raw.tool_calls)) and _tokens_ok(tokens)
                 and all(type(j.get("criterion")) is str and j.get("verdict") in ("pass", "fail")
                         for j in raw.judgments)):
             return None
@@ -250,6 +251,9 @@ def _typed_cassette(path: str, text: str) -> Optional[Cassette]:
                         raw.trial, raw.meta or None))
     return Cassette(path, tuple(runs), {} if data.meta is None else data.meta,
                     {} if data.catalog is None else data.catalog)
+
+
+_NAME = attrgetter("name")
 
 
 def _meta_ok(meta: Optional[dict]) -> bool:

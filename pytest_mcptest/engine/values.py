@@ -75,10 +75,11 @@ def copy_json(value: Any) -> Any:
 
 
 def _copy(value: Any) -> Any:
+    # A scalar is its own copy: taken as it is, without a call (most of a state is scalars).
     if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
+        return {k: v if type(v) in SCALARS else _copy(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_copy(v) for v in value]
+        return [v if type(v) in SCALARS else _copy(v) for v in value]
     return value
 
 
