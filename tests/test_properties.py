@@ -196,7 +196,8 @@ def test_a_compiled_guard_holds_exactly_when_it_has_no_failure(guard, state):
 
 
 @SETTINGS
-@given(st.one_of(effects, st.builds(Effect, state_paths, st.sampled_from(["inc", "dec"]), values)), roots, args)
+@given(st.one_of(effects, st.builds(Effect, state_paths, st.sampled_from(["inc", "dec"]), values),
+                 st.builds(Effect, state_paths, st.sampled_from(["inc", "dec"]), st.none(), arg_paths)), roots, args)
 def test_a_compiled_effect_computes_what_new_value_computes(effect, state, call_args):
     def outcome(compute) -> tuple:
         try:

@@ -37,8 +37,9 @@ _NOTHING = object()  # what a compiled read gives where a path leads nowhere
 
 
 def _reader(path: tuple[Segment, ...]) -> Callable[[Any], Any]:
-    """A function giving the value at ``path`` in a state, or ``_NOTHING``: a path of one
-    key is one lookup in the state's dict; any other path is :func:`resolve`'s."""
+    """A function giving the value at ``path`` in a state, or ``_NOTHING``: a path of keys
+    is looked up in plain dicts right there (one lookup for a path of one key); whatever
+    else (a list on the way, an index) is :func:`resolve`'s."""
     if len(path) == 1 and type(path[0]) is str:
         (key,) = path
 
@@ -48,6 +49,21 @@ def _reader(path: tuple[Segment, ...]) -> Callable[[Any], Any]:
             found = resolve(state, path)
             return _NOTHING if type(found) is Missing else found
         return read
+
+    if all(type(key) is str for key in path):
+        def read_keys(state: Any) -> Any:
+            node = state
+            for key in path:
+                if type(node) is not dict:
+                    break
+                node = node.get(key, _NOTHING)
+                if node is _NOTHING:
+                    return _NOTHING
+            else:
+                return node
+            found = resolve(state, path)
+            return _NOTHING if type(found) is Missing else found
+        return read_keys
 
     def read_path(state: Any) -> Any:
         found = resolve(state, path)
@@ -140,8 +156,9 @@ class Effect:
     value: Any
     amount_arg: Optional[tuple[Segment, ...]] = None
     # ``compute(state, args)``: what :meth:`new_value` gives, made once for the effect
-    # (:func:`_compiled_effect`): a literal to set is returned as it is, a literal amount added
-    # to what one read of the state finds; anything else is :meth:`new_value` itself.
+    # (:func:`_compiled_effect`): a literal to set is returned as it is, an amount (literal or
+    # read from the arguments) added to what one read of the state finds; anything else, and
+    # every failure, is :meth:`new_value` itself.
     compute: Callable[[dict, Any], Any] = attrs.field(init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
@@ -182,19 +199,25 @@ class Effect:
 
 
 def _compiled_effect(effect: Effect) -> Callable[[dict, Any], Any]:
-    op, value = effect.op, effect.value
+    op, value, amount_arg = effect.op, effect.value, effect.amount_arg
     if op == "set" and type(value) in SCALARS:
         return lambda state, args: value
-    if op in ("inc", "dec") and effect.amount_arg is None and is_number(value):
+    if op in ("inc", "dec") and (amount_arg is not None or is_number(value)):
         read, new_value, inc = _reader(effect.path), effect.new_value, op == "inc"
+        read_amount = _reader(amount_arg) if amount_arg is not None else None
 
         def add(state: dict, args: Any) -> Any:
+            amount = value
+            if read_amount is not None:
+                amount = read_amount({} if args is None else args)
+                if not is_number(amount):  # nor is _NOTHING
+                    return new_value(state, args)  # which raises, saying what is missing or wrong
             current = read(state)
             if current is _NOTHING or current is None:
                 current = 0
             elif not is_number(current):
                 return new_value(state, args)  # which raises, saying what the state holds
-            return current + value if inc else current - value
+            return current + amount if inc else current - amount
         return add
     return effect.new_value
 

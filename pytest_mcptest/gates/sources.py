@@ -92,6 +92,15 @@ def _load(path: str, shown: str, ctx: Context, st: Optional[os.stat_result] = No
         raise SourceError("cassette", shown, f"cannot read {shown}: {exc.strerror}") from None
 
 
+@lru_cache(maxsize=None)
+def _record_modes() -> Any:
+    """``record/modes.py``: imported at the first item, not at plugin start-up (see
+    ``record/__init__.py``), and once rather than per item (an import statement costs 2 us)."""
+    from ..record import modes
+
+    return modes
+
+
 def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
     """The block's cassette, as its record mode says (``record/modes.py`` decides; see
     ``docs/recording.md``): replayed, or first recorded when the block's ``gate`` can record
@@ -99,8 +108,7 @@ def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
     ``dry_run(block, runs)``) and the mode asks for it. Judges the first ``runs:`` runs when the block sets it,
     and reports drift between the cassette and the suite. A :class:`SourceError` says
     what is wrong."""
-    from ..record.modes import APPEND, FAIL, REWRITE, decide
-
+    modes = _record_modes()
     path = cassette_path(block, ctx)
     shown = display(path, ctx.root)
     try:
@@ -110,17 +118,17 @@ def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
     exists = st is not None
     cassette = _load(path, shown, ctx, st) if exists else None
     can_record = getattr(gate, "can_record", None) is not None and gate.can_record(block)
-    decision = decide(ctx.record_mode, shown, exists, len(cassette.runs) if cassette else 0,
+    decision = modes.decide(ctx.record_mode, shown, exists, len(cassette.runs) if cassette else 0,
                       getattr(block, "runs", None), can_record=can_record, recorder="the live agent runner",
                       needs=getattr(gate, "RECORD_NEEDS", None))
-    if decision.action == FAIL:
+    if decision.action == modes.FAIL:
         raise SourceError("cassette", shown, decision.message)
     notes, said = [], []
     if decision.records:
         if ctx.dry_run:
             raise DryRun(f"would record: {gate.dry_run(block, decision.runs_to_record)} into {shown}")
         said.append(decision.note)
-        how = "append" if decision.action == APPEND else "new" if decision.action == REWRITE else "replace"
+        how = "append" if decision.action == modes.APPEND else "new" if decision.action == modes.REWRITE else "replace"
         try:
             said += gate.record(block, ctx, path, decision.runs_to_record, how)
         except RecordingFailed as exc:
