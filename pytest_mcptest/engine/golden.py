@@ -49,17 +49,23 @@ def score_golden_path(calls: Sequence[Any], golden: GoldenPath) -> PathScore:
     return _score(tuple(c if type(c) is str else as_call(c).name for c in calls), golden)
 
 
+_NONE = object()  # the name before the first call: equal to none
+
+
 def _score(names: tuple[str, ...], golden: GoldenPath) -> PathScore:
     """:func:`score_golden_path` of names already read off the calls (what a replay has)."""
     extra = max(0, len(names) - len(golden.calls))
     backtracks = repeats = 0
     seen: set[str] = set()
-    for i, name in enumerate(names):
-        if i and name == names[i - 1]:
+    previous: Any = _NONE
+    for name in names:
+        if name == previous:
             repeats += 1
         elif name in seen:
             backtracks += 1
-        seen.add(name)
+        else:
+            seen.add(name)
+        previous = name
     waste = (
         (0 if golden.allow_extra_steps else extra)
         + (backtracks if golden.penalize_backtracking else 0)

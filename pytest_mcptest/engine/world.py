@@ -373,13 +373,8 @@ def _apply(state: dict, effects: Sequence[Effect], args: Any) -> None:
     """Apply a transition's effects all or nothing.
 
     Every value is computed before anything is written; the writes are journaled, so
-    one failing half-way (a path through a non-object) undoes the others. One write needs
-    no journal: :func:`assign` writes nothing when it fails.
+    one failing half-way (a path through a non-object) undoes the others.
     """
-    if len(effects) == 1:
-        effect = effects[0]
-        assign(state, effect.path, effect.compute(state, args))
-        return
     writes = [(e.path, e.compute(state, args)) for e in effects]
     journal: list = []
     try:
@@ -440,8 +435,13 @@ def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
             continue
         if call.error:
             continue
+        effects = chosen.effects
         try:
-            _apply(state, chosen.effects, call.args)
+            if len(effects) == 1:  # one write needs no journal: assign writes nothing when it fails
+                effect = effects[0]
+                assign(state, effect.path, effect.compute(state, call.args))
+            else:
+                _apply(state, effects, call.args)
         except (ValueError, PathError) as exc:
             invalid.append(CallIssue(index, call.name, call.args, str(exc)))
 

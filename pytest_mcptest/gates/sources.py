@@ -119,8 +119,8 @@ def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
     cassette = _load(path, shown, ctx, st) if exists else None
     can_record = getattr(gate, "can_record", None) is not None and gate.can_record(block)
     decision = modes.decide(ctx.record_mode, shown, exists, len(cassette.runs) if cassette else 0,
-                      getattr(block, "runs", None), can_record=can_record, recorder="the live agent runner",
-                      needs=getattr(gate, "RECORD_NEEDS", None))
+                            getattr(block, "runs", None), can_record=can_record, recorder="the live agent runner",
+                            needs=getattr(gate, "RECORD_NEEDS", None))
     if decision.action == modes.FAIL:
         raise SourceError("cassette", shown, decision.message)
     notes, said = [], []
