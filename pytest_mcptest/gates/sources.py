@@ -71,15 +71,15 @@ def cassette_path(block: Any, ctx: Context) -> str:
     name = block.cassette or block.cassette_slug
     if os.path.isabs(name):
         return name
-    base = ctx.cassette_dir or (_folder(block.file) if os.path.isabs(block.file)
-                                else os.path.dirname(os.path.abspath(block.file)))
+    base = ctx.cassette_dir or _folder(block.file, None if os.path.isabs(block.file) else os.getcwd())
     return os.path.normpath(os.path.join(base, name))
 
 
 @lru_cache(maxsize=256)
-def _folder(path: str) -> str:
-    """The folder of an absolute ``path``: the same for every item of a suite file."""
-    return os.path.dirname(os.path.normpath(path))
+def _folder(path: str, cwd: Optional[str]) -> str:
+    """The folder of ``path`` made absolute (as ``os.path.abspath`` does, against ``cwd`` when
+    it is relative): the same for every item of a suite file, so worked out once."""
+    return os.path.dirname(os.path.normpath(path if cwd is None else os.path.join(cwd, path)))
 
 
 def _load(path: str, shown: str, ctx: Context, st: Optional[os.stat_result] = None) -> Cassette:
