@@ -7,8 +7,11 @@ known keys in a fixed order, written atomically.
 Reading is strict about what gates need and lenient about the rest: only
 ``runs[*].tool_calls[*].name`` is required, a missing ``error`` is false, missing
 tokens or cost stay absent, and unknown keys are kept and ignored. A bad part is
-named by its JSON pointer. A cassette shared by many items is parsed once (a small
-cache of recent parses); replay never writes.
+named by its JSON pointer. A cassette v1 as the writers make it is decoded by msgspec
+straight into runs; anything that decoding refuses is read by the reader, which says
+what is wrong, so both ways give the same runs and the same messages. A cassette
+shared by many items is parsed once (a small cache of recent parses); replay never
+writes.
 """
 
 from __future__ import annotations
@@ -204,11 +207,14 @@ def _typed_decoder():
     """msgspec's decoder of a well-formed cassette v1, as the reader accepts it: typed so that
     msgspec builds each :class:`ToolCall` while it parses (an attrs class without converters
     or validators, so what it builds is what ``ToolCall(...)`` would), with no dict per call
-    and no check per key in Python. Made at the first parse (importing msgspec costs a
-    session that reads no cassette about 40 ms)."""
+    and no check per key in Python. Made at the first parse: importing msgspec would cost
+    a session that reads no cassette about 40 ms."""
     import msgspec
 
-    conversation = msgspec.defstruct("Conversation", [("turns", list[dict], []), ("tokens", Optional[dict], None)])
+    conversation = msgspec.defstruct("Conversation", [
+        ("turns", list[dict], []),
+        ("tokens", Optional[dict], None),
+    ])
     run = msgspec.defstruct("RunV1", [
         ("tool_calls", tuple[ToolCall, ...]),
         ("conversation", Optional[conversation], None),

@@ -199,6 +199,7 @@ class Effect:
 
 
 def _compiled_effect(effect: Effect) -> Callable[[dict, Any], Any]:
+    """:meth:`Effect.new_value` as one function made for this effect (see ``Effect.compute``)."""
     op, value, amount_arg = effect.op, effect.value, effect.amount_arg
     if op == "set" and type(value) in SCALARS:
         return lambda state, args: value

@@ -128,7 +128,8 @@ def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
         if ctx.dry_run:
             raise DryRun(f"would record: {gate.dry_run(block, decision.runs_to_record)} into {shown}")
         said.append(decision.note)
-        how = "append" if decision.action == modes.APPEND else "new" if decision.action == modes.REWRITE else "replace"
+        how = ("append" if decision.action == modes.APPEND else "new" if decision.action == modes.REWRITE
+               else "replace")
         try:
             said += gate.record(block, ctx, path, decision.runs_to_record, how)
         except RecordingFailed as exc:
@@ -162,7 +163,7 @@ def _drift(block: Any, cassette: Cassette, shown: str, ctx: Context) -> str:
     from ..record.drift import compare
 
     catalog = None
-    if "catalog_sha256" in cassette.meta:  # read the saved catalogs only when there is a hash to compare
+    if "catalog_sha256" in meta:  # read the saved catalogs only when there is a hash to compare
         catalog = _snapshot_catalog(getattr(block, "server_entries", None) or {}, ctx)
     item_id = f"{display(block.file, ctx.root)}::{block.name}"
     drift = compare(meta, shown, item_id, model=getattr(block, "model", None), prompt=prompt,
