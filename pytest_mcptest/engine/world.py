@@ -18,7 +18,7 @@ Per call, in this order:
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import attrs
 
@@ -33,69 +33,16 @@ LEAF_LIMIT = 8  # differing leaves shown per expect_state path
 EFFECT_OPS = ("set", "inc", "dec", "from_arg")
 
 
-_NOTHING = object()  # what a compiled read gives where a path leads nowhere
+_NOTHING = object()  # what _read gives where a path leads nowhere
 
 
-def _reader(path: tuple[Segment, ...]) -> Callable[[Any], Any]:
-    """A function giving the value at ``path`` in a state, or ``_NOTHING``: a path of keys
-    is looked up in plain dicts right there (one lookup for a path of one key); whatever
-    else (a list on the way, an index) is :func:`resolve`'s."""
-    if len(path) == 1 and type(path[0]) is str:
-        (key,) = path
-
-        def read(state: Any) -> Any:
-            if type(state) is dict:
-                return state.get(key, _NOTHING)
-            found = resolve(state, path)
-            return _NOTHING if type(found) is Missing else found
-        return read
-
-    if all(type(key) is str for key in path):
-        def read_keys(state: Any) -> Any:
-            node = state
-            for key in path:
-                if type(node) is not dict:
-                    break
-                node = node.get(key, _NOTHING)
-                if node is _NOTHING:
-                    return _NOTHING
-            else:
-                return node
-            found = resolve(state, path)
-            return _NOTHING if type(found) is Missing else found
-        return read_keys
-
-    def read_path(state: Any) -> Any:
-        found = resolve(state, path)
-        return _NOTHING if type(found) is Missing else found
-    return read_path
-
-
-def _compiled_guard(path: tuple[Segment, ...], op: str, value: Any) -> Callable[[dict], bool]:
-    """What :meth:`Guard.failure` decides (None or not), as one function made for this guard:
-    its path read as :func:`_reader` reads it, a scalar compared with ``==`` when the state
-    holds one of its type (as :func:`json_equal` would), the bound fixed."""
-    read = _reader(path)
-    if op == "eq":
-        kind = type(value)
-        if kind in SCALARS:
-            def equal_scalar(state: dict) -> bool:
-                actual = read(state)
-                if type(actual) is kind:
-                    return actual == value
-                return actual is not _NOTHING and json_equal(actual, value)
-            return equal_scalar
-
-        def equal(state: dict) -> bool:
-            actual = read(state)
-            return actual is not _NOTHING and json_equal(actual, value)
-        return equal
-    at_least = op == "min"
-
-    def bound(state: dict) -> bool:
-        actual = read(state)
-        return is_number(actual) and (actual >= value if at_least else actual <= value)
-    return bound
+def _read(state: Any, path: tuple[Segment, ...]) -> Any:
+    """The value at ``path`` in ``state``, or ``_NOTHING``: one lookup for a path of one key
+    (most guards and effects name one), else :func:`resolve`'s walk."""
+    if len(path) == 1 and type(state) is dict:
+        return state.get(path[0], _NOTHING)
+    found = resolve(state, path)
+    return _NOTHING if type(found) is Missing else found
 
 
 @attrs.frozen
@@ -105,19 +52,25 @@ class Guard:
     path: tuple[Segment, ...]
     op: str
     value: Any
-    # ``holds(state)``: whether the guard holds, that is :meth:`failure` is None, without wording
-    # why not (a forbidden rule's guard usually fails, and its reason is never shown). Made once
-    # for the guard (:func:`_compiled_guard`), since a replay asks it for most calls.
-    holds: Callable[[dict], bool] = attrs.field(init=False, eq=False, repr=False)
-
-    def __attrs_post_init__(self) -> None:
-        object.__setattr__(self, "holds", _compiled_guard(self.path, self.op, self.value))
-
-    def __reduce__(self) -> tuple:
-        return Guard, (self.path, self.op, self.value)  # ``holds`` is made again, never pickled
 
     def describe(self) -> str:
         return f"{format_path(self.path)} {self.op} {show(self.value)}"
+
+    def holds(self, state: dict) -> bool:
+        """Whether the guard holds: :meth:`failure` is None, without wording why not (a
+        forbidden rule's guard usually fails, and its reason is never shown)."""
+        path = self.path
+        if len(path) == 1 and type(state) is dict:  # _read, without a call: a replay asks this most
+            actual = state.get(path[0], _NOTHING)
+            if actual is _NOTHING:
+                return False
+        else:
+            actual = resolve(state, path)
+            if type(actual) is Missing:
+                return False
+        if self.op == "eq":
+            return json_equal(actual, self.value)
+        return is_number(actual) and (actual >= self.value if self.op == "min" else actual <= self.value)
 
     def failure(self, state: dict) -> Optional[str]:
         """None when the guard holds, else why it failed (with the value it saw)."""
@@ -155,18 +108,6 @@ class Effect:
     op: str
     value: Any
     amount_arg: Optional[tuple[Segment, ...]] = None
-    # ``compute(state, args)``: what :meth:`new_value` gives, made once for the effect
-    # (:func:`_compiled_effect`): a literal to set is returned as it is, an amount (literal or
-    # read from the arguments) added to what one read of the state finds; anything else, and
-    # every failure, is :meth:`new_value` itself.
-    compute: Callable[[dict, Any], Any] = attrs.field(init=False, eq=False, repr=False)
-
-    def __attrs_post_init__(self) -> None:
-        object.__setattr__(self, "compute", _compiled_effect(self))
-
-    def __reduce__(self) -> tuple:
-        return Effect, (self.path, self.op, self.value, self.amount_arg)  # ``compute`` is made again
-
     def _argument(self, args: Any, arg_path: tuple[Segment, ...]) -> Any:
         got = resolve(args if args is not None else {}, arg_path)
         if isinstance(got, Missing):
@@ -189,38 +130,13 @@ class Effect:
             if not is_number(amount):
                 raise ValueError(f"effect {format_path(self.path)} {self.op} from_arg {format_path(self.amount_arg)}: "
                                  f"the argument is {show(amount)}, not a number")
-        current = resolve(state, self.path)
-        if current is None or type(current) is Missing:
+        current = _read(state, self.path)
+        if current is None or current is _NOTHING:
             current = 0
         elif not is_number(current):
             raise ValueError(f"effect {format_path(self.path)} {op} {show(amount)}: "
                              f"the state holds {show(current)}, not a number")
         return current + amount if op == "inc" else current - amount
-
-
-def _compiled_effect(effect: Effect) -> Callable[[dict, Any], Any]:
-    """:meth:`Effect.new_value` as one function made for this effect (see ``Effect.compute``)."""
-    op, value, amount_arg = effect.op, effect.value, effect.amount_arg
-    if op == "set" and type(value) in SCALARS:
-        return lambda state, args: value
-    if op in ("inc", "dec") and (amount_arg is not None or is_number(value)):
-        read, new_value, inc = _reader(effect.path), effect.new_value, op == "inc"
-        read_amount = _reader(amount_arg) if amount_arg is not None else None
-
-        def add(state: dict, args: Any) -> Any:
-            amount = value
-            if read_amount is not None:
-                amount = read_amount({} if args is None else args)
-                if not is_number(amount):  # nor is _NOTHING
-                    return new_value(state, args)  # which raises, saying what is missing or wrong
-            current = read(state)
-            if current is _NOTHING or current is None:
-                current = 0
-            elif not is_number(current):
-                return new_value(state, args)  # which raises, saying what the state holds
-            return current + amount if inc else current - amount
-        return add
-    return effect.new_value
 
 
 @attrs.frozen
@@ -376,7 +292,7 @@ def _apply(state: dict, effects: Sequence[Effect], args: Any) -> None:
     Every value is computed before anything is written; the writes are journaled, so
     one failing half-way (a path through a non-object) undoes the others.
     """
-    writes = [(e.path, e.compute(state, args)) for e in effects]
+    writes = [(e.path, e.new_value(state, args)) for e in effects]
     journal: list = []
     try:
         for path, value in writes:
@@ -440,7 +356,7 @@ def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
         try:
             if len(effects) == 1:  # one write needs no journal: assign writes nothing when it fails
                 effect = effects[0]
-                assign(state, effect.path, effect.compute(state, call.args))
+                assign(state, effect.path, effect.new_value(state, call.args))
             else:
                 _apply(state, effects, call.args)
         except (ValueError, PathError) as exc:
