@@ -198,6 +198,16 @@ def test_a_guard_holds_exactly_when_it_has_no_failure_whatever_the_state(guard, 
 
 @SETTINGS
 @given(roots, any_paths)
+def test_an_effect_reads_the_state_as_resolve_does(state, path):
+    from pytest_mcptest.engine.paths import Missing, resolve
+    from pytest_mcptest.engine.world import _NOTHING, _read
+
+    found = resolve(state, path)
+    assert _read(state, path) is (_NOTHING if isinstance(found, Missing) else found)
+
+
+@SETTINGS
+@given(roots, any_paths)
 def test_resolve_in_one_pass_finds_what_the_careful_walk_finds(value, path):
     from pytest_mcptest.engine.paths import Missing, _resolve, resolve
 
