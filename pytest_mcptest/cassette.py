@@ -7,8 +7,11 @@ known keys in a fixed order, written atomically.
 Reading is strict about what gates need and lenient about the rest: only
 ``runs[*].tool_calls[*].name`` is required, a missing ``error`` is false, missing
 tokens or cost stay absent, and unknown keys are kept and ignored. A bad part is
-named by its JSON pointer. A cassette shared by many items is parsed once (a small
-cache of recent parses); replay never writes.
+named by its JSON pointer. A cassette v1 as the writers make it is decoded by msgspec
+straight into runs; anything that decoding refuses is read by the reader, which says
+what is wrong, so both ways give the same runs and the same messages. A cassette
+shared by many items is parsed once (a small cache of recent parses); replay never
+writes.
 """
 
 from __future__ import annotations
@@ -16,6 +19,9 @@ from __future__ import annotations
 import difflib
 import os
 from collections import OrderedDict
+from functools import lru_cache
+from operator import attrgetter
+from typing import Annotated, Literal, Optional, Union
 
 import attrs
 
@@ -23,7 +29,7 @@ from .engine.trace import Run, ToolCall
 from .engine.values import is_number, type_name
 from .engine.paths import json_pointer
 from .errors import InputError
-from .files import atomic_write, loads_json, read_text
+from .files import MAX_JSON_DEPTH, atomic_write, brackets_within, loads_json, read_text
 from .indented_json import dumps_indented
 
 CASSETTE_VERSION = 1
@@ -190,7 +196,79 @@ class _Reader:
 
 def parse_cassette(path: str, text: str) -> Cassette:
     """Parse cassette JSON text; raise :class:`InputError` naming the line or JSON pointer."""
-    return _Reader(path).cassette(loads_json(text, path))
+    cassette = _typed_cassette(path, text)
+    if cassette is None:
+        cassette = _Reader(path).cassette(loads_json(text, path))
+    return cassette
+
+
+@lru_cache(maxsize=None)
+def _typed_decoder():
+    """msgspec's decoder of a well-formed cassette v1, as the reader accepts it: typed so that
+    msgspec builds each :class:`ToolCall` while it parses (an attrs class without converters
+    or validators, so what it builds is what ``ToolCall(...)`` would), with no dict per call
+    and no check per key in Python. Made at the first parse: importing msgspec would cost
+    a session that reads no cassette about 40 ms."""
+    import msgspec
+
+    conversation = msgspec.defstruct("Conversation", [
+        ("turns", list[dict], []),
+        ("tokens", Optional[dict], None),
+    ])
+    run = msgspec.defstruct("RunV1", [
+        ("tool_calls", tuple[ToolCall, ...]),
+        ("conversation", Optional[conversation], None),
+        ("cost_micros", Union[int, float, None], None),
+        ("judgments", list[dict], []),
+        ("task", Union[str, int, None], None),
+        ("trial", Optional[Annotated[int, msgspec.Meta(ge=0)]], None),
+        ("meta", Optional[dict], None),
+    ])
+    cassette = msgspec.defstruct("CassetteV1", [
+        ("runs", list[run]),
+        ("mcptest_cassette", Optional[Literal[1]], None),
+        ("meta", Optional[dict], None),
+        ("catalog", Optional[dict], None),
+    ])
+    return msgspec.json.Decoder(cassette)
+
+
+def _typed_cassette(path: str, text: str) -> Optional[Cassette]:
+    """The cassette when ``text`` is a well-formed cassette v1 (what every writer makes), read
+    by :func:`_typed_decoder` in C; None when anything is not, and the standard parse and
+    :class:`_Reader` decide it. This path accepts a subset of what the reader accepts and
+    gives the same values, so a result or a message never depends on which path read
+    the file (``tests/test_cassette_fast.py``)."""
+    try:
+        data = _typed_decoder().decode(text)
+    except Exception:  # msgspec's ValidationError or DecodeError; a RecursionError on deep nesting
+        return None
+    if not brackets_within(text, MAX_JSON_DEPTH) or not _meta_ok(data.meta):
+        return None
+    runs = []
+    for raw in data.runs:
+        conversation = raw.conversation
+        turns, tokens = ((), None) if conversation is None else (conversation.turns, conversation.tokens)
+        if not (_meta_ok(raw.meta) and all(map(_NAME, raw.tool_calls)) and _tokens_ok(tokens)
+                and all(type(j.get("criterion")) is str and j.get("verdict") in ("pass", "fail")
+                        for j in raw.judgments)):
+            return None
+        runs.append(Run(raw.tool_calls, tuple(turns), tokens, raw.cost_micros, tuple(raw.judgments), raw.task,
+                        raw.trial, raw.meta or None))
+    return Cassette(path, tuple(runs), {} if data.meta is None else data.meta,
+                    {} if data.catalog is None else data.catalog)
+
+
+_NAME = attrgetter("name")
+
+
+def _meta_ok(meta: Optional[dict]) -> bool:
+    return meta is None or all(meta.get(key) is None or type(meta[key]) is str for key in META_STRINGS)
+
+
+def _tokens_ok(tokens: Optional[dict]) -> bool:
+    return tokens is None or all(tokens.get(key) is None or is_number(tokens[key])
+                                 for key in ("input", "output", "total"))
 
 
 # The most recently used cassettes, by real path. Items that share a cassette sit
@@ -201,14 +279,17 @@ _CACHE: OrderedDict[str, tuple[tuple[int, int], Cassette]] = OrderedDict()
 CACHE_SIZE = 256
 
 
-def load_cassette(path: str, name: str | None = None, keep: bool = True) -> Cassette:
+def load_cassette(path: str, name: str | None = None, keep: bool = True,
+                  st: os.stat_result | None = None) -> Cassette:
     """Read and parse a cassette, reusing a recent parse unless the file changed.
 
     ``name`` is how errors show the file (relative to the project's root, say); ``keep``
-    says whether the parse is worth keeping for the next item that replays the file.
+    says whether the parse is worth keeping for the next item that replays the file;
+    ``st`` is the file's ``os.stat`` when the caller has just taken it.
     """
     key = os.path.abspath(path)
-    st = os.stat(key)  # a missing file raises FileNotFoundError: the caller says how to record one
+    if st is None:
+        st = os.stat(key)  # a missing file raises FileNotFoundError: the caller says how to record one
     stamp = (st.st_mtime_ns, st.st_size)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] == stamp:

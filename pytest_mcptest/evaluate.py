@@ -8,6 +8,7 @@ expectations, in one loop for every kind.
 
 from __future__ import annotations
 
+import itertools
 from typing import Optional
 
 from .context import Context
@@ -18,15 +19,17 @@ from .verdict import AggregateVerdict, Failure, GateResult, RunVerdict, Verdict
 
 
 MAX_HINTS = 10  # hints after a failed expectation (missed classes, runs that chose a distractor)
+_NO_HINTS = itertools.repeat(())  # the block's own expectations come with none
 
 
 def _expect(result: GateResult, block_expect: tuple, run: Optional[int]) -> tuple[tuple, tuple[Failure, ...]]:
     """Each expectation checked against the result's envelope: (results, the failures of
     those that failed, with the gate's hints after the message)."""
-    checks = result.expect if result.expect is not None else tuple((e, ()) for e in block_expect)
+    checks = result.expect if result.expect is not None else zip(block_expect, _NO_HINTS)
     results, failures = [], []
+    envelope = result.envelope
     for exp, hints in checks:
-        res = check(exp, result.envelope)
+        res = check(exp, envelope)
         results.append(res)
         if not res.passed:
             message = res.message if res.message.startswith(exp.target) else f"{exp.target}: {res.message}"

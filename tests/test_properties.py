@@ -180,3 +180,72 @@ def test_envelope_is_json_serializable(spec, run):
     assert ("cost_micros" in env) is (run.cost_micros is not None)
     assert ("golden" in env) is (spec.golden is not None)
     assert env["state_matched"] is (env["state_diff"] == [])
+
+
+# --------------------------------------------------------------------------- shortcuts against the careful forms
+
+any_paths = st.lists(st.one_of(st.sampled_from(KEYS + ["0", "-1"]), st.sampled_from([0, -1, 2])), min_size=1,
+                     max_size=3).map(tuple)
+roots = st.one_of(seeds, values)
+
+
+@SETTINGS
+@given(guards, roots)
+def test_a_guard_holds_exactly_when_it_has_no_failure_whatever_the_state(guard, state):
+    """``holds`` takes shortcuts (one lookup for a one-key path) that ``failure`` does not."""
+    assert guard.holds(state) is (guard.failure(state) is None)
+
+
+@SETTINGS
+@given(roots, any_paths)
+def test_an_effect_reads_the_state_as_resolve_does(state, path):
+    from pytest_mcptest.engine.paths import Missing, resolve
+    from pytest_mcptest.engine.world import _NOTHING, _read
+
+    found = resolve(state, path)
+    assert _read(state, path) is (_NOTHING if isinstance(found, Missing) else found)
+
+
+@SETTINGS
+@given(roots, any_paths)
+def test_resolve_in_one_pass_finds_what_the_careful_walk_finds(value, path):
+    from pytest_mcptest.engine.paths import Missing, _resolve, resolve
+
+    fast, careful = resolve(value, path), _resolve(value, path)
+    if isinstance(careful, Missing):
+        assert isinstance(fast, Missing)
+        assert (fast.found, fast.reason, fast.keys, fast.at is careful.at) == (careful.found, careful.reason,
+                                                                                careful.keys, True)
+    else:
+        assert fast is careful
+
+
+@SETTINGS
+@given(seeds, any_paths, values)
+def test_assign_in_one_pass_writes_what_the_careful_walk_writes(root, path, value):
+    from pytest_mcptest.engine.paths import PathError, _assign, assign, rollback
+
+    def outcome(write) -> tuple:
+        state, journal = copy.deepcopy(root), []
+        try:
+            write(state, path, value, journal)
+            error = None
+        except PathError as exc:
+            error = str(exc)
+        written = repr(state)
+        entries = repr([(key, old) for _, key, old in journal])
+        rollback(journal)
+        assert state == root
+        return error, written, entries
+
+    assert outcome(assign) == outcome(_assign)
+
+
+@SETTINGS
+@given(specs(), runs())
+def test_a_pickled_world_replays_the_same(spec, run):
+    import pickle
+
+    again = pickle.loads(pickle.dumps(spec))
+    assert again == spec
+    assert replay_world(again, run).to_dict() == replay_world(spec, run).to_dict()

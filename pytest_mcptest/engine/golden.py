@@ -46,16 +46,26 @@ def score_golden_path(calls: Sequence[Any], golden: GoldenPath) -> PathScore:
     - repeated_tools: a call whose name equals the immediately preceding call's.
     - backtracks: a call to a tool used earlier that is not the preceding tool.
     """
-    names = [c if type(c) is str else as_call(c).name for c in calls]  # names are the common case
+    return _score(tuple(c if type(c) is str else as_call(c).name for c in calls), golden)
+
+
+_NONE = object()  # the name before the first call: equal to none
+
+
+def _score(names: tuple[str, ...], golden: GoldenPath) -> PathScore:
+    """:func:`score_golden_path` of names already read off the calls (what a replay has)."""
     extra = max(0, len(names) - len(golden.calls))
     backtracks = repeats = 0
     seen: set[str] = set()
-    for i, name in enumerate(names):
-        if i and name == names[i - 1]:
+    previous: Any = _NONE
+    for name in names:
+        if name == previous:
             repeats += 1
         elif name in seen:
             backtracks += 1
-        seen.add(name)
+        else:
+            seen.add(name)
+        previous = name
     waste = (
         (0 if golden.allow_extra_steps else extra)
         + (backtracks if golden.penalize_backtracking else 0)
@@ -130,5 +140,5 @@ def judge_golden(names: Sequence[str], oracle: GoldenOracle) -> GoldenOutcome:
         exact=exact,
         alternate=alt_index is not None,
         alternate_index=alt_index,
-        score=score_golden_path(names, reference),
+        score=_score(names, reference),
     )

@@ -119,6 +119,18 @@ def _where(segments) -> str:
 def resolve(value: Any, segments: tuple[Segment, ...]) -> Any:
     """Follow ``segments`` into ``value``; return the target or a :class:`Missing`."""
     current = value
+    for seg in segments:
+        # The common case, a key of a plain dict, in one step; anything else (a list, a
+        # missing key) is walked again from the start by the careful walk that says why.
+        if type(current) is dict and seg in current:
+            current = current[seg]
+        else:
+            return _resolve(value, segments)
+    return current
+
+
+def _resolve(value: Any, segments: tuple[Segment, ...]) -> Any:
+    current = value
     for i, seg in enumerate(segments):
         if isinstance(current, dict):
             if seg in current:
@@ -155,6 +167,24 @@ def assign(root: dict, segments: tuple[Segment, ...], value: Any, journal: Optio
     out of range; nothing is written then. With a ``journal`` every change is
     recorded so that :func:`rollback` can undo a series of writes.
     """
+    # The common case in one pass: every step a key of an existing plain dict. Whatever
+    # else (a list, a key to create, a blocked way) takes the careful walk from the start.
+    current: Any = root
+    for seg in segments[:-1]:
+        if type(current) is not dict or type(seg) is not str:
+            break
+        current = current.get(seg)
+    else:
+        key = segments[-1] if segments else None
+        if type(current) is dict and type(key) is str:
+            if journal is not None:
+                journal.append((current, key, current.get(key, _ABSENT)))
+            current[key] = value
+            return
+    _assign(root, segments, value, journal)
+
+
+def _assign(root: dict, segments: tuple[Segment, ...], value: Any, journal: Optional[list]) -> None:
     current: Any = root
     last = len(segments) - 1
     for i, seg in enumerate(segments):

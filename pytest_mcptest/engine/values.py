@@ -21,10 +21,12 @@ class NestingError(ValueError):
 
 def is_number(value: Any) -> bool:
     """True for ints and floats, never for booleans."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    kind = type(value)
+    return kind is int or kind is float or (kind is not bool and isinstance(value, (int, float)))
 
 
-_SCALARS = frozenset((str, int, float, bool, type(None)))
+# The types of JSON's scalars: a value of one of them is its own copy, and two of one type compare with ==.
+SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 def json_equal(a: Any, b: Any) -> bool:
@@ -33,7 +35,7 @@ def json_equal(a: Any, b: Any) -> bool:
     Walks with an explicit stack, so a value nested thousands deep costs no recursion.
     """
     kind = type(a)
-    if kind is type(b) and kind in _SCALARS:  # the common case (a guard, an expectation): one comparison
+    if kind is type(b) and kind in SCALARS:  # the common case (a guard, an expectation): one comparison
         return a == b
     pending = [(a, b)]
     while pending:
@@ -73,10 +75,11 @@ def copy_json(value: Any) -> Any:
 
 
 def _copy(value: Any) -> Any:
+    # A scalar is its own copy: taken as it is, without a call (most of a state is scalars).
     if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
+        return {k: v if type(v) in SCALARS else _copy(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_copy(v) for v in value]
+        return [v if type(v) in SCALARS else _copy(v) for v in value]
     return value
 
 

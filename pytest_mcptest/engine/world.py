@@ -26,11 +26,23 @@ from .golden import GoldenOracle, GoldenOutcome, judge_golden
 from .paths import Missing, PathError, Segment, assign, format_path, parse_path, resolve, rollback
 from .rubric import rubric_envelope
 from .trace import Run, ToolCall
-from .values import ABSENT, copy_json, is_number, json_diff, json_equal, show
+from .values import ABSENT, SCALARS, copy_json, is_number, json_diff, json_equal, show
 
 GUARD_OPS = ("eq", "min", "max")
 LEAF_LIMIT = 8  # differing leaves shown per expect_state path
 EFFECT_OPS = ("set", "inc", "dec", "from_arg")
+
+
+_NOTHING = object()  # what _read gives where a path leads nowhere
+
+
+def _read(state: Any, path: tuple[Segment, ...]) -> Any:
+    """The value at ``path`` in ``state``, or ``_NOTHING``: one lookup for a path of one key
+    (most guards and effects name one), else :func:`resolve`'s walk."""
+    if len(path) == 1 and type(state) is dict:
+        return state.get(path[0], _NOTHING)
+    found = resolve(state, path)
+    return _NOTHING if type(found) is Missing else found
 
 
 @attrs.frozen
@@ -47,14 +59,18 @@ class Guard:
     def holds(self, state: dict) -> bool:
         """Whether the guard holds: :meth:`failure` is None, without wording why not (a
         forbidden rule's guard usually fails, and its reason is never shown)."""
-        actual = resolve(state, self.path)
-        if isinstance(actual, Missing):
-            return False
+        path = self.path
+        if len(path) == 1 and type(state) is dict:  # _read, without a call: a replay asks this most
+            actual = state.get(path[0], _NOTHING)
+            if actual is _NOTHING:
+                return False
+        else:
+            actual = resolve(state, path)
+            if type(actual) is Missing:
+                return False
         if self.op == "eq":
             return json_equal(actual, self.value)
-        if not is_number(actual):
-            return False
-        return actual >= self.value if self.op == "min" else actual <= self.value
+        return is_number(actual) and (actual >= self.value if self.op == "min" else actual <= self.value)
 
     def failure(self, state: dict) -> Optional[str]:
         """None when the guard holds, else why it failed (with the value it saw)."""
@@ -92,7 +108,6 @@ class Effect:
     op: str
     value: Any
     amount_arg: Optional[tuple[Segment, ...]] = None
-
     def _argument(self, args: Any, arg_path: tuple[Segment, ...]) -> Any:
         got = resolve(args if args is not None else {}, arg_path)
         if isinstance(got, Missing):
@@ -102,9 +117,11 @@ class Effect:
 
     def new_value(self, state: dict, args: Any) -> Any:
         """The value to write; raises ValueError with a reason when it cannot be computed."""
-        if self.op == "set":
-            return copy_json(self.value)
-        if self.op == "from_arg":
+        op = self.op
+        if op == "set":
+            value = self.value
+            return value if type(value) in SCALARS else copy_json(value)
+        if op == "from_arg":
             got = self._argument(args, self.value)
             return copy_json(got)
         amount = self.value
@@ -113,13 +130,13 @@ class Effect:
             if not is_number(amount):
                 raise ValueError(f"effect {format_path(self.path)} {self.op} from_arg {format_path(self.amount_arg)}: "
                                  f"the argument is {show(amount)}, not a number")
-        current = resolve(state, self.path)
-        if isinstance(current, Missing) or current is None:
+        current = _read(state, self.path)
+        if current is None or current is _NOTHING:
             current = 0
-        if not is_number(current):
-            raise ValueError(f"effect {format_path(self.path)} {self.op} {show(amount)}: "
+        elif not is_number(current):
+            raise ValueError(f"effect {format_path(self.path)} {op} {show(amount)}: "
                              f"the state holds {show(current)}, not a number")
-        return current + amount if self.op == "inc" else current - amount
+        return current + amount if op == "inc" else current - amount
 
 
 @attrs.frozen
@@ -285,6 +302,17 @@ def _apply(state: dict, effects: Sequence[Effect], args: Any) -> None:
         raise
 
 
+def _first_holding(entries: Sequence, state: dict) -> Any:
+    """The first transition or forbidden rule whose guards all hold, or None."""
+    for entry in entries:
+        for guard in entry.when:
+            if not guard.holds(state):
+                break
+        else:
+            return entry
+    return None
+
+
 def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
     """Replay ``run``'s tool calls against a copy of ``spec.seed``. Pure and deterministic."""
     state = copy_json(spec.seed)
@@ -297,24 +325,26 @@ def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
     recoveries: list[int] = []
     escalations = 0
 
-    calls = run.tool_calls
-    for index, call in enumerate(calls):
-        if index and calls[index - 1].error:
+    after_error = False
+    for index, call in enumerate(run.tool_calls):
+        if after_error:
             recoveries.append(index)
-        if call.name in escalation_tools:
+        after_error = call.error
+        name = call.name
+        if name in escalation_tools:
             escalations += 1
-        rule = next((r for r in forbidden_by_tool.get(call.name, ())
-                     if all(g.holds(state) for g in r.when)), None)
+        rules = forbidden_by_tool.get(name)
+        rule = _first_holding(rules, state) if rules is not None else None
         if rule is not None:
-            forbidden.append(CallIssue(index, call.name, call.args, rule.reason))
+            forbidden.append(CallIssue(index, name, call.args, rule.reason))
             continue
-        candidates = by_tool.get(call.name)
+        candidates = by_tool.get(name)
         if not candidates:
-            if call.name not in escalation_tools:
-                invalid.append(CallIssue(index, call.name, call.args,
+            if name not in escalation_tools:
+                invalid.append(CallIssue(index, name, call.args,
                                          "no transition is declared for this tool"))
             continue
-        chosen = next((t for t in candidates if all(g.holds(state) for g in t.when)), None)
+        chosen = _first_holding(candidates, state)
         if chosen is None:
             # Worded only now: the first candidate's first failed guard, as the spec says.
             invalid.append(CallIssue(index, call.name, call.args,
@@ -322,8 +352,13 @@ def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
             continue
         if call.error:
             continue
+        effects = chosen.effects
         try:
-            _apply(state, chosen.effects, call.args)
+            if len(effects) == 1:  # one write needs no journal: assign writes nothing when it fails
+                effect = effects[0]
+                assign(state, effect.path, effect.new_value(state, call.args))
+            else:
+                _apply(state, effects, call.args)
         except (ValueError, PathError) as exc:
             invalid.append(CallIssue(index, call.name, call.args, str(exc)))
 

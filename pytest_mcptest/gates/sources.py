@@ -68,19 +68,37 @@ def _prefix(root: str) -> Optional[str]:
 
 def cassette_path(block: Any, ctx: Context) -> str:
     """The cassette a block replays: ``cassette:`` or the slug of its name, under the cassette dir."""
-    base = ctx.cassette_dir or os.path.dirname(os.path.abspath(block.file))
     name = block.cassette or block.cassette_slug
-    return name if os.path.isabs(name) else os.path.normpath(os.path.join(base, name))
+    if os.path.isabs(name):
+        return name
+    base = ctx.cassette_dir or _folder(block.file, None if os.path.isabs(block.file) else os.getcwd())
+    return os.path.normpath(os.path.join(base, name))
 
 
-def _load(path: str, shown: str, ctx: Context) -> Cassette:
+@lru_cache(maxsize=256)
+def _folder(path: str, cwd: Optional[str]) -> str:
+    """The folder of ``path`` made absolute (as ``os.path.abspath`` does, against ``cwd`` when
+    it is relative): the same for every item of a suite file, so worked out once."""
+    return os.path.dirname(os.path.normpath(path if cwd is None else os.path.join(cwd, path)))
+
+
+def _load(path: str, shown: str, ctx: Context, st: Optional[os.stat_result] = None) -> Cassette:
     keep = ctx.shared_cassettes is None or path in ctx.shared_cassettes
     try:
-        return load_cassette(path, shown, keep)
+        return load_cassette(path, shown, keep, st)
     except InputError as exc:
         raise SourceError("cassette", shown, exc.render()) from None
     except OSError as exc:
         raise SourceError("cassette", shown, f"cannot read {shown}: {exc.strerror}") from None
+
+
+@lru_cache(maxsize=None)
+def _record_modes() -> Any:
+    """``record/modes.py``: imported at the first item, not at plugin start-up (see
+    ``record/__init__.py``), and once rather than per item (an import statement costs 2 us)."""
+    from ..record import modes
+
+    return modes
 
 
 def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
@@ -90,24 +108,28 @@ def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
     ``dry_run(block, runs)``) and the mode asks for it. Judges the first ``runs:`` runs when the block sets it,
     and reports drift between the cassette and the suite. A :class:`SourceError` says
     what is wrong."""
-    from ..record.modes import APPEND, FAIL, REWRITE, decide
-
+    modes = _record_modes()
     path = cassette_path(block, ctx)
     shown = display(path, ctx.root)
-    exists = os.path.exists(path)
-    cassette = _load(path, shown, ctx) if exists else None
+    try:
+        st: Optional[os.stat_result] = os.stat(path)  # what os.path.exists asks, kept for the read
+    except (OSError, ValueError):
+        st = None
+    exists = st is not None
+    cassette = _load(path, shown, ctx, st) if exists else None
     can_record = getattr(gate, "can_record", None) is not None and gate.can_record(block)
-    decision = decide(ctx.record_mode, shown, exists, len(cassette.runs) if cassette else 0,
-                      getattr(block, "runs", None), can_record=can_record, recorder="the live agent runner",
-                      needs=getattr(gate, "RECORD_NEEDS", None))
-    if decision.action == FAIL:
+    decision = modes.decide(ctx.record_mode, shown, exists, len(cassette.runs) if cassette else 0,
+                            getattr(block, "runs", None), can_record=can_record, recorder="the live agent runner",
+                            needs=getattr(gate, "RECORD_NEEDS", None))
+    if decision.action == modes.FAIL:
         raise SourceError("cassette", shown, decision.message)
     notes, said = [], []
     if decision.records:
         if ctx.dry_run:
             raise DryRun(f"would record: {gate.dry_run(block, decision.runs_to_record)} into {shown}")
         said.append(decision.note)
-        how = "append" if decision.action == APPEND else "new" if decision.action == REWRITE else "replace"
+        how = ("append" if decision.action == modes.APPEND else "new" if decision.action == modes.REWRITE
+               else "replace")
         try:
             said += gate.record(block, ctx, path, decision.runs_to_record, how)
         except RecordingFailed as exc:
@@ -131,16 +153,20 @@ def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
 def _drift(block: Any, cassette: Cassette, shown: str, ctx: Context) -> str:
     """What changed between the cassette and the suite (model, prompt, the servers' saved
     catalogs), with the command that re-records; empty when nothing did or drift is ignored."""
-    if ctx.drift == "ignore" or not cassette.meta:
+    meta = cassette.meta
+    if ctx.drift == "ignore" or not meta:
         return ""
+    prompt = getattr(block, "prompt", None)
+    if not ("catalog_sha256" in meta or ("model" in meta and getattr(block, "model", None) is not None)
+            or ("prompt_sha256" in meta and prompt is not None)):
+        return ""  # nothing both sides have (compare would find no change): no item id to work out
     from ..record.drift import compare
 
     catalog = None
-    if "catalog_sha256" in cassette.meta:  # read the saved catalogs only when there is a hash to compare
+    if "catalog_sha256" in meta:  # read the saved catalogs only when there is a hash to compare
         catalog = _snapshot_catalog(getattr(block, "server_entries", None) or {}, ctx)
     item_id = f"{display(block.file, ctx.root)}::{block.name}"
-    prompt = getattr(block, "prompt", None)
-    drift = compare(cassette.meta, shown, item_id, model=getattr(block, "model", None), prompt=prompt,
+    drift = compare(meta, shown, item_id, model=getattr(block, "model", None), prompt=prompt,
                     system_prompt=getattr(block, "system_prompt", None) if prompt is not None else None,
                     catalog=catalog)
     return drift.message()

@@ -1,0 +1,154 @@
+"""The typed reading of a cassette (msgspec straight into runs) against the reader it stands in for.
+
+``parse_cassette`` first tries ``_typed_cassette``; whatever that does not accept goes to the
+standard parse and ``_Reader``, which word what is wrong. So the typed path must accept only
+what the reader accepts, build exactly what the reader builds (``repr`` tells 1 from 1.0 and
+True, and shows key order), and every message must be the reader's.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pytest_mcptest.cassette import _Reader, _typed_cassette, dump_cassette, parse_cassette
+from pytest_mcptest.errors import InputError
+from pytest_mcptest.files import loads_json
+
+SETTINGS = settings(max_examples=400, deadline=None, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+MISSING = object()  # the key is left out
+
+json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([1.5, 2**70, "", "x", "é"])),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["a", "b"]), inner,
+                                                                          max_size=2)),
+    max_leaves=5,
+)
+
+
+def pick(*choices):
+    return st.sampled_from(choices)
+
+
+def objects(**fields) -> st.SearchStrategy:
+    """A dict with each of ``fields`` (a strategy) present unless it drew MISSING."""
+    return st.fixed_dictionaries({k: v for k, v in fields.items()}).map(
+        lambda d: {k: v for k, v in d.items() if v is not MISSING})
+
+
+metas = st.one_of(pick(MISSING, None, {}, "x", [], {"model": "m", "agent": "a"}, {"model": 1}, {"prompt": None},
+                       {"recorder": True, "other": 1}, {"extra": {"x": 1}}))
+calls = st.one_of(
+    objects(name=pick("a", "lookup", "", 3, None, MISSING), server=pick(MISSING, None, "s", "", 1),
+            args=st.one_of(pick(MISSING), json_values), error=pick(MISSING, False, True, None, 0, "no"),
+            result=st.one_of(pick(MISSING), json_values), turn=pick(MISSING, None, 0, 4, -1, True, 1.0, 2**70),
+            args_invalid_json=pick(MISSING, False, True, None, "yes"), duration_ms=pick(MISSING, 12, "x")),
+    pick("call", 1, None, []),
+)
+turns = st.one_of(pick(MISSING, None, [], [1], "x"),
+                  st.lists(st.fixed_dictionaries({"role": pick("user", "assistant"), "content": pick("hi", "ok")}),
+                           max_size=3))
+tokens = pick(MISSING, None, {}, {"input": 1, "output": 2.5, "total": 3}, {"input": True}, {"total": "9"},
+              {"input": None, "other": "x"}, [], 2**70)
+conversations = st.one_of(pick(MISSING, None, "x", []), objects(turns=turns, tokens=tokens))
+judgments = st.one_of(pick(MISSING, None, "x"), st.lists(st.one_of(
+    objects(criterion=pick("c", 1, MISSING), verdict=pick("pass", "fail", "maybe", MISSING, 1)), pick(1, None)),
+    max_size=2))
+runs = st.one_of(
+    objects(tool_calls=st.one_of(pick(MISSING, None, {}, "x"), st.lists(calls, max_size=4)),
+            conversation=conversations, cost_micros=pick(MISSING, None, 0, 12, 1.5, True, "x", 2**70),
+            judgments=judgments, task=pick(MISSING, None, "t", 3, True, 1.5, 2**70),
+            trial=pick(MISSING, None, 0, 2, -1, True, 1.0), meta=metas, tool_call=pick(MISSING, [])),
+    pick(1, None, []),
+)
+cassettes = st.one_of(
+    objects(mcptest_cassette=pick(MISSING, 1, 1.0, 2, True, None, "1"), meta=metas,
+            catalog=pick(MISSING, None, {}, {"tools": []}, [1], "x"),
+            runs=st.one_of(pick(MISSING, None, "x", {}), st.lists(runs, max_size=3)),
+            trace=st.one_of(pick(MISSING, "x"), runs), tool_calls=pick(MISSING, [], [{"name": "root"}])),
+    pick([], "x", None, 1),
+)
+
+# Only what the reader accepts, in the shape of cassette v1: every one must take the typed path.
+well_formed_runs = objects(
+    tool_calls=st.lists(objects(name=pick("a", "lookup"), server=pick(MISSING, None, "s"),
+                                args=st.one_of(pick(MISSING), json_values), error=pick(MISSING, False, True),
+                                result=st.one_of(pick(MISSING), json_values), turn=pick(MISSING, None, 0, 2**70),
+                                args_invalid_json=pick(MISSING, False, True), rpc_error=pick(MISSING, None, "x")),
+                        max_size=4),
+    conversation=st.one_of(pick(MISSING, None), objects(turns=st.one_of(pick(MISSING), turns.filter(
+        lambda t: isinstance(t, list) and t != [1])), tokens=pick(MISSING, None, {}, {"input": 1, "total": 2.5}))),
+    cost_micros=pick(MISSING, None, 0, 1.5), judgments=pick(MISSING, [], [{"criterion": "c", "verdict": "fail"}]),
+    task=pick(MISSING, None, "t", 3), trial=pick(MISSING, None, 0, 2),
+    meta=pick(MISSING, None, {}, {"model": "m", "other": 1}))
+well_formed = objects(mcptest_cassette=pick(MISSING, 1, None), meta=pick(MISSING, None, {"agent": "a"}),
+                      catalog=pick(MISSING, None, {"s": {"tools": []}}), runs=st.lists(well_formed_runs, max_size=3))
+
+
+def outcome(read) -> tuple:
+    """``("ok", repr of the cassette)`` or ``("error", the rendered message, line, pointer)``."""
+    try:
+        return "ok", repr(read())
+    except InputError as exc:
+        return "error", exc.render(), exc.line, exc.pointer
+
+
+def reader(path: str, text: str):
+    return _Reader(path).cassette(loads_json(text, path))
+
+
+@SETTINGS
+@given(cassettes)
+def test_the_typed_path_reads_what_the_reader_reads_and_defers_the_rest(data):
+    text = json.dumps(data, ensure_ascii=False)
+    slow = outcome(lambda: reader("c.json", text))
+    fast = _typed_cassette("c.json", text)
+    if fast is not None:
+        assert slow == ("ok", repr(fast))
+    assert outcome(lambda: parse_cassette("c.json", text)) == slow
+
+
+@SETTINGS
+@given(well_formed)
+def test_a_well_formed_cassette_takes_the_typed_path(data):
+    text = json.dumps(data, ensure_ascii=False)
+    fast = _typed_cassette("c.json", text)
+    assert fast is not None
+    assert repr(fast) == repr(reader("c.json", text))
+
+
+def test_a_cassette_as_writers_make_it_takes_the_typed_path():
+    call = {"name": "add", "server": "shop", "args": {"n": 2**70}, "error": False, "duration_ms": 12,
+            "result": {"content": [{"type": "text", "text": "ok"}]}, "turn": 0, "rpc_error": None}
+    run = {"tool_calls": [call, {"name": "done"}], "cost_micros": 12,
+           "conversation": {"turns": [{"role": "assistant", "content": "done"}], "tokens": {"input": 1, "output": 2}},
+           "judgments": [{"criterion": "polite", "verdict": "pass", "reason": "yes"}], "meta": {"model": "m"}}
+    text = dump_cassette({"mcptest_cassette": 1, "meta": {"agent": "a"}, "catalog": {"s": {"tools": []}},
+                          "runs": [run, {"tool_calls": [], "task": "t", "trial": 0}]})
+    fast = _typed_cassette("c.json", text)
+    assert fast is not None
+    assert repr(fast) == repr(reader("c.json", text))
+
+
+@pytest.mark.parametrize("text", [
+    '{"runs": [{"tool_calls": [{"name": "\\ud800"}]}]}',  # a lone surrogate: json reads it, msgspec does not
+    '{"runs": [{"tool_calls": [{"name": "a", "name": "b"}]}]}',  # the last of a repeated key counts
+    '{"runs": [{"tool_calls": [{"name": "a", "name": ""}]}]}',
+    '{"runs": [{"tool_calls": [{"name": "a", "args": {"x": 1e400}}]}]}',  # beyond a float
+    '{"runs": [{"tool_calls": [{"name": "a", "args": ' + "[" * 200 + "]" * 200 + '}]}]}',  # too deep
+    '{"runs": [{"tool_calls": [{"name": "a", "args": ' + "[" * 100 + "]" * 100 + '}]}]}',
+    '{"runs": [{"tool_calls": [{"name": "a"}]}]} x',
+    '\ufeff{"runs": []}',
+    '{"runs": [], "mcptest_cassette": 1.0}',
+])
+def test_odd_texts_read_the_same_by_either_path(text):
+    slow = outcome(lambda: reader("c.json", text))
+    fast = _typed_cassette("c.json", text)
+    if fast is not None:
+        assert slow == ("ok", repr(fast))
+    assert outcome(lambda: parse_cassette("c.json", text)) == slow
