@@ -192,9 +192,17 @@ def _report_id(config: pytest.Config, path, name: str | None = None) -> str:
     return rel if name is None else f"{rel}::{name}"
 
 
+_WANTS_ENTRIES = pytest.StashKey[bool]()
+
+
 def _wants_entries(config: pytest.Config) -> bool:
-    """Whether items' report entries are gathered: for the JSON or HTML report, or a comparison."""
-    return any(config.getoption(name) for name in ("mcptest_report", "mcptest_html", "mcptest_compare"))
+    """Whether items' report entries are gathered: for the JSON or HTML report, or a comparison
+    (asked after every phase of every item, so worked out once)."""
+    wanted = config.stash.get(_WANTS_ENTRIES, None)
+    if wanted is None:
+        wanted = config.stash[_WANTS_ENTRIES] = any(
+            config.getoption(name) for name in ("mcptest_report", "mcptest_html", "mcptest_compare"))
+    return wanted
 
 
 @pytest.hookimpl(wrapper=True)
