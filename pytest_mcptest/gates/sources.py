@@ -255,15 +255,17 @@ def named_servers(doc: Any, parts: list, names: Any) -> dict:
     names for its live recording; a name the document does not define is a collection
     error at its line (a standalone spec 002 document defines none: such a scenario
     belongs in a suite's ``conversations:`` list)."""
+    if not names:
+        return {}
     from ..suite.doc import near, plain
 
     defined = doc.root.get("servers") if isinstance(doc.root.get("servers"), dict) else {}
-    for i, name in enumerate(names or ()):
+    for i, name in enumerate(names):
         if name not in defined:
             raise doc.error(parts + ["servers", i], f"server {name!r} is not under servers: in this document "
                             f"({', '.join(sorted(defined)) or 'none defined'}){near(name, defined)}")
     suite_dir = os.path.dirname(os.path.abspath(doc.path))
-    return {name: resolve_server(plain(defined[name]), suite_dir) for name in names or ()}
+    return {name: resolve_server(plain(defined[name]), suite_dir) for name in names}
 
 
 def startable(block: Any) -> bool:

@@ -14,7 +14,7 @@ from typing import Any
 from ..engine.paths import PathError, format_path, parse_path
 from ..errors import InputError
 from ..expect import ExpectSyntaxError, compile_expectation
-from .loader import line_of
+from .loader import LineList, line_of
 from .marks import build_marks
 from .model import Mark
 
@@ -49,9 +49,10 @@ def path_at(doc: Doc, parts, text: Any):
 def expectations(doc: Doc, parts, raw) -> tuple:
     """An ``expect:`` list, compiled, each entry remembering its line."""
     out = []
+    lines = raw.item_lines if isinstance(raw, LineList) else None  # read where the loader kept them
     for i, entry in enumerate(raw or ()):
         try:
-            out.append(compile_expectation(entry, line=line_of(doc.root, parts + [i])))
+            out.append(compile_expectation(entry, line=lines[i] if lines else line_of(doc.root, parts + [i])))
         except ExpectSyntaxError as exc:
             raise doc.error(parts + [i], f"{format_path(parts + [i])}: {exc}") from None
     return tuple(out)
