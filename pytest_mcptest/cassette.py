@@ -29,7 +29,7 @@ from .engine.trace import Run, ToolCall
 from .engine.values import is_number, type_name
 from .engine.paths import json_pointer
 from .errors import InputError
-from .files import MAX_JSON_DEPTH, atomic_write, brackets_within, loads_json, read_text
+from .files import MAX_JSON_DEPTH, atomic_write, brackets_within, decode_text, loads_json, read_bytes
 from .indented_json import dumps_indented
 
 CASSETTE_VERSION = 1
@@ -194,10 +194,17 @@ class _Reader:
         return Cassette(path=self.path, runs=runs, meta=meta, catalog=catalog, shape=shape)
 
 
-def parse_cassette(path: str, text: str) -> Cassette:
-    """Parse cassette JSON text; raise :class:`InputError` naming the line or JSON pointer."""
+def parse_cassette(path: str, text: str | bytes) -> Cassette:
+    """Parse cassette JSON, as text or as the file's bytes; raise :class:`InputError` naming
+    the line or JSON pointer.
+
+    Bytes are decoded as they are, with no text made of them, unless the typed decoding
+    refuses them: a 100 MB cassette then costs its bytes and its runs, not also a 100 MB
+    string (and a UTF-8 copy of it made for the decoder, and another for the depth proof)."""
     cassette = _typed_cassette(path, text)
     if cassette is None:
+        if not isinstance(text, str):
+            text = decode_text(text, path)
         cassette = _Reader(path).cassette(loads_json(text, path))
     return cassette
 
@@ -233,7 +240,7 @@ def _typed_decoder():
     return msgspec.json.Decoder(cassette)
 
 
-def _typed_cassette(path: str, text: str) -> Optional[Cassette]:
+def _typed_cassette(path: str, text: str | bytes) -> Optional[Cassette]:
     """The cassette when ``text`` is a well-formed cassette v1 (what every writer makes), read
     by :func:`_typed_decoder` in C; None when anything is not, and the standard parse and
     :class:`_Reader` decide it. This path accepts a subset of what the reader accepts and
@@ -296,7 +303,7 @@ def load_cassette(path: str, name: str | None = None, keep: bool = True,
         _CACHE.move_to_end(key)
         return hit[1]
     shown = name or path
-    cassette = parse_cassette(shown, read_text(key, shown))
+    cassette = parse_cassette(shown, read_bytes(key, shown))
     if keep:
         _CACHE[key] = (stamp, cassette)
         if len(_CACHE) > CACHE_SIZE:

@@ -111,6 +111,7 @@ def test_the_typed_path_reads_what_the_reader_reads_and_defers_the_rest(data):
     if fast is not None:
         assert slow == ("ok", repr(fast))
     assert outcome(lambda: parse_cassette("c.json", text)) == slow
+    assert outcome(lambda: parse_cassette("c.json", text.encode())) == slow  # a file's bytes, as replay reads it
 
 
 @SETTINGS
@@ -152,3 +153,24 @@ def test_odd_texts_read_the_same_by_either_path(text):
     if fast is not None:
         assert slow == ("ok", repr(fast))
     assert outcome(lambda: parse_cassette("c.json", text)) == slow
+    as_file = outcome(lambda: reader("c.json", text.removeprefix("\ufeff")))  # a file's byte-order mark is dropped
+    assert outcome(lambda: parse_cassette("c.json", text.encode())) == as_file  # a file's bytes, as replay reads it
+
+
+@pytest.mark.parametrize("data, message", [
+    ("\ufeff" + json.dumps({"runs": [{"tool_calls": [{"name": "a"}]}]}), None),  # a byte-order mark is dropped
+    ('{"runs": [{"tool_calls": [{"name": "caf\xe9"}]}]}', None),
+    ('{"runs": [{"tool_calls": [{"name": ""}]}]}', "must not be empty"),
+    ('{"runs": [', "invalid JSON"),
+])
+def test_bytes_read_as_the_text_would_be(data, message):
+    """Replay hands the file's bytes to the parser; they give the runs or the message that
+    the file's text gives (its byte-order mark dropped, as a file's text always had it)."""
+    as_text = outcome(lambda: parse_cassette("c.json", data.removeprefix("\ufeff")))
+    assert outcome(lambda: parse_cassette("c.json", data.encode("utf-8"))) == as_text
+    assert (as_text[0] == "ok") == (message is None) and (message is None or message in as_text[1])
+
+
+def test_bytes_that_are_not_utf8_are_refused_as_before():
+    with pytest.raises(InputError, match="not UTF-8 text: invalid start byte at byte 28"):
+        parse_cassette("c.json", b'{"runs": [{"tool_calls": [{"\xff": 1}]}]}')

@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_mcptest.cassette import load_cassette
 from pytest_mcptest.cli import main
@@ -561,3 +563,12 @@ def test_brackets_in_strings_are_not_read_as_nesting():
     assert flow_depth_within("a: '" + "]" * 5000 + "'\nb: [[1]]\n", 10)  # closing ones never add depth
     assert not flow_depth_within("a: " + "[" * 11 + "]" * 11, 10)
     assert flow_depth_within("a: " + "[" * 10 + "]" * 10, 10)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="[]{}a'é", max_size=80), st.integers(0, 12))
+def test_brackets_are_proven_alike_in_text_and_in_its_bytes(text, limit):
+    """A cassette's bytes are proven without making a text of them: the same answer either way."""
+    from pytest_mcptest.files import brackets_within
+
+    assert brackets_within(text.encode("utf-8"), limit) == brackets_within(text, limit)

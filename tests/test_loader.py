@@ -41,3 +41,21 @@ def test_values_json_cannot_hold_are_refused(text, line, words):
     assert exc.value.line == line
     for word in words:
         assert word in exc.value.message
+
+
+def test_a_fresh_import_after_pytester_dropped_the_modules_builds_its_own_line_dicts(monkeypatch):
+    """pytester's in-process runs drop the modules a run imported from sys.modules, while the
+    package keeps them as attributes; a loader imported again must build the LineDict it
+    exports (tool-bench specs are told apart with isinstance), not the dropped module's."""
+    import importlib
+    import sys
+
+    import pytest_mcptest.suite as package
+    import pytest_mcptest.suite.loader  # noqa: F401  (the first import, as before a pytester run)
+
+    for name in ("loader", "fastyaml", "yamlcore"):
+        monkeypatch.setattr(package, name, getattr(package, name))  # put back as they were afterwards
+        monkeypatch.delitem(sys.modules, f"pytest_mcptest.suite.{name}")
+    fresh = importlib.import_module("pytest_mcptest.suite.loader")
+    (root, _line), = fresh.load_documents("x.yml", "a: {b: [1]}\n")
+    assert isinstance(root, fresh.LineDict) and isinstance(root["a"]["b"], fresh.LineList)
