@@ -17,12 +17,17 @@ EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 RED, GREEN, DIM = "\x1b[31m", "\x1b[32m", "\x1b[2m"
 
 
-@pytest.fixture
-def failing(pytester):
+def _shop(pytester, run: str):
+    """The widget suite with its cassette holding ``run``."""
     pytester.makefile(".mcptest.yml", shop=WIDGET_SUITE)
     pytester.mkdir("cassettes")
-    (pytester.path / "cassettes" / "restock.json").write_text(BAD_RUN)
+    (pytester.path / "cassettes" / "restock.json").write_text(run)
     return pytester
+
+
+@pytest.fixture
+def failing(pytester):
+    return _shop(pytester, BAD_RUN)
 
 
 def test_failure_text_is_coloured_on_a_terminal(failing):
@@ -92,10 +97,7 @@ def test_summary_sections_per_kind(pytester):
 
 @pytest.fixture
 def passing(pytester):
-    pytester.makefile(".mcptest.yml", shop=WIDGET_SUITE)
-    pytester.mkdir("cassettes")
-    (pytester.path / "cassettes" / "restock.json").write_text(GOOD_RUN)
-    return pytester
+    return _shop(pytester, GOOD_RUN)
 
 
 def test_verbose_lists_each_passing_item_with_its_figures(passing):
