@@ -105,20 +105,20 @@ class BlockItem(pytest.Item):
 
     def __init__(self, *, head: Block, suite: CollectedSuite, index: int, **kwargs):
         super().__init__(**kwargs)
-        self.head = block = head
+        self.head = head
         self._suite = suite
         self._index = index
         self.verdict: Verdict | None = None
-        self.add_marker(_KIND_MARKS.get(block.kind) or _KIND_MARKS.setdefault(block.kind, pytest.mark.mcptest(kind=block.kind)))
-        self.extra_keyword_matches.add(block.kind)
-        for mark in block.marks:
+        self.add_marker(_KIND_MARKS.get(head.kind) or _KIND_MARKS.setdefault(head.kind, pytest.mark.mcptest(kind=head.kind)))
+        self.extra_keyword_matches.add(head.kind)
+        for mark in head.marks:
             if mark.name not in ("skip", "xfail", "skipif", "usefixtures", "filterwarnings"):
                 _register_marker(self.config, mark.name, "mark")
             kwargs = mark.kwargs
             if mark.name == "xfail" and "raises" not in kwargs:
                 kwargs = {**kwargs, "raises": _GateFailed}  # see RecordingUnavailable
             self.add_marker(getattr(pytest.mark, mark.name)(*mark.args, **kwargs))
-        for tag in block.tags:
+        for tag in head.tags:
             _register_marker(self.config, tag, "tag")
             self.add_marker(tag)
 

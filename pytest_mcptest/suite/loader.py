@@ -290,10 +290,10 @@ def _strict_json(text: str) -> Any:
         return data
 
     def finite(word: str) -> float:
-        number = float(word)  # NaN and Infinity are not JSON; 1e400 overflows to inf
-        if not math.isfinite(number):
+        value = float(word)  # NaN and Infinity are not JSON; 1e400 overflows to inf
+        if not math.isfinite(value):
             raise ValueError(f"{word} is not a finite JSON number")
-        return number
+        return value
 
     try:
         return json.loads(text, object_pairs_hook=no_duplicates, parse_float=finite, parse_constant=finite)
