@@ -23,6 +23,7 @@ create it; every other problem is an :class:`~pytest_mcptest.errors.InputError`.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -52,13 +53,16 @@ def read_text(path: str, name: Optional[str] = None, limit: Optional[int] = None
 def read_bytes(path: str, name: Optional[str] = None, limit: Optional[int] = None) -> bytes:
     """The bytes of the regular file at ``path``, at most ``limit`` (default
     :data:`MAX_FILE_BYTES`): a FIFO, a device or a directory is refused before any read, so
-    nothing blocks or reads without end. ``FileNotFoundError`` passes through."""
+    nothing blocks or reads without end. ``FileNotFoundError`` passes through (raised too
+    when a part of the path is a file, not a folder)."""
     shown = name or path
     limit = MAX_FILE_BYTES if limit is None else limit
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         raise
+    except NotADirectoryError:  # a file where a folder should be: nothing lies at ``path`` either
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path) from None
     except IsADirectoryError:
         raise InputError(shown, "is a directory, not a regular file; mcptest reads only regular files") from None
     except OSError as exc:
@@ -72,12 +76,16 @@ def read_bytes(path: str, name: Optional[str] = None, limit: Optional[int] = Non
             raise InputError(shown, f"is {_size(st.st_size)}, over the {_size(limit)} limit for one file")
         chunks = []
         left = limit + 1  # a file that grows (or a /proc file that claims size 0) is still bounded
+        want = min(left, st.st_size + 1)  # the whole file and one byte more: its end in one read
         while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
+            chunk = os.read(fd, want)
             if not chunk:
                 break
             chunks.append(chunk)
             left -= len(chunk)
+            if len(chunk) < want and st.st_size:
+                break  # a regular file's short read is its end (a /proc file, size 0, reads on)
+            want = min(left, 1 << 20)
         if left <= 0:
             raise InputError(shown, f"is over the {_size(limit)} limit for one file")
     except OSError as exc:

@@ -82,10 +82,13 @@ def _folder(path: str, cwd: Optional[str]) -> str:
     return os.path.dirname(os.path.normpath(path if cwd is None else os.path.join(cwd, path)))
 
 
-def _load(path: str, shown: str, ctx: Context, st: Optional[os.stat_result] = None) -> Cassette:
+def _load(path: str, shown: str, ctx: Context) -> Optional[Cassette]:
+    """The cassette at ``path``, or None when there is none (no such file or folder)."""
     keep = ctx.shared_cassettes is None or path in ctx.shared_cassettes
     try:
-        return load_cassette(path, shown, keep, st)
+        return load_cassette(path, shown, keep)
+    except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: a NUL in the path
+        return None
     except InputError as exc:
         raise SourceError("cassette", shown, exc.render()) from None
     except OSError as exc:
@@ -111,12 +114,8 @@ def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
     modes = _record_modes()
     path = cassette_path(block, ctx)
     shown = display(path, ctx.root)
-    try:
-        st: Optional[os.stat_result] = os.stat(path)  # what os.path.exists asks, kept for the read
-    except (OSError, ValueError):
-        st = None
-    exists = st is not None
-    cassette = _load(path, shown, ctx, st) if exists else None
+    cassette = _load(path, shown, ctx)
+    exists = cassette is not None
     can_record = getattr(gate, "can_record", None) is not None and gate.can_record(block)
     decision = modes.decide(ctx.record_mode, shown, exists, len(cassette.runs) if cassette else 0,
                             getattr(block, "runs", None), can_record=can_record, recorder="the live agent runner",
@@ -135,6 +134,8 @@ def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
         except RecordingFailed as exc:
             raise SourceError("cassette", shown, f"recording {shown} failed: {exc}") from None
         cassette = _load(path, shown, ctx)
+        if cassette is None:
+            raise SourceError("cassette", shown, f"recording {shown} failed: no cassette was written")
     elif decision.note:
         notes.append(decision.note)
     runs = cassette.runs if decision.runs_to_judge is None else cassette.runs[:decision.runs_to_judge]

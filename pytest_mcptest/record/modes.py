@@ -112,7 +112,10 @@ def _replay(mode: str, path: str, exists: bool, recorded: int, wanted: Optional[
     if wanted is not None and recorded > wanted:
         return Decision(REPLAY, runs_to_judge=wanted,
                         note=f"judged the first {wanted} of the {recorded} runs recorded in {path} (runs: {wanted})")
-    return Decision(REPLAY, runs_to_judge=wanted)
+    return Decision(REPLAY, runs_to_judge=wanted) if wanted is not None else _REPLAY_ALL
+
+
+_REPLAY_ALL = Decision(REPLAY)  # what nearly every replayed item is told: made once (a Decision is frozen)
 
 
 def _join(first: str, second: str) -> str:
