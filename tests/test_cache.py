@@ -170,3 +170,64 @@ def test_without_a_folder_the_built_blocks_are_kept(suite_file):
     collected = cache.collect_suite(suite_file)
     assert collected.pickles is None
     assert collected.block(0) is collected.block(0) == load_suite(suite_file).blocks[0]
+
+
+_ALIKE = """\
+scenarios:
+  - name: one
+    seed: {n: 0, done: false}
+    transitions: &rules
+      - tool: bump
+        when: {done: false}
+        effect: {n: {inc: 1}}
+      - tool: finish
+        effect: {done: true}
+    forbidden: &forbidden
+      - tool: wipe
+        reason: never
+    expect_state: {n: 1}
+  - name: two
+    seed: {n: 5, done: false}
+    transitions: *rules
+    forbidden: *forbidden
+    expect_state: {n: 6}
+  - name: three, alike but for a boolean written as a number
+    seed: {n: 0, done: 0}
+    transitions:
+      - tool: bump
+        when: {done: 0}
+        effect: {n: {inc: 1}}
+      - tool: finish
+        effect: {done: true}
+    forbidden:
+      - tool: wipe
+        reason: never
+"""
+
+
+def test_rule_lists_several_blocks_hold_alike_are_pickled_once(folder, tmp_path, monkeypatch):
+    """Rules written alike in several scenarios are pickled once per file and shared by the
+    blocks built from it; a block is still exactly the block that was built (a guard on
+    ``0`` is not one on ``false``, though they compare equal)."""
+    path = tmp_path / "alike.mcptest.yml"
+    path.write_text(_ALIKE)
+    built = load_suite(str(path)).blocks
+    cache.collect_suite(str(path), folder)
+    _no_parse(monkeypatch)
+    collected = cache.collect_suite(str(path), folder)
+    assert collected.shared  # the transitions and the forbidden rules of "one" and "two"
+    blocks = [collected.block(i) for i in range(3)]
+    assert blocks == list(built) and collected.suite().blocks == built
+    one, two, three = blocks
+    assert one.world.transitions is two.world.transitions and one.world.forbidden is two.world.forbidden
+    assert three.world.transitions is not one.world.transitions
+    assert three.world.forbidden is one.world.forbidden  # alike in all three
+    assert type(three.world.transitions[0].when[0].value) is int
+    assert type(one.world.transitions[0].when[0].value) is bool
+    assert two.world.transitions_by_tool == built[1].world.transitions_by_tool
+    assert len(collected.pickles[1]) < len(cache._dumps(built[1]))  # refers to the shared rules
+
+
+def test_a_file_with_nothing_alike_shares_nothing(folder, suite_file):
+    collected = cache.collect_suite(suite_file, folder)
+    assert collected.shared == b"" and collected.block(0) == load_suite(suite_file).blocks[0]
