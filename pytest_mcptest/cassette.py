@@ -286,20 +286,17 @@ _CACHE: OrderedDict[str, tuple[tuple[int, int], Cassette]] = OrderedDict()
 CACHE_SIZE = 256
 
 
-def load_cassette(path: str, name: str | None = None, keep: bool = True,
-                  st: os.stat_result | None = None) -> Cassette:
+def load_cassette(path: str, name: str | None = None, keep: bool = True) -> Cassette:
     """Read and parse a cassette, reusing a recent parse unless the file changed.
 
     ``name`` is how errors show the file (relative to the project's root, say); ``keep``
     says whether the parse is worth keeping for the next item that replays the file (one
-    that is not is read as it is, with no ``stat`` for a stamp to compare); ``st`` is the
-    file's ``os.stat`` when the caller has just taken it.
+    that is not is read as it is, with no ``stat`` for a stamp to compare).
     """
     key = os.path.abspath(path)
     if not keep:
         return parse_cassette(name or path, read_bytes(key, name or path))
-    if st is None:
-        st = os.stat(key)  # a missing file raises FileNotFoundError: the caller says how to record one
+    st = os.stat(key)  # a missing file raises FileNotFoundError: the caller says how to record one
     stamp = (st.st_mtime_ns, st.st_size)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] == stamp:
