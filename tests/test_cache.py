@@ -231,3 +231,84 @@ def test_rule_lists_several_blocks_hold_alike_are_pickled_once(folder, tmp_path,
 def test_a_file_with_nothing_alike_shares_nothing(folder, suite_file):
     collected = cache.collect_suite(suite_file, folder)
     assert collected.shared == b"" and collected.block(0) == load_suite(suite_file).blocks[0]
+
+
+_COPIED = """\
+scenarios:
+  - name: one
+    seed: {n: 0}
+    transitions:
+      - tool: bump
+        effect: {n: {inc: 1}}
+    forbidden:
+      - tool: wipe
+        reason: never
+  - name: two
+    seed: {n: 5}
+    transitions:
+      - tool: bump
+        effect: {n: {inc: 1}}
+    forbidden:
+      - tool: wipe
+        reason: never
+  - name: three
+    seed: {n: 0}
+    transitions:
+      - tool: bump
+        effect: {n: {inc: 2}}
+    forbidden:
+      - tool: wipe
+        reason: never
+"""
+
+
+def test_rules_copied_word_for_word_are_built_once_and_pickled_once(folder, tmp_path):
+    """Scenarios that repeat their rules (no anchors: the fast reader reads the file) hold
+    one built list per text, and the suite cache shares it without comparing pickles."""
+    path = tmp_path / "copied.mcptest.yml"
+    path.write_text(_COPIED)
+    one, two, three = load_suite(str(path)).blocks
+    assert one.world.transitions is two.world.transitions
+    assert three.world.transitions is not one.world.transitions
+    assert three.world.transitions[0].effects[0].value == 2
+    assert one.world.forbidden is two.world.forbidden is three.world.forbidden
+    collected = cache.collect_suite(str(path), folder)
+    blocks = [collected.block(i) for i in range(3)]
+    assert blocks[0].world.transitions is blocks[1].world.transitions
+    assert blocks[2].world.forbidden is blocks[0].world.forbidden
+    assert blocks == [one, two, three]
+
+
+def test_copied_rules_that_warn_or_fail_say_so_at_each_copy(tmp_path):
+    """A list whose build warned or failed is built again for every copy: each copy gets
+    its own warning, and each bad copy its own error, at its own line."""
+    warned = tmp_path / "warned.mcptest.yml"
+    warned.write_text(_COPIED.replace("{inc: 1}", "{mul: 2}"))
+    lines = sorted(line for line, message in load_suite(str(warned)).warnings if "{mul: ...}" in message)
+    assert lines == [6, 14]
+    bad = tmp_path / "bad.mcptest.yml"
+    bad.write_text(_COPIED.replace("{inc: 1}", "{incr: 1}"))
+    with pytest.raises(InputError) as err:
+        load_suite(str(bad))
+    message = err.value.render()
+    assert "2 problems" in message and "line 6:" in message and "line 14:" in message
+
+
+def test_the_schema_check_remembers_a_text_only_for_the_part_it_passed_as(tmp_path):
+    """The same lines pass as a forbidden rule and fail as a transition (which takes no
+    `reason`): what the fast check remembered of one never answers for the other."""
+    path = tmp_path / "mixed.mcptest.yml"
+    path.write_text("""\
+scenarios:
+  - name: one
+    forbidden:
+      - tool: wipe
+        reason: never
+  - name: two
+    transitions:
+      - tool: wipe
+        reason: never
+""")
+    with pytest.raises(InputError) as err:
+        load_suite(str(path))
+    assert err.value.line == 9 and "reason" in err.value.message

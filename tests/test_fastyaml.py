@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.suite import fastyaml
 from pytest_mcptest.suite.loader import LineDict, LineList, load_documents, read_with_libyaml
+from pytest_mcptest.suite.yamlcore import span_text
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -40,6 +41,26 @@ def assert_same(fast, slow, where="$"):
         assert fast == slow and repr(fast) == repr(slow), f"{where}: {fast!r} vs {slow!r}"
 
 
+def last_line(value) -> int:
+    """The last line a collection was read from: its deepest, latest key or item."""
+    if type(value) is LineDict:
+        entries = [(value.key_lines[key], value[key]) for key in value]
+    else:
+        entries = list(zip(value.item_lines, value))
+    last = value.line
+    for line, child in entries:
+        last = max(last, line, last_line(child) if type(child) in (LineDict, LineList) else line)
+    return last
+
+
+def assert_ends(value, where="$"):
+    """Every collection the fast reader made knows its last line (``end``), for ``span_text``."""
+    if type(value) in (LineDict, LineList):
+        assert value.end == last_line(value), where
+        for key, child in (value.items() if type(value) is LineDict else enumerate(value)):
+            assert_ends(child, f"{where}.{key}")
+
+
 def agree(text: str):
     """The fast reader's documents (checked against libyaml's), or None where it declines."""
     fast = fastyaml.read(text)
@@ -53,6 +74,7 @@ def agree(text: str):
     assert len(fast) == len(slow)
     for (a, _), (b, _) in zip(fast, slow):
         assert_same(a, b)
+        assert_ends(a)
     return fast
 
 
@@ -315,3 +337,42 @@ PLACES = ["k: {}\n", "- {}\n", "{}: v\n", "k: [{}]\n", "k: {{{}: v}}\n", "k: {{a
 @given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=7).map("".join), st.sampled_from(PLACES))
 def test_any_scalar_in_any_place_is_declined_or_read_the_same(piece, place):
     agree(place.format(piece))
+
+
+def typed(value):
+    """A value with every scalar's type beside it: equal only where JSON says equal and of one type."""
+    if isinstance(value, dict):
+        return {k: typed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [typed(v) for v in value]
+    return (type(value).__name__, value)
+
+
+@settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(trees(TRICKY).filter(lambda t: t[0] != "scalar" and t[1]), st.data())
+def test_a_collection_read_from_the_same_text_is_the_same_value(tree, data):
+    """What ``span_text`` promises builders (``Doc.built_once``) and the schema check: two
+    collections read from the same lines hold the same keys and values, of the same types."""
+    tree = (tree[0], tree[1], False)
+    block = block_lines(tree, 2, data.draw)
+    text = "\n".join(["a:", *block, "between: 1", "b:", *block, "# after", ""])
+    docs = agree(text)
+    if docs is None:
+        return  # outside the subset: libyaml reads it, and its collections have no span
+    lines = text.split("\n")
+    root = docs[0][0]
+    assert span_text(root["a"], lines) == span_text(root["b"], lines) == "\n".join(block).rstrip("\n")
+    assert typed(root["a"]) == typed(root["b"])
+
+
+def test_span_text_ends_at_the_collections_last_line():
+    text = "a:\n  - x: 1\n    y: [1, 2]\n  # trailing comment\n\nb:\n- 1\n- 2\nc: {k: v}\n---\nd:\n  e: 1\n"
+    docs = fastyaml.read(text)
+    lines = text.split("\n")
+    first, second = docs[0][0], docs[1][0]
+    assert span_text(first["a"], lines) == "  - x: 1\n    y: [1, 2]"
+    assert span_text(first["a"][0]["y"], lines) == "    y: [1, 2]"
+    assert span_text(first["b"], lines) == "- 1\n- 2"  # a sequence at its key's indent
+    assert span_text(first["c"], lines) == "c: {k: v}"
+    assert span_text(second["d"], lines) == "  e: 1"
+    assert span_text(read_with_libyaml("t.yml", text)[0][0]["a"], lines) is None  # libyaml's: no span

@@ -118,16 +118,27 @@ def _effects(doc: Doc, parts, raw) -> tuple[Effect, ...]:
     return tuple(effects)
 
 
+def _transitions(doc: Doc, parts, raw) -> tuple[Transition, ...]:
+    return tuple(
+        Transition(tool=t["tool"], effects=_effects(doc, parts + [i, "effect"], t.get("effect")),
+                   when=_guards(doc, parts + [i, "when"], t.get("when")))
+        for i, t in enumerate(raw or ())
+    )
+
+
+def _forbidden(doc: Doc, parts, raw) -> tuple[ForbiddenRule, ...]:
+    return tuple(
+        ForbiddenRule(tool=f["tool"], reason=f["reason"], when=_guards(doc, parts + [i, "when"], f.get("when")))
+        for i, f in enumerate(raw or ())
+    )
+
+
 def build(doc: Doc, parts, raw: dict) -> ScenarioBlock:
-    transitions = tuple(
-        Transition(tool=t["tool"], effects=_effects(doc, parts + ["transitions", i, "effect"], t.get("effect")),
-                   when=_guards(doc, parts + ["transitions", i, "when"], t.get("when")))
-        for i, t in enumerate(raw.get("transitions") or ())
-    )
-    forbidden = tuple(
-        ForbiddenRule(tool=f["tool"], reason=f["reason"], when=_guards(doc, parts + ["forbidden", i, "when"], f.get("when")))
-        for i, f in enumerate(raw.get("forbidden") or ())
-    )
+    given = raw.get("transitions")
+    transitions = doc.built_once("transitions", given,
+                                 lambda: _transitions(doc, parts + ["transitions"], given)) if given else ()
+    given = raw.get("forbidden")
+    forbidden = doc.built_once("forbidden", given, lambda: _forbidden(doc, parts + ["forbidden"], given)) if given else ()
     expect_state = tuple((path_at(doc, parts + ["expect_state", k], k), v)
                          for k, v in (raw.get("expect_state") or {}).items())
     escalation = raw.get("escalation") or {}

@@ -9,22 +9,50 @@ from __future__ import annotations
 
 import difflib
 import os
-from typing import Any
+from typing import Any, Callable
 
 from ..engine.paths import PathError, format_path, parse_path
 from ..errors import InputError
 from ..expect import ExpectSyntaxError, compile_expectation
 from .loader import LineList, line_of
+from .yamlcore import span_text
 from .marks import build_marks
 from .model import Mark
+
+
+_UNBUILT = object()
 
 
 class Doc:
     """One document being built: its file, its text and its YAML root, where errors point."""
 
-    def __init__(self, path: str, source: str, root: Any, warnings: list | None = None):
+    def __init__(self, path: str, source: str, root: Any, warnings: list | None = None,
+                 lines: list[str] | None = None):
         self.path, self.source, self.root = path, source, root
         self.warnings = [] if warnings is None else warnings  # (line, message): kept with the built suite
+        self._lines = lines  # source split at newlines: given by the caller, or split at the first need
+        self._built: dict[tuple[str, str], Any] = {}
+
+    def built_once(self, what: str, raw: Any, build: Callable[[], Any]) -> Any:
+        """``build()``, or what it gave for an earlier ``what`` read from the same text.
+
+        Scenarios repeat their rules (the same transitions and forbidden rules, copied into
+        each): a file of 100 builds each list once, and its blocks hold the same objects,
+        which the suite cache then pickles once (``cache._shared_parts``). A build that
+        raised or warned is not remembered, so every copy says so at its own line."""
+        if self._lines is None:
+            self._lines = self.source.split("\n")
+        text = span_text(raw, self._lines)
+        if text is None:
+            return build()
+        key = (what, text)
+        built = self._built.get(key, _UNBUILT)
+        if built is _UNBUILT:
+            warned = len(self.warnings)
+            built = build()
+            if len(self.warnings) == warned:
+                self._built[key] = built
+        return built
 
     def warn(self, parts, message: str) -> None:
         """Something legal but likely a mistake: said as a pytest warning at its line, on every

@@ -11,11 +11,15 @@ a property test checks that they agree.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+import threading
+from typing import Any, Callable, Optional
 
 from ..engine.values import is_number, json_equal
+from .yamlcore import span_text
 
 Check = Callable[[Any], bool]
+
+REMEMBERED_MAX = 10_000  # texts remembered as passed; emptied when full, as fastyaml's caches
 
 ANNOTATIONS = {"$schema", "$id", "$comment", "title", "description", "default", "examples", "$defs"}
 
@@ -40,9 +44,35 @@ class UnsupportedSchema(ValueError):
 
 
 class _Compiler:
-    def __init__(self, root: dict):
+    def __init__(self, root: dict, remembered: frozenset = frozenset()):
         self.root = root
         self.refs: dict[str, Check] = {}
+        self.remembered = remembered
+        self.lines: Optional[list[str]] = None  # the lines of the file whose document is being checked
+        self.passed: set[tuple[str, str]] = set()  # (pointer, text) of what passed a remembered $ref
+
+    def remember(self, pointer: str, check: Check) -> Check:
+        """``check``, answered once per text: a value the fast YAML reader read from the same
+        lines as one that passed is the same value (see ``yamlcore.span_text``), so it passes
+        again. A value with no text (a JSON document, libyaml's) is checked each time."""
+        passed = self.passed
+
+        def remembered(v):
+            lines = self.lines
+            text = None if lines is None else span_text(v, lines)
+            if text is None:
+                return check(v)
+            key = (pointer, text)
+            if key in passed:
+                return True
+            if not check(v):
+                return False
+            if len(passed) >= REMEMBERED_MAX:
+                passed.clear()
+            passed.add(key)
+            return True
+
+        return remembered
 
     def ref(self, pointer: str) -> Check:
         if pointer not in self.refs:
@@ -53,7 +83,8 @@ class _Compiler:
                 target = target[part]
             slot: list[Check] = []
             self.refs[pointer] = lambda v: slot[0](v)  # late binding, while compiling: refs may recurse
-            slot.append(self.compile(target))
+            compiled = self.compile(target)
+            slot.append(self.remember(pointer, compiled) if pointer in self.remembered else compiled)
             self.refs[pointer] = slot[0]  # compiled: later uses call it directly
         return self.refs[pointer]
 
@@ -214,6 +245,25 @@ class _Compiler:
         return check
 
 
-def compile_schema(schema: dict) -> Check:
-    """Compile ``schema`` (with its ``$defs``) into a function ``doc -> bool``."""
-    return _Compiler(schema).compile(schema)
+def compile_schema(schema: dict, remembered: tuple[str, ...] = ()) -> Callable[..., bool]:
+    """Compile ``schema`` (with its ``$defs``) into a function ``(doc, lines=None) -> bool``.
+
+    The ``$ref`` pointers in ``remembered`` (the parts suites repeat: a scenario's rules,
+    copied into each) are checked once per text when ``lines`` is given: the text of the
+    file the document was read from, split at newlines (its values' lines index it)."""
+    compiler = _Compiler(schema, frozenset(remembered))
+    for pointer in remembered:
+        compiler.ref(pointer)  # a pointer to nothing fails here, not at the first document
+    check = compiler.compile(schema)
+
+    lock = threading.Lock()  # the lines are the compiler's while one document is checked
+
+    def check_document(doc: Any, lines: Optional[list[str]] = None) -> bool:
+        with lock:
+            compiler.lines = lines
+            try:
+                return check(doc)
+            finally:
+                compiler.lines = None
+
+    return check_document

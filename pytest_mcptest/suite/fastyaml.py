@@ -94,16 +94,18 @@ def _read(text: str) -> list[tuple[Any, int]]:
     pending = None  # (collection, key or index, indent of its line or key)
     explicit = False  # a '---' opened a document that has no content yet
     shapes = _SHAPES
-    number = 0
+    number = last = 0  # the last line with content so far
     for number, line in enumerate(text.split("\n"), 1):
         body = line.lstrip(" ")
         if not body or body[0] == "#":
             continue
+        before, last = last, number  # a collection this line closes ends on the line before
         indent = len(line) - len(body)
         if indent == 0 and body[:3] in ("---", "..."):
             if not _SEPARATOR.match(body):
                 raise _Bail
             if stack:
+                _close(stack, before)
                 docs.append((stack[0][1], stack[0][1].line))
             elif explicit:
                 docs.append((None, number))  # an empty document starts where the next token is
@@ -134,7 +136,7 @@ def _read(text: str) -> list[tuple[Any, int]]:
             stack.append((indent, _collection(item, number), not item))
         top = stack[-1]
         while top[0] > indent:
-            stack.pop()
+            stack.pop()[1].end = before
             if not stack:
                 raise _Bail
             top = stack[-1]
@@ -143,7 +145,7 @@ def _read(text: str) -> list[tuple[Any, int]]:
         if top[2] is item:
             if item:
                 raise _Bail
-            stack.pop()  # a key after a sequence written at its key's indent: the mapping goes on
+            stack.pop()[1].end = before  # a key after a sequence written at its key's indent: the mapping goes on
             if not stack or stack[-1][0] != indent or not stack[-1][2]:
                 raise _Bail
             top = stack[-1]
@@ -171,10 +173,17 @@ def _read(text: str) -> list[tuple[Any, int]]:
             value = None
         owner[key] = value
     if stack:
+        _close(stack, last)
         docs.append((stack[0][1], stack[0][1].line))
     elif explicit:  # libyaml's stream end is on the line after a last line without a newline
         docs.append((None, number + (not text.endswith("\n"))))
     return docs
+
+
+def _close(stack: list, end: int) -> None:
+    """Give every collection still open its last line, ``end`` (a document ends)."""
+    for entry in stack:
+        entry[1].end = end
 
 
 def _shape(body: str) -> tuple[bool, int, str | None, Any]:
@@ -198,6 +207,7 @@ def _shape(body: str) -> tuple[bool, int, str | None, Any]:
 
 
 def _collection(item: bool, line: int) -> Any:
+    # ``end`` is set when the collection closes (see _read)
     if item:
         seq = LineList()
         seq.line, seq.item_lines = line, []
@@ -216,7 +226,7 @@ def _instance(template: tuple, line: int) -> Any:
     else:
         copy = LineList(data)
         copy.item_lines = [line] * len(data)
-    copy.line = line
+    copy.line = copy.end = line
     for key, inner in nested:
         copy[key] = _instance(inner, line)
     return copy

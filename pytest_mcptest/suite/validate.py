@@ -35,11 +35,15 @@ def schema(name: str = SUITE) -> dict:
     return json.loads(resources.files("pytest_mcptest").joinpath(f"schema/{name}").read_text(encoding="utf-8"))
 
 
+# What suites repeat, word for word, from scenario to scenario: checked once per text.
+REMEMBERED = {SUITE: ("#/$defs/transition", "#/$defs/forbiddenRule", "#/$defs/expectEntry")}
+
+
 @lru_cache(maxsize=None)
 def fast_check(name: str = SUITE):
     from .fastcheck import compile_schema
 
-    return compile_schema(schema(name))
+    return compile_schema(schema(name), REMEMBERED.get(name, ()))
 
 
 @lru_cache(maxsize=None)
@@ -58,13 +62,15 @@ class Problem(NamedTuple):
 
 
 def validate_document(doc: Any, path: str, source: Optional[str], first_line: int = 1,
-                      schema_name: str = SUITE) -> None:
+                      schema_name: str = SUITE, lines: Optional[list[str]] = None) -> None:
     """Raise one :class:`InputError` listing every problem when ``doc`` breaks the schema.
 
     ``first_line`` is where the document starts, for a document with no lines of its own
     (a bare scalar). A document loaded from JSON has no lines: problems carry JSON pointers.
+    ``lines``, the file's text split at newlines, lets the parts a suite repeats be checked
+    once per text (see ``REMEMBERED``).
     """
-    if fast_check(schema_name)(doc):
+    if fast_check(schema_name)(doc, lines):
         return
     problems = schema_problems(doc, schema_name)
     if problems:

@@ -10,15 +10,30 @@ import re
 
 
 class LineDict(dict):
-    """A mapping that remembers its own line and the line of each key."""
+    """A mapping that remembers its own line and the line of each key; the fast reader also
+    sets ``end``, its last line (see :func:`span_text`)."""
 
-    __slots__ = ("line", "key_lines")
+    __slots__ = ("line", "key_lines", "end")
 
 
 class LineList(list):
-    """A sequence that remembers its own line and the line of each item."""
+    """A sequence that remembers its own line and the line of each item (and ``end``, as
+    :class:`LineDict`)."""
 
-    __slots__ = ("line", "item_lines")
+    __slots__ = ("line", "item_lines", "end")
+
+
+def span_text(value, lines: list[str]) -> str | None:
+    """The text of the lines ``value`` was read from (``lines`` is the file's text split at
+    newlines), when the fast reader read it; else None.
+
+    The fast reader reads a collection from its own lines alone (no anchors, aliases, tags
+    or multi-line scalars get past it), so two collections it read from the same text, the
+    indents included, hold the same keys and values of the same types: a builder may build
+    the second as it built the first. libyaml's collections have no ``end``: an alias in
+    the same text may stand for different anchors."""
+    end = getattr(value, "end", None)
+    return None if end is None else "\n".join(lines[value.line - 1:end])
 
 
 STR = "tag:yaml.org,2002:str"
