@@ -679,3 +679,15 @@ def test_a_guard_holds_exactly_when_it_has_no_failure(op, value, state):
 
     guard = Guard(("x",), op, value)
     assert guard.holds(state) is (guard.failure(state) is None)
+
+
+@pytest.mark.parametrize("server, result, turn, flagged", [
+    (s, r, t, f) for s in (None, "shop") for r in (None, {"ok": True}) for t in (None, 0) for f in (False, True)])
+def test_a_calls_envelope_entry_names_what_was_recorded_in_one_order(server, result, turn, flagged):
+    """A call's envelope entry: name, server, args, error, result, turn, args_invalid_json, in
+    this order, each optional one only when recorded (a full call takes a shortcut)."""
+    call = ToolCall("add", {"n": 1}, server, True, result, turn, flagged)
+    expected = [("name", "add")] + ([("server", server)] if server is not None else []) + [
+        ("args", {"n": 1}), ("error", True)] + ([("result", result)] if result is not None else []) + (
+        [("turn", turn)] if turn is not None else []) + ([("args_invalid_json", True)] if flagged else [])
+    assert list(call.to_dict().items()) == expected
