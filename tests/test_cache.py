@@ -233,33 +233,13 @@ def test_a_file_with_nothing_alike_shares_nothing(folder, suite_file):
     assert collected.shared == b"" and collected.block(0) == load_suite(suite_file).blocks[0]
 
 
-_COPIED = """\
-scenarios:
-  - name: one
-    seed: {n: 0}
-    transitions:
-      - tool: bump
-        effect: {n: {inc: 1}}
-    forbidden:
-      - tool: wipe
-        reason: never
-  - name: two
-    seed: {n: 5}
-    transitions:
-      - tool: bump
-        effect: {n: {inc: 1}}
-    forbidden:
-      - tool: wipe
-        reason: never
-  - name: three
-    seed: {n: 0}
-    transitions:
-      - tool: bump
-        effect: {n: {inc: 2}}
-    forbidden:
-      - tool: wipe
-        reason: never
-"""
+def _copy_of_rules(name: str, n: int, inc: int) -> str:
+    """A scenario whose rules are written out in full, as users copy them from one to the next."""
+    return (f"  - name: {name}\n    seed: {{n: {n}}}\n    transitions:\n      - tool: bump\n"
+            f"        effect: {{n: {{inc: {inc}}}}}\n    forbidden:\n      - tool: wipe\n        reason: never\n")
+
+
+_COPIED = "scenarios:\n" + _copy_of_rules("one", 0, 1) + _copy_of_rules("two", 5, 1) + _copy_of_rules("three", 0, 2)
 
 
 def test_rules_copied_word_for_word_are_built_once_and_pickled_once(folder, tmp_path):
