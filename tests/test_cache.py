@@ -292,3 +292,30 @@ scenarios:
     with pytest.raises(InputError) as err:
         load_suite(str(path))
     assert err.value.line == 9 and "reason" in err.value.message
+
+
+@pytest.mark.parametrize("text, line, words", [
+    pytest.param("scenarios:\n  - name: a\n    transitions: [{tool: a}, {tool: bump, efect: {n: {inc: 1}}}]\n",
+                 3, "did you mean 'effect'", id="a-bad-flow-item-beside-a-good-one"),
+    pytest.param("scenarios:\n  - name: a\n    forbidden: [{tool: w, reason: r}, {tool: v}]\n",
+                 3, "reason", id="a-flow-rule-missing-its-reason"),
+    pytest.param("scenarios:\n  - name: a\n    transitions:\n        - tool: x\n  - name: b\n    transitions:\n"
+                 "      -\n        - tool: x\n", 8, "must be object, found array", id="a-list-with-the-text-of-a-rule"),
+])
+def test_what_the_check_remembered_never_answers_for_another_value(tmp_path, text, line, words):
+    """Flow collections on one line share it, and a one-item list has the lines of the rule
+    it holds: neither is taken for a value checked or built before."""
+    path = tmp_path / "s.mcptest.yml"
+    path.write_text(text)
+    with pytest.raises(InputError) as err:
+        load_suite(str(path))
+    assert err.value.line == line and words in err.value.message
+
+
+def test_scenarios_written_on_one_line_keep_their_own_rules(tmp_path):
+    path = tmp_path / "flow.mcptest.yml"
+    path.write_text("scenarios: [{name: one, transitions: [{tool: a}], forbidden: [{tool: x, reason: r}]},"
+                    " {name: two, transitions: [{tool: b}], forbidden: [{tool: y, reason: r}]}]\n")
+    one, two = load_suite(str(path)).blocks
+    assert [t.tool for t in two.world.transitions] == ["b"] and [f.tool for f in two.world.forbidden] == ["y"]
+    assert [t.tool for t in one.world.transitions] == ["a"]

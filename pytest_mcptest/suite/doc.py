@@ -15,7 +15,7 @@ from ..engine.paths import PathError, format_path, parse_path
 from ..errors import InputError
 from ..expect import ExpectSyntaxError, compile_expectation
 from .loader import LineList, line_of
-from .yamlcore import span_text
+from .yamlcore import span_key
 from .marks import build_marks
 from .model import Mark
 
@@ -31,10 +31,11 @@ class Doc:
         self.path, self.source, self.root = path, source, root
         self.warnings = [] if warnings is None else warnings  # (line, message): kept with the built suite
         self._lines = lines  # source split at newlines: given by the caller, or split at the first need
-        self._built: dict[tuple[str, str], Any] = {}
+        self._built: dict[tuple[str, tuple], Any] = {}
 
     def built_once(self, what: str, raw: Any, build: Callable[[], Any]) -> Any:
-        """``build()``, or what it gave for an earlier ``what`` read from the same text.
+        """``build()``, or what it gave for an earlier ``what`` read from the same text
+        (``yamlcore.span_key``).
 
         Scenarios repeat their rules (the same transitions and forbidden rules, copied into
         each): a file of 100 builds each list once, and its blocks hold the same objects,
@@ -42,10 +43,10 @@ class Doc:
         raised or warned is not remembered, so every copy says so at its own line."""
         if self._lines is None:
             self._lines = self.source.split("\n")
-        text = span_text(raw, self._lines)
-        if text is None:
+        span = span_key(raw, self._lines)
+        if span is None:
             return build()
-        key = (what, text)
+        key = (what, span)
         built = self._built.get(key, _UNBUILT)
         if built is _UNBUILT:
             warned = len(self.warnings)

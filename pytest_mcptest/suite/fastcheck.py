@@ -15,7 +15,7 @@ import threading
 from typing import Any, Callable, Optional
 
 from ..engine.values import is_number, json_equal
-from .yamlcore import span_text
+from .yamlcore import span_key
 
 Check = Callable[[Any], bool]
 
@@ -49,20 +49,21 @@ class _Compiler:
         self.refs: dict[str, Check] = {}
         self.remembered = remembered
         self.lines: Optional[list[str]] = None  # the lines of the file whose document is being checked
-        self.passed: set[tuple[str, str]] = set()  # (pointer, text) of what passed a remembered $ref
+        self.passed: set[tuple[str, tuple]] = set()  # (pointer, span key) of what passed a remembered $ref
 
     def remember(self, pointer: str, check: Check) -> Check:
-        """``check``, answered once per text: a value the fast YAML reader read from the same
-        lines as one that passed is the same value (see ``yamlcore.span_text``), so it passes
-        again. A value with no text (a JSON document, libyaml's) is checked each time."""
+        """``check``, answered once per text: a block collection the fast YAML reader read
+        from the same lines as one that passed is the same value (see ``yamlcore.span_key``),
+        so it passes again. Any other value (a flow collection, a JSON document, what libyaml
+        read) is checked each time."""
         passed = self.passed
 
         def remembered(v):
             lines = self.lines
-            text = None if lines is None else span_text(v, lines)
-            if text is None:
+            span = None if lines is None else span_key(v, lines)
+            if span is None:
                 return check(v)
-            key = (pointer, text)
+            key = (pointer, span)
             if key in passed:
                 return True
             if not check(v):

@@ -207,7 +207,7 @@ def _shape(body: str) -> tuple[bool, int, str | None, Any]:
 
 
 def _collection(item: bool, line: int) -> Any:
-    # ``end`` is set when the collection closes (see _read)
+    # a block collection: ``end`` is set when it closes (see _read)
     if item:
         seq = LineList()
         seq.line, seq.item_lines = line, []
@@ -226,7 +226,7 @@ def _instance(template: tuple, line: int) -> Any:
     else:
         copy = LineList(data)
         copy.item_lines = [line] * len(data)
-    copy.line = copy.end = line
+    copy.line = line  # no ``end``: a flow collection shares its line (see yamlcore.span_key)
     for key, inner in nested:
         copy[key] = _instance(inner, line)
     return copy

@@ -11,7 +11,7 @@ import re
 
 class LineDict(dict):
     """A mapping that remembers its own line and the line of each key; the fast reader also
-    sets ``end``, its last line (see :func:`span_text`)."""
+    sets ``end`` on a block mapping, its last line (see :func:`span_key`)."""
 
     __slots__ = ("line", "key_lines", "end")
 
@@ -23,17 +23,19 @@ class LineList(list):
     __slots__ = ("line", "item_lines", "end")
 
 
-def span_text(value, lines: list[str]) -> str | None:
-    """The text of the lines ``value`` was read from (``lines`` is the file's text split at
-    newlines), when the fast reader read it; else None.
+def span_key(value, lines: list[str]) -> tuple | None:
+    """What two block collections the fast reader read share only when they hold the same
+    keys and values of the same types: their class and the text of their lines (``lines`` is
+    the file's text split at newlines). None for anything else.
 
-    The fast reader reads a collection from its own lines alone (no anchors, aliases, tags
-    or multi-line scalars get past it), so two collections it read from the same text, the
-    indents included, hold the same keys and values of the same types: a builder may build
-    the second as it built the first. libyaml's collections have no ``end``: an alias in
-    the same text may stand for different anchors."""
+    The fast reader reads a block collection from its own lines alone (no anchors, aliases,
+    tags or multi-line scalars get past it), so the same text, indents included, reads as
+    the same value, and a builder may reuse what it built for the first. The class tells a
+    one-item sequence from the ``- key: ...`` mapping it holds (the same lines). Flow
+    collections have no span: several stand on one line. libyaml's collections have none
+    either: an alias in the same text may stand for different anchors."""
     end = getattr(value, "end", None)
-    return None if end is None else "\n".join(lines[value.line - 1:end])
+    return None if end is None else (type(value), "\n".join(lines[value.line - 1:end]))
 
 
 STR = "tag:yaml.org,2002:str"
