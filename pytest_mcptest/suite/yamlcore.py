@@ -30,10 +30,12 @@ def span_key(value, lines: list[str]) -> tuple | None:
 
     The fast reader reads a block collection from its own lines alone (no anchors, aliases,
     tags or multi-line scalars get past it), so the same text, indents included, reads as
-    the same value, and a builder may reuse what it built for the first. The class tells a
-    one-item sequence from the ``- key: ...`` mapping it holds (the same lines). Flow
-    collections have no span: several stand on one line. libyaml's collections have none
-    either: an alias in the same text may stand for different anchors."""
+    the same value, and a builder may reuse what it built for the first. That holds while
+    nothing changes a collection after reading it: a caller that edits its raw YAML (as
+    ``gates/tool_bench.py`` adds a name) must not pass ``lines`` on. The class tells a one-item
+    sequence from the ``- key: ...`` mapping it holds (the same lines). Flow collections have
+    no span: several stand on one line. libyaml's collections have none either: an alias in
+    the same text may stand for different anchors."""
     end = getattr(value, "end", None)
     return None if end is None else (type(value), "\n".join(lines[value.line - 1:end]))
 
