@@ -293,21 +293,19 @@ def load_cassette(path: str, name: str | None = None, keep: bool = True) -> Cass
     says whether the parse is worth keeping for the next item that replays the file (one
     that is not is read as it is, with no ``stat`` for a stamp to compare).
     """
-    key = os.path.abspath(path)
+    key, shown = os.path.abspath(path), name or path
     if not keep:
-        return parse_cassette(name or path, read_bytes(key, name or path))
+        return parse_cassette(shown, read_bytes(key, shown))
     st = os.stat(key)  # a missing file raises FileNotFoundError: the caller says how to record one
     stamp = (st.st_mtime_ns, st.st_size)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] == stamp:
         _CACHE.move_to_end(key)
         return hit[1]
-    shown = name or path
     cassette = parse_cassette(shown, read_bytes(key, shown))
-    if keep:
-        _CACHE[key] = (stamp, cassette)
-        if len(_CACHE) > CACHE_SIZE:
-            _CACHE.popitem(last=False)
+    _CACHE[key] = (stamp, cassette)
+    if len(_CACHE) > CACHE_SIZE:
+        _CACHE.popitem(last=False)
     return cassette
 
 

@@ -134,11 +134,8 @@ def _forbidden(doc: Doc, parts, raw) -> tuple[ForbiddenRule, ...]:
 
 
 def build(doc: Doc, parts, raw: dict) -> ScenarioBlock:
-    given = raw.get("transitions")
-    transitions = doc.built_once("transitions", given,
-                                 lambda: _transitions(doc, parts + ["transitions"], given)) if given else ()
-    given = raw.get("forbidden")
-    forbidden = doc.built_once("forbidden", given, lambda: _forbidden(doc, parts + ["forbidden"], given)) if given else ()
+    transitions = doc.built_once(_transitions, parts + ["transitions"], raw.get("transitions"))
+    forbidden = doc.built_once(_forbidden, parts + ["forbidden"], raw.get("forbidden"))
     expect_state = tuple((path_at(doc, parts + ["expect_state", k], k), v)
                          for k, v in (raw.get("expect_state") or {}).items())
     escalation = raw.get("escalation") or {}

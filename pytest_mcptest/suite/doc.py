@@ -31,11 +31,11 @@ class Doc:
         self.path, self.source, self.root = path, source, root
         self.warnings = [] if warnings is None else warnings  # (line, message): kept with the built suite
         self._lines = lines  # source split at newlines: given by the caller, or split at the first need
-        self._built: dict[tuple[str, tuple], Any] = {}
+        self._built: dict[tuple, Any] = {}  # (builder, span key) -> what it built
 
-    def built_once(self, what: str, raw: Any, build: Callable[[], Any]) -> Any:
-        """``build()``, or what it gave for an earlier ``what`` read from the same text
-        (``yamlcore.span_key``).
+    def built_once(self, build: Callable[["Doc", list, Any], Any], parts: list, raw: Any) -> Any:
+        """``build(self, parts, raw)``, or what it gave for an earlier ``raw`` read from the
+        same text (``yamlcore.span_key``).
 
         Scenarios repeat their rules (the same transitions and forbidden rules, copied into
         each): a file of 100 builds each list once, and its blocks hold the same objects,
@@ -45,12 +45,12 @@ class Doc:
             self._lines = self.source.split("\n")
         span = span_key(raw, self._lines)
         if span is None:
-            return build()
-        key = (what, span)
+            return build(self, parts, raw)
+        key = (build, span)
         built = self._built.get(key, _UNBUILT)
         if built is _UNBUILT:
             warned = len(self.warnings)
-            built = build()
+            built = build(self, parts, raw)
             if len(self.warnings) == warned:
                 self._built[key] = built
         return built
