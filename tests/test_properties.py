@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import json
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pytest_mcptest.engine.golden import GoldenOracle, GoldenPath
@@ -222,6 +222,7 @@ def test_resolve_in_one_pass_finds_what_the_careful_walk_finds(value, path):
 
 @SETTINGS
 @given(seeds, any_paths, values)
+@example({"b": [None]}, ("b", 0, "a"), None)  # through a null list item: journaled as the list's item
 def test_assign_in_one_pass_writes_what_the_careful_walk_writes(root, path, value):
     from pytest_mcptest.engine.paths import PathError, _assign, assign, rollback
 

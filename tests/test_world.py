@@ -283,6 +283,22 @@ def test_multi_effect_transition_is_all_or_nothing():
     assert result.final_state == {"count": 2, "label": "ok", "log": {"last": "go"}}
 
 
+def test_a_multi_effect_write_through_a_null_list_item_is_journaled_and_undone():
+    """A path through a list item that is null creates an object there; with several effects
+    the write is journaled (the list's old item, not a dict's), and undone when another fails."""
+    spec = world(seed={"items": [None], "label": "x"},
+                 transitions=[t("go", eff("items[0].done", "set", True), eff("n", "set", 1))])
+    result = replay_world(spec, run_of("go"))
+    assert result.invalid == ()
+    assert result.final_state == {"items": [{"done": True}], "label": "x", "n": 1}
+
+    failing = world(seed={"items": [None], "label": "x"},
+                    transitions=[t("go", eff("items[0].done", "set", True), eff("label.deep", "set", 1))])
+    result = replay_world(failing, run_of("go"))
+    assert len(result.invalid) == 1
+    assert result.final_state == {"items": [None], "label": "x"}
+
+
 def test_multi_effect_from_arg_missing_is_all_or_nothing():
     spec = world(seed={"a": 0},
                  transitions=[t("go", eff("a", "inc", 1), eff("b", "from_arg", P("missing")))])

@@ -196,7 +196,7 @@ def _assign(root: dict, segments: tuple[Segment, ...], value: Any, journal: Opti
                             "cannot be set")
         if i == last:
             if journal is not None:
-                journal.append((current, seg, current[seg] if isinstance(seg, int) else current.get(seg, _ABSENT)))
+                journal.append((current, seg, _old(current, seg)))
             current[seg] = value
             return
         nxt = current[seg] if isinstance(seg, int) else current.get(seg)
@@ -206,9 +206,15 @@ def _assign(root: dict, segments: tuple[Segment, ...], value: Any, journal: Opti
                 if isinstance(segments[j], int):
                     raise PathError(f"{format_path(segments[:j])} does not exist, so it cannot be indexed")
             if journal is not None:
-                journal.append((current, seg, current.get(seg, _ABSENT)))
+                journal.append((current, seg, _old(current, seg)))
             nxt = current[seg] = {}
         current = nxt
+
+
+def _old(container: Any, seg: Segment) -> Any:
+    """What ``container`` holds at ``seg`` before a write, for the journal: a list's item (an
+    index was checked to be in range), or a dict's value or ``_ABSENT``."""
+    return container[seg] if isinstance(seg, int) else container.get(seg, _ABSENT)
 
 
 def rollback(journal: list) -> None:
