@@ -11,6 +11,8 @@ import pytest
 from .stash import CONTEXT_KEY, FROZEN_KEY
 from .errors import InputError
 from .evaluate import evaluate
+from .gates import replays_only
+from .quiet_phases import quiet_hooks
 from .render import render_verdict
 from .suite.cache import CollectedSuite, collect_suite
 from .suite.model import Block
@@ -90,6 +92,15 @@ class SuiteFile(pytest.File):
             if gc_was_enabled:
                 gc.enable()
 
+    _quiet_hooks: object = False  # not looked for yet
+
+    def quiet_hooks(self):
+        """The hooks this file's replayed items run their phases through (None: pytest's own);
+        see ``quiet_phases``."""
+        if self._quiet_hooks is False:
+            self._quiet_hooks = quiet_hooks(self.session.gethookproxy(self.path), self.config)
+        return self._quiet_hooks
+
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, InputError):
             return excinfo.value.render(path=self.nodeid)
@@ -109,6 +120,7 @@ class BlockItem(pytest.Item):
         self._suite = suite
         self._index = index
         self.verdict: Verdict | None = None
+        self._replays_only = replays_only(head.kind, self.config.stash[CONTEXT_KEY].record_mode)
         self.add_marker(_KIND_MARKS.get(head.kind) or _KIND_MARKS.setdefault(head.kind, pytest.mark.mcptest(kind=head.kind)))
         self.extra_keyword_matches.add(head.kind)
         for mark in head.marks:
@@ -121,6 +133,15 @@ class BlockItem(pytest.Item):
         for tag in head.tags:
             _register_marker(self.config, tag, "tag")
             self.add_marker(tag)
+
+    _replays_only = False
+
+    @property
+    def ihook(self):
+        """pytest's hooks, but the phases of an item that only replays skip output and log
+        capture (see ``quiet_phases``)."""
+        hooks = self.parent.quiet_hooks() if self._replays_only else None
+        return hooks if hooks is not None else self.session.gethookproxy(self.path)
 
     @property
     def block(self) -> Block:

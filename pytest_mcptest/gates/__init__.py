@@ -32,6 +32,13 @@ def opener(module) -> Callable:
     return own if own is not None else (lambda block, ctx: open_cassette(block, ctx, module))
 
 
+def replays_only(kind: str, record_mode: str) -> bool:
+    """Whether judging a block of ``kind`` runs the engine over files and nothing else: its
+    recording is a cassette (a gate with an ``open`` of its own may start a server) and the
+    record mode never records (``none``: no model, no server, no process)."""
+    return record_mode == "none" and getattr(GATES[kind], "open", None) is None
+
+
 def document_gate(root: Any):
     """The gate that claims a whole document (spec 002's scenario file), if any."""
     for module in GATES.values():
