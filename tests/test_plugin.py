@@ -412,3 +412,30 @@ def test_a_cassette_several_items_share_is_parsed_once_and_only_it_is_kept(pytes
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
     assert sorted(parsed) == ["own.json", "shared.json"]
     assert [path.rsplit("/", 1)[-1] for path in cassette._CACHE] == ["shared.json"]
+
+
+def test_items_location_is_the_one_pytest_works_out(pytester, monkeypatch):
+    """Items share their file's path in ``location`` (worked out once); it must be exactly what
+    pytest's own code gives, wherever the files sit and pytest is started."""
+    for folder in ("", "sub/deeper/"):
+        (pytester.path / folder).mkdir(parents=True, exist_ok=True)
+        (pytester.path / folder / "s.mcptest.yml").write_text(
+            "scenarios:\n" + simple_scenario("one", "p.json") + simple_scenario("two", "p.json"))
+        (pytester.path / folder / "p.json").write_text(PING_RUN)
+    pytester.makeconftest("""
+import pytest
+
+def pytest_collection_finish(session):
+    for item in session.items:
+        own = pytest.Item.location.func(item)
+        assert item.location == own, (item.location, own)
+        print("LOCATION", item.location)
+""")
+    result = pytester.runpytest("-s")
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["LOCATION ('s.mcptest.yml', 1, 'scenario: one')",
+                                 "LOCATION ('sub/deeper/s.mcptest.yml', 8, 'scenario: two')"], consecutive=False)
+    monkeypatch.chdir(pytester.path / "sub")  # started elsewhere than the rootdir
+    result = pytester.runpytest_subprocess("-s", "--rootdir", str(pytester.path), "deeper")
+    result.assert_outcomes(passed=2)
+    assert "LOCATION ('sub/deeper/s.mcptest.yml', 1, 'scenario: one')" in result.stdout.str()
