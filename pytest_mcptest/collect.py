@@ -13,7 +13,7 @@ from .stash import CONTEXT_KEY, FROZEN_KEY
 from .errors import InputError
 from .evaluate import evaluate
 from .gates import replays_only
-from .quiet_phases import quiet_hooks
+from .quiet_phases import QuietHooks
 from .render import render_verdict
 from .suite.cache import CollectedSuite, collect_suite
 from .suite.model import Block
@@ -93,13 +93,12 @@ class SuiteFile(pytest.File):
             if gc_was_enabled:
                 gc.enable()
 
-    _quiet_hooks: object = False  # not looked for yet
+    _quiet_hooks: Optional[QuietHooks] = None
 
-    def quiet_hooks(self):
-        """The hooks this file's replayed items run their phases through (None: pytest's own);
-        see ``quiet_phases``."""
-        if self._quiet_hooks is False:
-            self._quiet_hooks = quiet_hooks(self.session.gethookproxy(self.path), self.config)
+    def quiet_hooks(self) -> QuietHooks:
+        """The hooks this file's replayed items run through (see ``quiet_phases``)."""
+        if self._quiet_hooks is None:
+            self._quiet_hooks = QuietHooks(self)
         return self._quiet_hooks
 
     _location_path: Optional[str] = None
@@ -108,7 +107,7 @@ class SuiteFile(pytest.File):
         """The path part of pytest's ``item.location`` for this file's items, worked out by
         pytest's own code at the first item and shared by the rest."""
         if self._location_path is None:
-            self._location_path = pytest.Item.location.func(item)[0]
+            self._location_path = super(BlockItem, item).location[0]
         return self._location_path
 
     def repr_failure(self, excinfo):
@@ -150,8 +149,7 @@ class BlockItem(pytest.Item):
     def ihook(self):
         """pytest's hooks, but the phases of an item that only replays skip output and log
         capture (see ``quiet_phases``)."""
-        hooks = self.parent.quiet_hooks() if self._replays_only else None
-        return hooks if hooks is not None else self.session.gethookproxy(self.path)
+        return self.parent.quiet_hooks() if self._replays_only else self.session.gethookproxy(self.path)
 
     @property
     def block(self) -> Block:
