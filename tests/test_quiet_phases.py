@@ -11,15 +11,9 @@ from _pytest.logging import LoggingPlugin
 
 from pytest_mcptest.gates import GATES, replays_only
 from suites import PING_RUN, simple_scenario
+from test_catalog_items import GOOD_TOOL
 
-CATALOG = {"tools": [{
-    "name": "get_weather",
-    "description": "Get the current weather forecast for a city. Returns JSON with temperature and conditions.",
-    "inputSchema": {"type": "object", "additionalProperties": False, "required": ["city"],
-                    "properties": {"city": {"type": "string", "maxLength": 80, "description": "City name, e.g. Paris"}},
-                    "examples": [{"city": "Paris"}]},
-    "annotations": {"readOnlyHint": True},
-}]}
+CATALOG = {"tools": [GOOD_TOOL]}
 
 PRINTS_IN_CALL = """
 def pytest_runtest_call(item):
