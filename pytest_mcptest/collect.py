@@ -144,12 +144,26 @@ class BlockItem(pytest.Item):
             self.add_marker(tag)
 
     _replays_only = False
+    _between = False  # run between two items of its file, the one before naming it next
+
+    def note_neighbours(self, previous: Optional[tuple], nextitem: Optional[pytest.Item]) -> None:
+        """Told by the plugin's protocol hook before the item runs: ``previous`` is the
+        (item, its next item) that ran just before in this process, ``nextitem`` the one
+        after. Between two items of its file, the item's setup and teardown run nothing but
+        its own, so they may be quiet (see ``quiet_phases``)."""
+        parent = self.parent
+        self._between = (previous is not None and previous[1] is self and previous[0].parent is parent
+                         and nextitem is not None and nextitem.parent is parent)
 
     @property
     def ihook(self):
         """pytest's hooks, but the phases of an item that only replays skip output and log
-        capture (see ``quiet_phases``)."""
-        return self.parent.quiet_hooks() if self._replays_only else self.session.gethookproxy(self.path)
+        capture where no code of the project's can run in them (see ``quiet_phases``)."""
+        if not self._replays_only:
+            return self.session.gethookproxy(self.path)
+        session = self.session
+        going_on = not (session.shouldfail or session.shouldstop)  # else pytest tears everything down
+        return self.parent.quiet_hooks().relay(self._between, going_on)
 
     @property
     def block(self) -> Block:

@@ -205,13 +205,30 @@ def _wants_entries(config: pytest.Config) -> bool:
     return wanted
 
 
+_LAST_RUN = pytest.StashKey[tuple]()  # (item, its next item) of the protocol that ran last
+
+
+def pytest_plugin_registered(plugin, manager) -> None:
+    """A plugin registered (a conftest found later, one registered while the session runs)
+    may change which code runs in an item's phases: what ``quiet_phases`` worked out is stale."""
+    from .quiet_phases import REGISTERED
+
+    REGISTERED[0] += 1
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     """No garbage collection while a suite's item runs: replaying allocates many small
     objects that are all freed (by reference counting) once the item is reported, so a
     collection in the middle would only walk them. The collector runs between items, on
-    what is left; an item that leaves cycles behind has them collected then."""
-    if not _is_block_item(item) or not gc.isenabled():
+    what is left; an item that leaves cycles behind has them collected then. Each item's
+    neighbours are noted for the quiet phases (``BlockItem.note_neighbours``)."""
+    stash = item.config.stash
+    block = _is_block_item(item)
+    if block:
+        item.note_neighbours(stash.get(_LAST_RUN, None), nextitem)
+    stash[_LAST_RUN] = (item, nextitem)
+    if not block or not gc.isenabled():
         return (yield)
     gc.disable()
     try:

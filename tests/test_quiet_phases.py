@@ -50,8 +50,9 @@ def _names(pairs) -> set:
 
 @pytest.fixture
 def mixed(pytester):
-    """A replayed scenario, a catalog item and a Python test."""
-    pytester.makefile(".mcptest.yml", s="scenarios:\n" + simple_scenario("replayed", "p.json"))
+    """Three replayed scenarios in one file, a catalog item and a Python test."""
+    pytester.makefile(".mcptest.yml", s="scenarios:\n" + "".join(simple_scenario(name, "p.json")
+                                                                 for name in ("first", "replayed", "last")))
     (pytester.path / "p.json").write_text(PING_RUN)
     (pytester.path / "catalog.json").write_text(json.dumps(CATALOG))
     pytester.makefile(".mcptest.yml", q="servers:\n  docs: {catalog: catalog.json}\n"
@@ -62,12 +63,15 @@ def mixed(pytester):
 
 def test_only_the_replayed_items_phases_skip_capture(mixed, captured):
     result = mixed.runpytest("-p", "no:cacheprovider", "-rA")
-    result.assert_outcomes(passed=3)
-    # A Python test and a catalog gate (which may start a server) keep pytest's capture.
+    result.assert_outcomes(passed=5)
+    every = [(name, when) for name in ("catalog", "test_python") for when in ("setup", "call", "teardown")]
+    # A Python test and a catalog gate (which may start a server) keep pytest's capture; of
+    # the replayed items, the setup and teardown of the file's first and last (they may set
+    # up a package or tear down fixtures of other tests), never a call.
+    ends = [(name, when) for name in ("first", "last") for when in ("setup", "teardown")]
     for kind in ("output", "log"):
-        assert sorted(captured[kind]) == sorted((name, when) for name in ("catalog", "test_python")
-                                                for when in ("setup", "call", "teardown"))
-    # ... and the Python test after the replayed item still has its output captured.
+        assert sorted(captured[kind]) == sorted(every + ends)
+    # ... and the Python test after them still has its output captured.
     result.stdout.fnmatch_lines(["*Captured stdout call*", "PRINTED-by-python"])
 
 
@@ -89,8 +93,10 @@ def test_other_folders_conftests_never_reach_a_replayed_item(pytester, captured)
     out = result.stdout.str()
     assert "skipped by b: b/s.mcptest.yml::in b" in out
     assert "B-SAW a/" not in out and "B-SAW b/s.mcptest.yml::in b setup" in out
-    # b's item runs its conftest's hook, so it keeps the capture; a's item skips it.
-    assert _names(captured["output"]) == {"in b"}
+    # b's item runs its conftest's hook, so it keeps the capture; a's item (alone in its
+    # file, so its setup and teardown are captured) runs its call without.
+    assert ("in b", "call") not in captured["output"]  # skipped in setup: no call
+    assert ("in b", "setup") in captured["output"] and ("in a", "call") not in captured["output"]
 
 
 @pytest.mark.parametrize("where", ["conftest", "pytest_plugins", "registered", "-p"])
@@ -115,18 +121,18 @@ def test_a_phase_hook_of_the_projects_keeps_the_capture(pytester, captured, wher
     result = pytester.runpytest(*args)
     result.assert_outcomes(passed=1)
     assert "PRINTED-" not in result.stdout.str()  # captured: a passing item's output is not shown
-    assert _names(captured["output"]) == {"replayed"} and _names(captured["log"]) == {"replayed"}
+    assert ("replayed", "call") in captured["output"] and ("replayed", "call") in captured["log"]
 
 
 @pytest.mark.parametrize("option", ["--mcptest-record-mode=once", "--pdb", "--trace"])
 def test_a_mode_that_may_record_or_a_debugger_keeps_the_capture(mixed, captured, option):
-    mixed.runpytest("-p", "no:cacheprovider", option, "-k", "replayed").assert_outcomes(passed=1, deselected=2)
-    assert _names(captured["output"]) == {"replayed"} and _names(captured["log"]) == {"replayed"}
+    mixed.runpytest("-p", "no:cacheprovider", option, "-k", "replayed").assert_outcomes(passed=1, deselected=4)
+    assert ("replayed", "call") in captured["output"] and ("replayed", "call") in captured["log"]
 
 
 def test_with_capture_or_logging_off_there_is_less_to_skip(mixed, captured):
     result = mixed.runpytest("-p", "no:cacheprovider", "-s", "-p", "no:logging")
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=5)
     assert "PRINTED-by-python" in result.stdout.str()
     assert "replayed" not in _names(captured["output"]) and captured["log"] == []
 
@@ -144,13 +150,115 @@ def test_marks_and_a_failure_read_as_before(pytester, captured):
     result.assert_outcomes(skipped=1, xfailed=1, failed=1)
     out = result.stdout.str()
     assert "not today" in out and "known" in out and "s.mcptest.yml:" in out
-    assert "Captured" not in out and captured["output"] == []
+    assert "Captured" not in out
+    # the setup and teardown of the file's first and last item; none of the middle one's
+    assert captured["output"] == [("skipped", "setup"), ("skipped", "teardown"), ("fails", "setup"),
+                                  ("fails", "teardown")]
 
 
 def test_a_replayed_item_runs_under_xdist_and_junitxml(mixed):
     result = mixed.runpytest("-p", "no:cacheprovider", "-n", "2", "--junitxml=j.xml")
+    result.assert_outcomes(passed=5)
+    assert (mixed.path / "j.xml").read_text().count("<testcase") == 5
+
+
+def _three_scenarios(path) -> None:
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "s.mcptest.yml").write_text("scenarios:\n" + "".join(simple_scenario(n, "p.json") for n in ("one", "two", "three")))
+    (path / "p.json").write_text(PING_RUN)
+
+
+def test_fixtures_torn_down_by_the_last_replayed_item_are_captured(pytester):
+    """The session fixture of a Python test is torn down in the teardown of the session's
+    last item, here a replayed one: what it prints is captured and reported with its error."""
+    pytester.makeconftest("""
+import pytest
+
+@pytest.fixture(scope="session")
+def resource():
+    yield
+    print("SESSION-FIXTURE-TEARDOWN")
+    raise RuntimeError("teardown broke")
+""")
+    pytester.makepyfile(test_a="def test_a(resource):\n    pass\n")
+    _three_scenarios(pytester.path / "z")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=4, errors=1)
+    result.stdout.fnmatch_lines(["*ERROR at teardown of scenario: three*", "*teardown broke*",
+                                 "*Captured stdout teardown*", "SESSION-FIXTURE-TEARDOWN"])
+
+
+def test_a_session_stopped_by_a_middle_item_tears_down_captured(pytester):
+    """``-x`` after a failure in the middle of a file: pytest tears everything down in that
+    item's teardown (its setup was quiet); the finalizer's output is captured, nothing breaks."""
+    pytester.makeconftest("""
+import pytest
+
+@pytest.fixture(scope="session")
+def resource():
+    yield
+    print("SESSION-FIXTURE-TEARDOWN")
+""")
+    pytester.makepyfile(test_a="def test_a(resource):\n    pass\n")
+    folder = pytester.path / "z"
+    _three_scenarios(folder)
+    (folder / "bad.json").write_text(json.dumps({"runs": [{"tool_calls": [{"name": "nope"}]}]}))
+    text = (folder / "s.mcptest.yml").read_text()
+    (folder / "s.mcptest.yml").write_text(text.replace("  - name: two\n    cassette: p.json", "  - name: two\n    cassette: bad.json"))
+    result = pytester.runpytest("-p", "no:cacheprovider", "-x")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*Captured stdout teardown*", "SESSION-FIXTURE-TEARDOWN", "*short test summary*"])
+    out = result.stdout.str()
+    assert out.count("SESSION-FIXTURE-TEARDOWN") == 1 and "KeyError" not in out and "stopping after 1 failures" in out
+
+
+def test_a_package_set_up_by_the_first_replayed_item_is_captured(pytester):
+    _three_scenarios(pytester.path / "pkg")
+    (pytester.path / "pkg" / "__init__.py").write_text(
+        "def setup_module():\n    print('PACKAGE-SETUP')\n\n"
+        "def teardown_module():\n    print('PACKAGE-TEARDOWN')\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=3)
-    assert (mixed.path / "j.xml").read_text().count("<testcase") == 3
+    assert "PACKAGE-" not in result.stdout.str()
+    result = pytester.runpytest("-p", "no:cacheprovider", "-s")  # the hooks did run
+    assert "PACKAGE-SETUP" in result.stdout.str() and "PACKAGE-TEARDOWN" in result.stdout.str()
+
+
+def test_a_plugin_registered_while_the_session_runs_is_checked_too(pytester, captured):
+    """A conftest (hooking no phase) registers, after the first item, an object whose call
+    hook prints: the items after it keep the capture."""
+    _three_scenarios(pytester.path)
+    pytester.makeconftest("""
+class Late:
+    def pytest_runtest_call(self, item):
+        print("LATE-" + item.name)
+
+CONFIG = []
+
+def pytest_configure(config):
+    CONFIG.append(config)
+
+def pytest_runtest_logfinish(nodeid, location):
+    pluginmanager = CONFIG[0].pluginmanager
+    if not pluginmanager.has_plugin("late"):
+        pluginmanager.register(Late(), "late")
+""")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
+    assert "LATE-" not in result.stdout.str()
+    assert ("one", "call") not in captured["output"]  # before the plugin came: quiet
+    assert ("two", "call") in captured["output"] and ("three", "call") in captured["output"]
+
+
+def test_reading_an_items_hooks_during_collection_changes_nothing(pytester):
+    """A root conftest that reads each item's setup hook as it is collected, before the
+    second folder's conftest is found: that conftest still reaches its own item only."""
+    pytester.makeconftest("def pytest_itemcollected(item):\n    item.ihook.pytest_runtest_setup\n")
+    _three_scenarios(pytester.path / "a")
+    _three_scenarios(pytester.path / "b")
+    (pytester.path / "b" / "conftest.py").write_text(
+        "import pytest\n\ndef pytest_runtest_setup(item):\n    pytest.skip('skipped by b')\n")
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3, skipped=3)
 
 
 def test_which_kinds_only_replay():
