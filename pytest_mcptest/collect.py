@@ -130,6 +130,7 @@ class BlockItem(pytest.Item):
         self._index = index
         self.verdict: Verdict | None = None
         self._replays_only = replays_only(head.kind, self.config.stash[CONTEXT_KEY].record_mode)
+        self._between = False  # set here, not first when it runs: items' attributes keep sharing their keys
         self.add_marker(_KIND_MARKS.get(head.kind) or _KIND_MARKS.setdefault(head.kind, pytest.mark.mcptest(kind=head.kind)))
         self.extra_keyword_matches.add(head.kind)
         for mark in head.marks:
