@@ -130,7 +130,9 @@ class BlockItem(pytest.Item):
         self._index = index
         self.verdict: Verdict | None = None
         self._replays_only = replays_only(head.kind, self.config.stash[CONTEXT_KEY].record_mode)
-        self._between = False  # set here, not first when it runs: items' attributes keep sharing their keys
+        # Run between two items of its file, the one before naming it next (note_neighbours).
+        # Set here, not first when it runs: items' attributes keep sharing their keys.
+        self._between = False
         self.add_marker(_KIND_MARKS.get(head.kind) or _KIND_MARKS.setdefault(head.kind, pytest.mark.mcptest(kind=head.kind)))
         self.extra_keyword_matches.add(head.kind)
         for mark in head.marks:
@@ -143,9 +145,6 @@ class BlockItem(pytest.Item):
         for tag in head.tags:
             _register_marker(self.config, tag, "tag")
             self.add_marker(tag)
-
-    _replays_only = False
-    _between = False  # run between two items of its file, the one before naming it next
 
     def note_neighbours(self, previous: Optional[tuple], nextitem: Optional[pytest.Item]) -> None:
         """Told by the plugin's protocol hook before the item runs: ``previous`` is the
