@@ -47,6 +47,7 @@ effects = st.one_of(
     st.builds(Effect, state_paths, st.just("set"), values),
     st.builds(Effect, state_paths, st.sampled_from(["inc", "dec"]), numbers),
     st.builds(Effect, state_paths, st.just("from_arg"), arg_paths),
+    st.builds(Effect, state_paths, st.sampled_from(["inc", "dec"]), st.none(), amount_arg=arg_paths),
 )
 guards = st.one_of(
     st.builds(Guard, state_paths, st.just("eq"), values),
@@ -240,6 +241,99 @@ def test_assign_in_one_pass_writes_what_the_careful_walk_writes(root, path, valu
         return error, written, entries
 
     assert outcome(assign) == outcome(_assign)
+
+
+def careful_replay(spec: WorldSpec, run: Run) -> tuple:
+    """Spec 000's rules for each call written the plain way: rules found by scanning the
+    spec's lists, every guard asked for its ``failure``, every value worked out by
+    ``new_value`` before the careful ``_assign`` writes it with a journal. What the
+    replay's shortcuts (rule maps, ``holds``, planned writes) must agree with."""
+    from pytest_mcptest.engine.paths import PathError, _assign, rollback
+
+    def holding(rules):
+        return next((r for r in rules if all(g.failure(state) is None for g in r.when)), None)
+
+    state, invalid, forbidden = copy.deepcopy(spec.seed), [], []
+    for index, call in enumerate(run.tool_calls):
+        rule = holding([r for r in spec.forbidden if r.tool == call.name])
+        if rule is not None:
+            forbidden.append((index, rule.reason))
+            continue
+        candidates = [t for t in spec.transitions if t.tool == call.name]
+        if not candidates:
+            if call.name not in spec.escalation_tools:
+                invalid.append((index, "no transition is declared for this tool"))
+            continue
+        chosen = holding(candidates)
+        if chosen is None:
+            reasons = [g.failure(state) for g in candidates[0].when]
+            invalid.append((index, next(r for r in reasons if r is not None)))
+            continue
+        if call.error:
+            continue
+        journal: list = []
+        try:
+            writes = [(e.path, e.new_value(state, call.args)) for e in chosen.effects]
+            for path, value in writes:
+                _assign(state, path, value, journal)
+        except (ValueError, PathError) as exc:
+            rollback(journal)
+            invalid.append((index, str(exc)))
+    return repr(state), invalid, forbidden
+
+
+# Worlds and runs where most calls apply a transition (the general ones above mostly end in an
+# invalid, forbidden or failed call): paths of keys, nested objects of numbers, at most one
+# guard, calls to the tools that have transitions, succeeding, with numeric arguments.
+key_paths = st.lists(st.sampled_from(KEYS), min_size=1, max_size=3).map(tuple)
+number_trees = st.recursive(st.one_of(numbers, st.none()),
+                            lambda inner: st.dictionaries(st.sampled_from(KEYS), inner, max_size=3), max_leaves=8)
+key_effects = st.one_of(
+    st.builds(Effect, key_paths, st.just("set"), values),
+    st.builds(Effect, key_paths, st.sampled_from(["inc", "dec"]), numbers),
+    st.builds(Effect, key_paths, st.sampled_from(["inc", "dec"]), st.none(), amount_arg=arg_paths),
+    effects,
+)
+
+
+@st.composite
+def busy_worlds(draw) -> tuple[WorldSpec, Run]:
+    spec = WorldSpec(
+        seed=draw(st.dictionaries(st.sampled_from(KEYS), st.one_of(number_trees, values), max_size=3)),
+        transitions=tuple(draw(st.lists(st.builds(
+            Transition, tool=st.sampled_from(TOOLS), effects=st.lists(key_effects, min_size=1, max_size=3).map(tuple),
+            when=st.lists(guards, max_size=1).map(tuple)), min_size=1, max_size=6))),
+        forbidden=tuple(draw(st.lists(st.builds(ForbiddenRule, st.sampled_from(TOOLS), st.just("scoped"),
+                                                st.lists(guards, min_size=1, max_size=1).map(tuple)), max_size=1))),
+    )
+    applied = st.builds(ToolCall, name=st.sampled_from([t.tool for t in spec.transitions]), error=st.just(False),
+                        args=st.one_of(st.none(), st.dictionaries(st.sampled_from(["x", "y"]),
+                                                                  st.one_of(numbers, number_trees, values), max_size=2)))
+    made = draw(st.lists(st.one_of(applied, applied, applied, calls), min_size=1, max_size=8))
+    return spec, Run(tool_calls=tuple(made))
+
+
+def _agree(spec: WorldSpec, run: Run) -> None:
+    result = replay_world(spec, run)
+    got = (repr(result.final_state), [(i.index, i.reason) for i in result.invalid],
+           [(f.index, f.reason) for f in result.forbidden])
+    assert got == careful_replay(spec, run)
+
+
+@SETTINGS
+@given(busy_worlds())
+def test_the_replay_agrees_with_the_careful_rules_when_calls_apply(world):
+    _agree(*world)
+
+
+@SETTINGS
+@given(specs(), runs())
+@example(WorldSpec(seed={"a": {"b": 1}}, transitions=(Transition("t1", (
+    Effect(("a",), "set", {"b": 5}), Effect(("a", "b"), "inc", 1))),)), Run(tool_calls=(ToolCall("t1"),)))
+def test_the_replay_agrees_with_the_careful_rules(spec, run):
+    """Same final state (``repr``: ``1`` and ``1.0``, ``true`` and ``1`` apart), same invalid
+    and forbidden calls with the same reasons, whatever the spec and the calls."""
+    _agree(spec, run)
 
 
 @SETTINGS

@@ -108,6 +108,56 @@ class Effect:
     op: str
     value: Any
     amount_arg: Optional[tuple[Segment, ...]] = None
+    # The path's keys before its last and its last, when every segment is a key (None
+    # otherwise): :meth:`apply` walks them itself. Worked out with the effect, not per call.
+    _head: Optional[tuple[str, ...]] = attrs.field(init=False, eq=False, repr=False)
+    _key: Optional[str] = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        plain = bool(self.path) and all(type(seg) is str for seg in self.path)
+        object.__setattr__(self, "_head", self.path[:-1] if plain else None)
+        object.__setattr__(self, "_key", self.path[-1] if plain else None)
+
+    def planned(self, state: dict, args: Any) -> Optional[tuple[dict, Any]]:
+        """``(the dict that holds the last key, the value to write there)`` in the common case,
+        worked out in one walk and writing nothing: every step of the path a key of an
+        existing plain dict, and a ``set``, or an ``inc``/``dec`` of a number (or of nothing,
+        read as 0) by a number, given or read from the arguments along keys. None for
+        anything else (a key to create, a list, ``from_arg``, a value that is not a number):
+        the careful way (:meth:`new_value`, ``assign``) then says what it does or why not."""
+        head = self._head
+        if head is None:
+            return None
+        parent: Any = state
+        for seg in head:
+            parent = parent.get(seg) if type(parent) is dict else None
+        if type(parent) is not dict:
+            return None
+        op = self.op
+        if op == "set":
+            value = self.value
+            return parent, value if type(value) in SCALARS else copy_json(value)
+        if op == "from_arg":
+            return None
+        amount = self.value
+        if self.amount_arg is not None:  # an amount read from the call's arguments
+            amount = args
+            for seg in self.amount_arg:
+                if type(amount) is dict and seg in amount:
+                    amount = amount[seg]
+                else:
+                    return None
+            kind = type(amount)
+            if kind is not int and kind is not float:
+                return None
+        current = parent.get(self._key)
+        if current is None:
+            current = 0
+        else:
+            kind = type(current)
+            if kind is not int and kind is not float:
+                return None
+        return parent, current + amount if op == "inc" else current - amount
 
     def _argument(self, args: Any, arg_path: tuple[Segment, ...]) -> Any:
         got = resolve(args if args is not None else {}, arg_path)
@@ -147,6 +197,15 @@ class Transition:
     tool: str
     effects: tuple[Effect, ...] = ()
     when: tuple[Guard, ...] = ()
+    # Whether the effects' writes may go straight into the dicts planned before any of them
+    # (see _apply): every path a chain of keys, none leading through another's place.
+    _direct: bool = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        paths = [e.path for e in self.effects]
+        direct = all(e._head is not None for e in self.effects) and not any(
+            len(a) < len(b) and b[:len(a)] == a for a in paths for b in paths)
+        object.__setattr__(self, "_direct", direct)
 
 
 @attrs.frozen
@@ -287,12 +346,28 @@ def _contains_marker(text: str, markers: Sequence[str]) -> bool:
     return any(m.casefold() in low for m in markers)
 
 
-def _apply(state: dict, effects: Sequence[Effect], args: Any) -> None:
+def _apply(state: dict, transition: Transition, args: Any) -> None:
     """Apply a transition's effects all or nothing.
 
-    Every value is computed before anything is written; the writes are journaled, so
-    one failing half-way (a path through a non-object) undoes the others.
+    Every value is computed before anything is written. When every effect has its plan
+    (:meth:`Effect.planned`) and no path leads through another's place, the writes go
+    straight into the planned dicts: each exists, so none can fail, and none moves another
+    (a state never holds one object twice: every value written is a copy). Otherwise the
+    writes are journaled, so one failing half-way (a path through a non-object) undoes the
+    others.
     """
+    effects = transition.effects
+    if transition._direct:
+        plans = []
+        for effect in effects:
+            plan = effect.planned(state, args)
+            if plan is None:
+                break
+            plans.append(plan)
+        else:
+            for (parent, value), effect in zip(plans, effects):
+                parent[effect._key] = value
+            return
     writes = [(e.path, e.new_value(state, args)) for e in effects]
     journal: list = []
     try:
@@ -301,17 +376,6 @@ def _apply(state: dict, effects: Sequence[Effect], args: Any) -> None:
     except PathError:
         rollback(journal)
         raise
-
-
-def _first_holding(entries: Sequence, state: dict) -> Any:
-    """The first transition or forbidden rule whose guards all hold, or None."""
-    for entry in entries:
-        for guard in entry.when:
-            if not guard.holds(state):
-                break
-        else:
-            return entry
-    return None
 
 
 def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
@@ -334,19 +398,34 @@ def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
         name = call.name
         if name in escalation_tools:
             escalations += 1
+        # The first forbidden rule, then the first transition, whose guards all hold (the
+        # loops are written out here: a replay makes these lookups for every call).
         rules = forbidden_by_tool.get(name)
-        rule = _first_holding(rules, state) if rules is not None else None
-        if rule is not None:
-            forbidden.append(CallIssue(index, name, call.args, rule.reason))
-            continue
+        if rules is not None:
+            for rule in rules:
+                for guard in rule.when:
+                    if not guard.holds(state):
+                        break
+                else:
+                    forbidden.append(CallIssue(index, name, call.args, rule.reason))
+                    break
+            else:
+                rule = None
+            if rule is not None:
+                continue
         candidates = by_tool.get(name)
         if not candidates:
             if name not in escalation_tools:
                 invalid.append(CallIssue(index, name, call.args,
                                          "no transition is declared for this tool"))
             continue
-        chosen = _first_holding(candidates, state)
-        if chosen is None:
+        for chosen in candidates:
+            for guard in chosen.when:
+                if not guard.holds(state):
+                    break
+            else:
+                break
+        else:
             # Worded only now: the first candidate's first failed guard, as the spec says.
             invalid.append(CallIssue(index, call.name, call.args,
                                      first_guard_failure(candidates[0].when, state) or "guard failed"))
@@ -357,9 +436,13 @@ def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
         try:
             if len(effects) == 1:  # one write needs no journal: assign writes nothing when it fails
                 effect = effects[0]
-                assign(state, effect.path, effect.new_value(state, call.args))
+                plan = effect.planned(state, call.args)
+                if plan is None:
+                    assign(state, effect.path, effect.new_value(state, call.args))
+                else:
+                    plan[0][effect._key] = plan[1]
             else:
-                _apply(state, effects, call.args)
+                _apply(state, chosen, call.args)
         except (ValueError, PathError) as exc:
             invalid.append(CallIssue(index, call.name, call.args, str(exc)))
 
