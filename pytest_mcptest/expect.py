@@ -14,6 +14,7 @@ import re
 from typing import Any, Optional
 
 import attrs
+import msgspec
 
 from .engine.matching import MalformedSchema, contains, schema_validator
 from .engine.paths import Missing, PathError, Segment, format_path, parse_path, resolve
@@ -41,9 +42,9 @@ class Expectation:
         return f"{self.kind} {show(self.value)}"
 
 
-@attrs.frozen
-class ExpectResult:
-    """The outcome of one expectation against one envelope."""
+class ExpectResult(msgspec.Struct, frozen=True):
+    """The outcome of one expectation against one envelope. A msgspec Struct (made in C)
+    rather than an attrs class: one is made per expectation per run (see ``verdict.py``)."""
 
     expectation: Expectation
     passed: bool

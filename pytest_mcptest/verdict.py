@@ -4,19 +4,23 @@ read these and nothing else, so none of them needs to know how a verdict was rea
 A gate (``gates/<kind>.py``) turns each recorded run, or all runs together, or a
 catalog, into a :class:`GateResult`; :mod:`pytest_mcptest.evaluate` applies the
 ``expect:`` entries to it and assembles the :class:`Verdict`.
+
+These are frozen msgspec Structs, not attrs classes like the suite's model: every item
+makes several (a verdict, a result and a verdict per run, one result per expectation),
+and a Struct is built in C, several times faster than a frozen attrs object (0.1 against
+0.6 to 1 us). Immutable, compared and hashed by their fields, pickled, as before.
 """
 
 from __future__ import annotations
 
 from typing import Any, Optional
 
-import attrs
+import msgspec
 
 from .expect import Expectation, ExpectResult
 
 
-@attrs.frozen
-class Failure:
+class Failure(msgspec.Struct, frozen=True):
     """Why a block failed: the gate that said so, one line of text, the run (1-based) and
     the suite line of the ``expect:`` entry that failed, when there is one."""
 
@@ -34,8 +38,7 @@ class Failure:
         return out
 
 
-@attrs.frozen
-class GateResult:
+class GateResult(msgspec.Struct, frozen=True):
     """What a gate found, before ``expect:`` is applied: in one run, over all runs of a
     cassette, or in a catalog.
 
@@ -56,8 +59,7 @@ class GateResult:
     replaces_runs: bool = False  # over all runs: its gates decide instead of "every run must pass"
 
 
-@attrs.frozen
-class RunVerdict:
+class RunVerdict(msgspec.Struct, frozen=True):
     """One run (or one catalog) judged: its envelope, every failure, each expect result and
     the gate's failure text."""
 
@@ -72,8 +74,7 @@ class RunVerdict:
         return not self.failures
 
 
-@attrs.frozen
-class AggregateVerdict:
+class AggregateVerdict(msgspec.Struct, frozen=True):
     """The gates judged once over every run of a cassette (spec 001's selection, floors,
     orchestration, token efficiency, distractors)."""
 
@@ -84,8 +85,7 @@ class AggregateVerdict:
     replaces_runs: bool = False  # see GateResult.replaces_runs
 
 
-@attrs.frozen
-class Verdict:
+class Verdict(msgspec.Struct, frozen=True):
     """The outcome of a block: passed or failed, why, and the envelope for the report.
 
     ``source`` says what was read, for the failure text's head (``cassette x.json, 2 runs,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 import attrs
+import msgspec
 
 from .toolid import as_call
 
@@ -27,8 +28,11 @@ class GoldenPath:
     penalize_repeated_tools: bool = True
 
 
-@attrs.frozen
-class PathScore:
+class PathScore(msgspec.Struct, frozen=True):
+    """A path's waste and penalty. This and :class:`GoldenOutcome` are msgspec Structs (made
+    in C) rather than attrs classes like the policy's: every replay with a golden path makes
+    both (see ``verdict.py``)."""
+
     passed: bool
     extra_steps: int
     backtracks: int
@@ -36,7 +40,7 @@ class PathScore:
     penalty: float
 
     def to_dict(self) -> dict:
-        return attrs.asdict(self)
+        return msgspec.structs.asdict(self)
 
 
 def score_golden_path(calls: Sequence[Any], golden: GoldenPath) -> PathScore:
@@ -88,8 +92,7 @@ class GoldenOracle:
     alternates: tuple[tuple[str, ...], ...] = ()
 
 
-@attrs.frozen
-class GoldenOutcome:
+class GoldenOutcome(msgspec.Struct, frozen=True):
     """Whether the recorded names matched the golden path or an alternate, and its score.
 
     The score is taken against the path that matched (an alternate when only an

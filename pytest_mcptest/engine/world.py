@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 import attrs
+import msgspec
 
 from .golden import GoldenOracle, GoldenOutcome, judge_golden
 from .paths import Missing, PathError, Segment, assign, format_path, parse_path, resolve, rollback
@@ -245,8 +246,7 @@ class WorldSpec:
         object.__setattr__(self, "forbidden_by_tool", {k: tuple(v) for k, v in forbidden.items()})
 
 
-@attrs.frozen
-class CallIssue:
+class CallIssue(msgspec.Struct, frozen=True):
     """An invalid action or a forbidden attempt at call ``index`` (0-based)."""
 
     index: int
@@ -258,8 +258,7 @@ class CallIssue:
         return {"index": self.index, "tool": self.tool, "args": self.args, "reason": self.reason}
 
 
-@attrs.frozen
-class StateDiff:
+class StateDiff(msgspec.Struct, frozen=True):
     """An ``expect_state`` path whose final value differs from the expected one."""
 
     path: str
@@ -286,9 +285,10 @@ class StateDiff:
         return out
 
 
-@attrs.frozen
-class WorldResult:
-    """The outcome of replaying one run against a world."""
+class WorldResult(msgspec.Struct, frozen=True):
+    """The outcome of replaying one run against a world. This, :class:`CallIssue` and
+    :class:`StateDiff` are msgspec Structs (made in C) rather than attrs classes like the
+    spec's: a replay makes them per run (see ``verdict.py``)."""
 
     final_state: dict
     invalid: tuple[CallIssue, ...]
