@@ -109,14 +109,31 @@ class Run:
     task: Any = None
     trial: Optional[int] = None
     meta: Optional[dict] = None
+    # Worked out at their first use and kept: a run is immutable, and a cassette that several
+    # items replay hands each of them the same run.
+    _names: Optional[tuple[str, ...]] = attrs.field(default=None, init=False, eq=False, repr=False)
+    _finals: Optional[tuple[str, ...]] = attrs.field(default=None, init=False, eq=False, repr=False)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The calls' tool names, in order."""
+        names = self._names
+        if names is None:
+            names = tuple([c.name for c in self.tool_calls])
+            object.__setattr__(self, "_names", names)
+        return names
 
     @property
     def tool_names(self) -> list[str]:
-        return [c.name for c in self.tool_calls]
+        return list(self.names)
 
     @property
     def final_responses(self) -> tuple[str, ...]:
-        return final_responses(self.turns)
+        finals = self._finals
+        if finals is None:
+            finals = final_responses(self.turns)
+            object.__setattr__(self, "_finals", finals)
+        return finals
 
     def envelope(self, finals: Optional[tuple[str, ...]] = None) -> dict:
         """What every kind of block reports of a run, before its own gates add theirs: the

@@ -46,6 +46,14 @@ def _read(state: Any, path: tuple[Segment, ...]) -> Any:
     return _NOTHING if type(found) is Missing else found
 
 
+def _split_keys(path: tuple[Segment, ...]) -> tuple[Optional[tuple[str, ...]], Optional[str]]:
+    """``(the keys before the last, the last)`` of a path made only of keys, else ``(None,
+    None)``: what a guard or an effect walks itself when each step is a plain dict."""
+    if path and all(type(seg) is str for seg in path):
+        return path[:-1], path[-1]
+    return None, None
+
+
 @attrs.frozen
 class Guard:
     """One precondition: the state at ``path`` must satisfy ``op`` against ``value``."""
@@ -53,25 +61,47 @@ class Guard:
     path: tuple[Segment, ...]
     op: str
     value: Any
+    # See _split_keys: worked out with the guard, not each time it is asked.
+    _head: Optional[tuple[str, ...]] = attrs.field(init=False, eq=False, repr=False)
+    _key: Optional[str] = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        head, key = _split_keys(self.path)
+        object.__setattr__(self, "_head", head)
+        object.__setattr__(self, "_key", key)
 
     def describe(self) -> str:
         return f"{format_path(self.path)} {self.op} {show(self.value)}"
 
     def holds(self, state: dict) -> bool:
         """Whether the guard holds: :meth:`failure` is None, without wording why not (a
-        forbidden rule's guard usually fails, and its reason is never shown)."""
-        path = self.path
-        if len(path) == 1 and type(state) is dict:  # _read, without a call: a replay asks this most
-            actual = state.get(path[0], _NOTHING)
+        forbidden rule's guard usually fails, and its reason is never shown). A replay asks
+        this for most calls, so a path of keys through plain dicts is walked here and a
+        scalar compared with a scalar of its type in one step; anything else (a list on the
+        way, an index) is :func:`resolve`'s and :func:`json_equal`'s."""
+        head = self._head
+        parent: Any = None
+        if head is not None:
+            parent = state
+            for seg in head:
+                parent = parent.get(seg) if type(parent) is dict else None
+        if type(parent) is dict:
+            actual = parent.get(self._key, _NOTHING)
             if actual is _NOTHING:
                 return False
         else:
-            actual = resolve(state, path)
+            actual = resolve(state, self.path)
             if type(actual) is Missing:
                 return False
+        value = self.value
+        kind = type(actual)
         if self.op == "eq":
-            return json_equal(actual, self.value)
-        return is_number(actual) and (actual >= self.value if self.op == "min" else actual <= self.value)
+            if kind is type(value) and kind in SCALARS:
+                return actual == value
+            return json_equal(actual, value)
+        if kind is not int and kind is not float and not is_number(actual):
+            return False
+        return actual >= value if self.op == "min" else actual <= value
 
     def failure(self, state: dict) -> Optional[str]:
         """None when the guard holds, else why it failed (with the value it saw)."""
@@ -109,15 +139,14 @@ class Effect:
     op: str
     value: Any
     amount_arg: Optional[tuple[Segment, ...]] = None
-    # The path's keys before its last and its last, when every segment is a key (None
-    # otherwise): :meth:`apply` walks them itself. Worked out with the effect, not per call.
+    # See _split_keys: :meth:`planned` walks them itself. Worked out with the effect, not per call.
     _head: Optional[tuple[str, ...]] = attrs.field(init=False, eq=False, repr=False)
     _key: Optional[str] = attrs.field(init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
-        plain = bool(self.path) and all(type(seg) is str for seg in self.path)
-        object.__setattr__(self, "_head", self.path[:-1] if plain else None)
-        object.__setattr__(self, "_key", self.path[-1] if plain else None)
+        head, key = _split_keys(self.path)
+        object.__setattr__(self, "_head", head)
+        object.__setattr__(self, "_key", key)
 
     def planned(self, state: dict, args: Any) -> Optional[tuple[dict, Any]]:
         """``(the dict that holds the last key, the value to write there)`` in the common case,
@@ -458,7 +487,7 @@ def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
         if not present or not json_equal(actual, expected):
             diffs.append(StateDiff(format_path(path), expected, actual if present else None, present))
 
-    golden = judge_golden(run.tool_names, spec.golden) if spec.golden is not None else None
+    golden = judge_golden(run.names, spec.golden) if spec.golden is not None else None
     return WorldResult(
         final_state=state,
         invalid=tuple(invalid),
