@@ -8,7 +8,7 @@ session does (each file's suite cache written, then loaded from it), and times
 
 - **cached**: the cassette already decoded and kept by the process: the same items, all
   replaying one shared cassette (``realistic.py``'s ``shared_cassette``), which the process
-  parses once. What is left is the replay, the envelope, ``expect:`` and the verdict.
+  parses once and keeps, as a session keeps a cassette it counted as shared. What is left is the replay, the envelope, ``expect:`` and the verdict.
   Blocks built beforehand.
 - **parsed**: each item's cassette read from disk and decoded for it, nothing kept
   between items (as a cassette only one item replays is). Blocks built beforehand.
@@ -99,6 +99,16 @@ def collect(work: str) -> list:
     return blocks
 
 
+def shared_context(blocks: list, root: str):
+    """The context a session gives items whose cassettes several of them replay: the plugin
+    counts them at the end of collection (``shared_cassettes``) and keeps their parses."""
+    from pytest_mcptest.context import Context
+    from pytest_mcptest.gates.sources import cassette_path
+
+    ctx = Context(root=root)
+    return ctx._replace(shared_cassettes=frozenset(cassette_path(block, ctx) for block in blocks))
+
+
 def per_item(blocks: list, ctx, repeat: int) -> float:
     """Best pass over every block, in microseconds per item; every verdict must pass."""
     from pytest_mcptest.evaluate import evaluate
@@ -164,7 +174,7 @@ def main(argv=None) -> int:
         gc.freeze()  # as the plugin does once collection is over
         figures = {
             "parsed": per_item(blocks, Context(root=work, shared_cassettes=frozenset()), args.repeat),
-            "cached": per_item(shared_blocks, Context(root=shared, shared_cassettes=None), args.repeat),
+            "cached": per_item(shared_blocks, shared_context(shared_blocks, shared), args.repeat),
         }
         shutil.rmtree(shared)
         session, build, each = in_session(work, code, args.sessions)

@@ -286,19 +286,25 @@ _CACHE: OrderedDict[str, tuple[tuple[int, int], Cassette]] = OrderedDict()
 CACHE_SIZE = 256
 
 
-def load_cassette(path: str, name: str | None = None, keep: bool = True) -> Cassette:
+def load_cassette(path: str, name: str | None = None, keep: bool = True, recheck: bool = True) -> Cassette:
     """Read and parse a cassette, reusing a recent parse unless the file changed.
 
     ``name`` is how errors show the file (relative to the project's root, say); ``keep``
     says whether the parse is worth keeping for the next item that replays the file (one
-    that is not is read as it is, with no ``stat`` for a stamp to compare).
+    that is not is read as it is, with no ``stat`` for a stamp to compare). With
+    ``recheck`` False a kept parse is reused without the ``stat`` that would see the file
+    change: for a session that records nothing, which :func:`forget_parsed` starts afresh
+    (a ``stat`` is a system call, several microseconds in a sandbox, on every item that
+    replays a shared cassette). Whatever :func:`write_cassette` writes is read again.
     """
     key, shown = os.path.abspath(path), name or path
     if not keep:
         return parse_cassette(shown, read_bytes(key, shown))
+    hit = _CACHE.get(key)
+    if hit is not None and not recheck:
+        return hit[1]
     st = os.stat(key)  # a missing file raises FileNotFoundError: the caller says how to record one
     stamp = (st.st_mtime_ns, st.st_size)
-    hit = _CACHE.get(key)
     if hit is not None and hit[0] == stamp:
         _CACHE.move_to_end(key)
         return hit[1]
@@ -307,6 +313,11 @@ def load_cassette(path: str, name: str | None = None, keep: bool = True) -> Cass
     if len(_CACHE) > CACHE_SIZE:
         _CACHE.popitem(last=False)
     return cassette
+
+
+def forget_parsed() -> None:
+    """Drop every kept parse: the next load of each cassette reads its file again."""
+    _CACHE.clear()
 
 
 # -- writing ------------------------------------------------------------------------------
@@ -354,4 +365,5 @@ def write_cassette(path: str, data: dict | None, overwrite: bool = False, text: 
         raise FileExistsError(path)
     text = dump_cassette(data) if text is None else text
     atomic_write(path, text)
+    _CACHE.pop(os.path.abspath(path), None)  # a parse kept without a recheck must not outlive its file
     return text

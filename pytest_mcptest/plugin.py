@@ -304,8 +304,10 @@ class _SessionHooks:
         parsed from one item to the next (see ``Context.shared_cassettes``)."""
         from collections import Counter
 
+        from .cassette import forget_parsed
         from .gates.sources import cassette_path
 
+        forget_parsed()  # a session in a longer-lived process (pytester, pytest.main) reads each file afresh
         ctx = self.config.stash[CONTEXT_KEY]
         counts = Counter(cassette_path(block, ctx) for block in blocks)
         shared = frozenset(path for path, n in counts.items() if n > 1)

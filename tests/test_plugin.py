@@ -7,6 +7,7 @@ import json
 import pytest
 
 from suites import BAD_RUN, GOOD_RUN, PING_RUN, WIDGET_SUITE, simple_scenario
+from suites import cassette as cassette_text
 
 
 @pytest.fixture
@@ -412,6 +413,70 @@ def test_a_cassette_several_items_share_is_parsed_once_and_only_it_is_kept(pytes
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
     assert sorted(parsed) == ["own.json", "shared.json"]
     assert [path.rsplit("/", 1)[-1] for path in cassette._CACHE] == ["shared.json"]
+
+
+def stat_spy(monkeypatch, module) -> list:
+    """The names of the files ``module`` asks ``os.stat`` about, from now on."""
+    import os
+
+    asked = []
+
+    class Spy:
+        def __getattr__(self, name):
+            return getattr(os, name)
+
+        def stat(self, path, *args, **kwargs):
+            asked.append(os.path.basename(path))
+            return os.stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(module, "os", Spy())
+    return asked
+
+
+def test_a_shared_cassette_is_read_afresh_by_each_session_and_once_within_one(pytester, monkeypatch):
+    """A session that records nothing reuses a shared cassette's parse without looking at the
+    file again (no ``stat`` per item); the next session in the same process (pytester here,
+    ``pytest.main()`` from a script) reads the file as it is then."""
+    import importlib
+    from collections import OrderedDict
+
+    # The module the session will use: pytester drops what a test imported when it ends, so
+    # after another test the package's attribute may name a module no longer in sys.modules.
+    cassette = importlib.import_module("pytest_mcptest.cassette")
+    monkeypatch.setattr(cassette, "_CACHE", OrderedDict())
+    stats = stat_spy(monkeypatch, cassette)
+    pytester.makefile(".mcptest.yml", s="scenarios:\n" + "".join(simple_scenario(n, "shared.json") for n in "abc"))
+    (pytester.path / "shared.json").write_text(PING_RUN)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
+    assert stats == ["shared.json"]  # the first item's only
+    (pytester.path / "shared.json").write_text(cassette_text("ping", "ping"))  # now two calls: count 2, not 1
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(failed=3)
+
+
+def test_a_recording_session_checks_a_shared_cassette_for_every_item(pytester, monkeypatch):
+    """With a record mode that may write cassettes, each item looks at the file again."""
+    import importlib
+    from collections import OrderedDict
+
+    # The module the session will use: pytester drops what a test imported when it ends, so
+    # after another test the package's attribute may name a module no longer in sys.modules.
+    cassette = importlib.import_module("pytest_mcptest.cassette")
+    monkeypatch.setattr(cassette, "_CACHE", OrderedDict())
+    stats = stat_spy(monkeypatch, cassette)
+    pytester.makefile(".mcptest.yml", s="scenarios:\n" + "".join(simple_scenario(n, "shared.json") for n in "abc"))
+    (pytester.path / "shared.json").write_text(PING_RUN)
+    pytester.runpytest("-p", "no:cacheprovider", "--mcptest-record-mode=once").assert_outcomes(passed=3)
+    assert [p.rsplit("/", 1)[-1] for p in map(str, stats) if p.endswith(".json")] == ["shared.json"] * 3
+
+
+def test_a_kept_parse_never_outlives_what_write_cassette_writes(tmp_path):
+    from pytest_mcptest.cassette import load_cassette, write_cassette
+
+    path = str(tmp_path / "c.json")
+    write_cassette(path, json.loads(cassette_text("a")))
+    assert [c.name for c in load_cassette(path, recheck=False).runs[0].tool_calls] == ["a"]
+    write_cassette(path, json.loads(cassette_text("b", "c")), overwrite=True)
+    assert [c.name for c in load_cassette(path, recheck=False).runs[0].tool_calls] == ["b", "c"]
 
 
 def test_items_location_is_the_one_pytest_works_out(pytester, monkeypatch):

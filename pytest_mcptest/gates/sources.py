@@ -86,7 +86,9 @@ def _load(path: str, shown: str, ctx: Context) -> Optional[Cassette]:
     """The cassette at ``path``, or None when there is none (no such file or folder)."""
     keep = ctx.shared_cassettes is None or path in ctx.shared_cassettes
     try:
-        return load_cassette(path, shown, keep)
+        # A session that records nothing reuses a kept parse without checking the file again
+        # (the plugin starts each session with none kept: see load_cassette).
+        return load_cassette(path, shown, keep, recheck=ctx.record_mode != "none" or ctx.shared_cassettes is None)
     except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: a NUL in the path
         return None
     except InputError as exc:
