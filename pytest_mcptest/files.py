@@ -178,6 +178,8 @@ def _fast_loads(text: str) -> Any:
 
 
 NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_NOT_OPENING = bytes(b for b in range(256) if b not in b"[{")
+_ONE_PASS = 1 << 20  # up to this size, the opening brackets are counted in one pass (see brackets_within)
 _ONE_KIND = bytes.maketrans(b"{}", b"[]")  # depth does not care which kind of bracket
 _ROUNDS = 32
 _RUNS = re.compile(rb"\[+|\]+")
@@ -205,7 +207,11 @@ def brackets_within(text: str | bytes, limit: int) -> bool:
         if len(text) <= limit or text.count("[") + text.count("{") <= limit:
             return True  # too few opening brackets to go deeper (every argument string of an import)
         text = text.encode("utf-8", "surrogatepass")
-    elif len(text) <= limit or text.count(b"[") + text.count(b"{") <= limit:
+    elif len(text) <= limit or (len(text.translate(None, _NOT_OPENING)) if len(text) <= _ONE_PASS
+                                else text.count(b"[") + text.count(b"{")) <= limit:
+        # One pass that keeps only the opening brackets is a third cheaper than two counts
+        # (3.6 against 5.4 us on a 7 kB cassette), but it makes a copy as long as the text
+        # first: a large text is counted twice instead.
         return True
     brackets = text.translate(_ONE_KIND, NOT_BRACKETS)
     rounds = 0

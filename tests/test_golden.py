@@ -316,3 +316,18 @@ def test_prop_judge_matched_iff_exact_or_alternate(recorded, golden, alternates)
     assert out.matched is (out.exact or out.alternate)
     assert not (out.exact and out.alternate)
     assert 0.0 < out.penalty <= 1.0
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(names, golden_paths)
+def test_prop_counts_are_the_call_by_call_definition(recorded, golden):
+    """Counted in C from the names, the same as walking the calls: a call equal to the one
+    before is a repeat; one to a tool used earlier, not the one before, a backtrack."""
+    repeats = backtracks = 0
+    for i, name in enumerate(recorded):
+        if i and name == recorded[i - 1]:
+            repeats += 1
+        elif name in recorded[:i]:
+            backtracks += 1
+    score = score_golden_path(recorded, golden)
+    assert (score.repeated_tools, score.backtracks) == (repeats, backtracks)

@@ -7,6 +7,7 @@ reported; only the dimensions the policy enables move the penalty
 
 from __future__ import annotations
 
+from operator import eq
 from typing import Any, Optional, Sequence
 
 import attrs
@@ -53,23 +54,12 @@ def score_golden_path(calls: Sequence[Any], golden: GoldenPath) -> PathScore:
     return _score(tuple(c if type(c) is str else as_call(c).name for c in calls), golden)
 
 
-_NONE = object()  # the name before the first call: equal to none
-
-
 def _score(names: tuple[str, ...], golden: GoldenPath) -> PathScore:
     """:func:`score_golden_path` of names already read off the calls (what a replay has)."""
     extra = max(0, len(names) - len(golden.calls))
-    backtracks = repeats = 0
-    seen: set[str] = set()
-    previous: Any = _NONE
-    for name in names:
-        if name == previous:
-            repeats += 1
-        elif name in seen:
-            backtracks += 1
-        else:
-            seen.add(name)
-        previous = name
+    # Each call is a name's first, a repeat of the one before, or a backtrack: counted in C.
+    repeats = sum(map(eq, names, names[1:]))
+    backtracks = len(names) - repeats - len(set(names))
     waste = (
         (0 if golden.allow_extra_steps else extra)
         + (backtracks if golden.penalize_backtracking else 0)

@@ -346,8 +346,10 @@ class WorldResult(msgspec.Struct, frozen=True):
         """The world's own verdict: no invalid action, no forbidden call, state as expected."""
         return not self.invalid and not self.forbidden and not self.state_diff
 
-    def to_dict(self) -> dict:
-        """The report envelope that ``expect:`` resolves paths against."""
+    def to_dict(self, copy_state: bool = True) -> dict:
+        """The report envelope that ``expect:`` resolves paths against. Its ``state`` is a
+        copy of the final state, so changing it never reaches this result; a caller that
+        lets the result go at once may say ``copy_state=False`` and save the copy."""
         env = self.run.envelope(self.finals)
         env.update({
             "invalid_actions": len(self.invalid),
@@ -356,7 +358,7 @@ class WorldResult(msgspec.Struct, frozen=True):
             "escalations": self.escalations,
             "refusals": self.refusals,
             "state_matched": self.state_matched,
-            "state": copy_json(self.final_state),
+            "state": copy_json(self.final_state) if copy_state else self.final_state,
             "invalid": [i.to_dict() for i in self.invalid],
             "forbidden": [f.to_dict() for f in self.forbidden],
             "state_diff": [d.to_dict() for d in self.state_diff],

@@ -172,7 +172,8 @@ def judge_run(block: ScenarioBlock, run, number: int, total: int, ctx: Context) 
     for diff in result.state_diff:
         leaves = "; ".join(f"{path}: expected {show(e)}, got {show(a)}" for path, e, a in diff.leaves())
         failures.append(Failure("expect_state", leaves, number))
-    return GateResult(result.to_dict(), tuple(failures), tuple(_world_lines(result)) if failures else ())
+    lines = tuple(_world_lines(result)) if failures else ()
+    return GateResult(result.to_dict(copy_state=False), tuple(failures), lines)  # the result goes now
 
 
 def _world_lines(result: WorldResult) -> list[str]:
