@@ -65,6 +65,7 @@ def evaluate(block, ctx: Context = Context()) -> Verdict:
         return Verdict(block, exc.shown, problems=(Failure(exc.gate, exc.message),))
     except DryRun as exc:
         return Verdict(block, None, skipped=str(exc), summary=((NOTES, str(exc)),))
-    summary += [(NOTES, note) for note in source.notes + source.said]
+    if source.notes or source.said:
+        summary += [(NOTES, note) for note in source.notes + source.said]
     return Verdict(block, source.shown, tuple(runs), source=source.head, aggregate=aggregate, summary=tuple(summary),
                    notes=source.notes)

@@ -120,9 +120,12 @@ def resolve(value: Any, segments: tuple[Segment, ...]) -> Any:
     """Follow ``segments`` into ``value``; return the target or a :class:`Missing`."""
     current = value
     for seg in segments:
-        # The common case, a key of a plain dict, in one step; anything else (a list, a
-        # missing key) is walked again from the start by the careful walk that says why.
+        # The common cases, a key of a plain dict or an index within a plain list, in one
+        # step; anything else (a missing key, an index written as a string) is walked again
+        # from the start by the careful walk that says why.
         if type(current) is dict and seg in current:
+            current = current[seg]
+        elif type(current) is list and type(seg) is int and -len(current) <= seg < len(current):
             current = current[seg]
         else:
             return _resolve(value, segments)
