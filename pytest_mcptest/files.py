@@ -55,6 +55,15 @@ def read_bytes(path: str, name: Optional[str] = None, limit: Optional[int] = Non
     :data:`MAX_FILE_BYTES`): a FIFO, a device or a directory is refused before any read, so
     nothing blocks or reads without end. ``FileNotFoundError`` passes through (raised too
     when a part of the path is a file, not a folder)."""
+    return read_or_map(path, name, limit)
+
+
+def read_or_map(path: str, name: Optional[str] = None, limit: Optional[int] = None,
+                map_from: Optional[int] = None) -> Any:
+    """:func:`read_bytes`, or with ``map_from`` set, a regular file of at least that many
+    bytes mapped read-only (an ``mmap``; the caller closes it) instead of read: its pages
+    are the operating system's file cache, which a reader can hand back as it goes
+    (``madvise``), where a read would hold a copy of the whole file until it is parsed."""
     shown = name or path
     limit = MAX_FILE_BYTES if limit is None else limit
     try:
@@ -74,6 +83,11 @@ def read_bytes(path: str, name: Optional[str] = None, limit: Optional[int] = Non
             raise InputError(shown, f"is {what}, not a regular file; mcptest reads only regular files")
         if st.st_size > limit:
             raise InputError(shown, f"is {_size(st.st_size)}, over the {_size(limit)} limit for one file")
+        if map_from is not None and st.st_size >= max(map_from, 1):
+            import mmap
+
+            with contextlib.suppress(OSError, ValueError):  # a file system that cannot map it: read it
+                return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
         chunks = []
         left = limit + 1  # a file that grows (or a /proc file that claims size 0) is still bounded
         want = min(left, st.st_size + 1)  # the whole file and one byte more: its end in one read
@@ -213,7 +227,20 @@ def brackets_within(text: str | bytes, limit: int) -> bool:
         # (3.6 against 5.4 us on a 7 kB cassette), but it makes a copy as long as the text
         # first: a large text is counted twice instead.
         return True
-    brackets = text.translate(_ONE_KIND, NOT_BRACKETS)
+    return _brackets_proven(text.translate(_ONE_KIND, NOT_BRACKETS), limit)
+
+
+def mapped_brackets_within(mapped: Any, limit: int) -> bool:
+    """:func:`brackets_within` of a mapped file (an ``mmap``), which has no ``translate``: its
+    brackets are gathered a megabyte at a time, so no copy of the whole file is made."""
+    step = 1 << 20
+    brackets = b"".join(mapped[at:at + step].translate(_ONE_KIND, NOT_BRACKETS)
+                        for at in range(0, len(mapped), step))
+    return _brackets_proven(brackets, limit)
+
+
+def _brackets_proven(brackets: bytes, limit: int) -> bool:
+    """The rounds of :func:`brackets_within` over a text's brackets alone, one kind."""
     rounds = 0
     while brackets and rounds < min(limit, _ROUNDS):
         shorter = brackets.replace(b"[]", b"")

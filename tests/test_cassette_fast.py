@@ -9,14 +9,17 @@ True, and shows key order), and every message must be the reader's.
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_mcptest.cassette import _Reader, _typed_cassette, dump_cassette, parse_cassette
+from pytest_mcptest import cassette as cassette_module
+from pytest_mcptest.cassette import _Reader, _mapped_cassette, _typed_cassette, dump_cassette, parse_cassette
 from pytest_mcptest.errors import InputError
-from pytest_mcptest.files import loads_json
+from pytest_mcptest.files import loads_json, read_or_map
 
 SETTINGS = settings(max_examples=400, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -102,6 +105,16 @@ def reader(path: str, text: str):
     return _Reader(path).cassette(loads_json(text, path))
 
 
+def mapped(data: bytes):
+    """``data`` as replay reads a large cassette: a file, mapped (its temporary folder is
+    gone already; the mapping holds the file)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "c.json")
+        with open(path, "wb") as fh:
+            fh.write(data)
+        return read_or_map(path, "c.json", map_from=1)
+
+
 @SETTINGS
 @given(cassettes)
 def test_the_typed_path_reads_what_the_reader_reads_and_defers_the_rest(data):
@@ -112,6 +125,43 @@ def test_the_typed_path_reads_what_the_reader_reads_and_defers_the_rest(data):
         assert slow == ("ok", repr(fast))
     assert outcome(lambda: parse_cassette("c.json", text)) == slow
     assert outcome(lambda: parse_cassette("c.json", text.encode())) == slow  # a file's bytes, as replay reads it
+    if text.encode():
+        assert outcome(lambda: parse_cassette("c.json", mapped(text.encode()))) == slow  # a large file, mapped
+
+
+@SETTINGS
+@given(well_formed)
+def test_a_well_formed_mapped_cassette_is_decoded_call_by_call(data):
+    text = json.dumps(data, indent=2, ensure_ascii=False).encode()
+    mapping = mapped(text)
+    try:
+        streamed = _mapped_cassette("c.json", mapping)
+    finally:
+        mapping.close()
+    assert streamed is not None
+    assert repr(streamed) == repr(reader("c.json", text.decode()))
+
+
+def test_a_large_cassette_is_mapped_and_its_pages_given_back_as_it_is_read(tmp_path, monkeypatch):
+    """Above ``STREAM_BYTES`` replay maps the file rather than reading it; the pages it has
+    passed are handed back every ``_GIVE_BACK`` bytes of calls (here after each call)."""
+    calls = [{"name": f"t{i}", "args": {"i": i}, "result": {"content": [{"type": "text", "text": "x" * 50}]}}
+             for i in range(200)]
+    path = tmp_path / "big.json"
+    path.write_text(dump_cassette({"mcptest_cassette": 1, "runs": [{"tool_calls": calls}]}))
+    monkeypatch.setattr(cassette_module, "STREAM_BYTES", 1000)
+    monkeypatch.setattr(cassette_module, "_GIVE_BACK", 1)
+    seen = []
+    real = cassette_module._mapped_cassette
+    monkeypatch.setattr(cassette_module, "_mapped_cassette", lambda path, m: seen.append(type(m).__name__)
+                        or real(path, m))
+    got = cassette_module.load_cassette(str(path), "big.json", keep=False)
+    assert seen == ["mmap"]
+    assert [c.name for c in got.runs[0].tool_calls] == [f"t{i}" for i in range(200)]
+    assert repr(got) == repr(parse_cassette("big.json", path.read_bytes()))
+    path.write_text('{"runs": [{"tool_calls": [{"name": ""}]}], "padding": "' + "x" * 2000 + '"}')
+    with pytest.raises(InputError, match="must not be empty"):  # refused by the typed decoding: the reader says why
+        cassette_module.load_cassette(str(path), "big.json", keep=False)
 
 
 @SETTINGS
@@ -155,6 +205,7 @@ def test_odd_texts_read_the_same_by_either_path(text):
     assert outcome(lambda: parse_cassette("c.json", text)) == slow
     as_file = outcome(lambda: reader("c.json", text.removeprefix("\ufeff")))  # a file's byte-order mark is dropped
     assert outcome(lambda: parse_cassette("c.json", text.encode())) == as_file  # a file's bytes, as replay reads it
+    assert outcome(lambda: parse_cassette("c.json", mapped(text.encode()))) == as_file  # mapped
 
 
 @pytest.mark.parametrize("data, message", [
