@@ -220,10 +220,17 @@ class FailureText(str):
 
 
 def _as_envelope(obj):
+    """What a result is compared by: its envelope, or for a result with none (a verdict, a
+    gate's result: msgspec Structs, which pytest's own diff does not take apart) its fields."""
     if isinstance(obj, dict):
         return obj
-    if type(obj).__module__.startswith("pytest_mcptest.") and callable(getattr(obj, "to_dict", None)):
-        return obj.to_dict()
+    if type(obj).__module__.startswith("pytest_mcptest."):
+        if callable(getattr(obj, "to_dict", None)):
+            return obj.to_dict()
+        import msgspec
+
+        if isinstance(obj, msgspec.Struct):
+            return msgspec.structs.asdict(obj)
     return None
 
 

@@ -238,6 +238,20 @@ def test_assertrepr_compare_on_engine_results(pytester):
     result.stdout.fnmatch_lines(["*WorldResult == WorldResult: * paths differ*", "*state.n*left 1*right 2*"])
 
 
+def test_assertrepr_compare_on_results_without_an_envelope_shows_their_fields(pytester):
+    """Verdicts and gate results are msgspec Structs, which pytest's own diff does not take
+    apart: the plugin compares them field by field."""
+    pytester.makepyfile(test_cmp="""
+        from pytest_mcptest.verdict import GateResult
+
+        def test_same_result():
+            assert GateResult({"a": 1}, lines=("x",)) == GateResult({"a": 1}, lines=("y",))
+    """)
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*GateResult == GateResult: 1 paths differ*", '*lines*left ["x"]*right ["y"]*'])
+
+
 def test_verbose_node_id_of_a_dotted_name_reruns_it(pytester):
     pytester.makefile(".mcptest.yml", s="scenarios:\n" + simple_scenario("deploy 2.4", "p.json"))
     (pytester.path / "p.json").write_text(PING_RUN)
