@@ -249,7 +249,7 @@ def test_assertrepr_compare_on_results_without_an_envelope_shows_their_fields(py
     """)
     result = pytester.runpytest()
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*GateResult == GateResult: 1 paths differ*", '*lines*left ["x"]*right ["y"]*'])
+    result.stdout.fnmatch_lines(["*GateResult == GateResult: 1 paths differ*", '*lines*left [[]"x"]*right [[]"y"]*'])
 
 
 def test_verbose_node_id_of_a_dotted_name_reruns_it(pytester):
