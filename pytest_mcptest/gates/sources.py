@@ -118,7 +118,9 @@ def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
     shown = display(path, ctx.root)
     cassette = _load(path, shown, ctx)
     exists = cassette is not None
-    can_record = getattr(gate, "can_record", None) is not None and gate.can_record(block)
+    # Asked only of a mode that may record: decide() never reads it for `none`.
+    can_record = (ctx.record_mode != "none" and getattr(gate, "can_record", None) is not None
+                  and gate.can_record(block))
     decision = modes.decide(ctx.record_mode, shown, exists, len(cassette.runs) if cassette else 0,
                             getattr(block, "runs", None), can_record=can_record, recorder="the live agent runner",
                             needs=getattr(gate, "RECORD_NEEDS", None))
@@ -148,7 +150,7 @@ def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
         if ctx.drift == "fail":
             raise SourceError("drift", shown, drift)
         notes.append(drift)
-    calls = sum(len(run.tool_calls) for run in runs)
+    calls = len(runs[0].tool_calls) if len(runs) == 1 else sum(len(run.tool_calls) for run in runs)
     head = f"cassette {shown}, {plural(len(runs), 'run')}, {plural(calls, 'call')}"
     return Source(shown, runs, head, cassette, tuple(notes), tuple(said))
 
