@@ -86,8 +86,10 @@ def read_or_map(path: str, name: Optional[str] = None, limit: Optional[int] = No
         if map_from is not None and st.st_size >= max(map_from, 1):
             import mmap
 
-            with contextlib.suppress(OSError, ValueError):  # a file system that cannot map it: read it
-                return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+            # The size checked, not the size when mapped (a file that grew stays bounded); a
+            # file that shrank since, or a file system that cannot map, is read instead.
+            with contextlib.suppress(OSError, ValueError):
+                return mmap.mmap(fd, st.st_size, access=mmap.ACCESS_READ)
         chunks = []
         left = limit + 1  # a file that grows (or a /proc file that claims size 0) is still bounded
         want = min(left, st.st_size + 1)  # the whole file and one byte more: its end in one read
@@ -236,7 +238,7 @@ def mapped_brackets_within(mapped: Any, limit: int) -> bool:
     step = 1 << 20
     brackets = b"".join(mapped[at:at + step].translate(_ONE_KIND, NOT_BRACKETS)
                         for at in range(0, len(mapped), step))
-    return _brackets_proven(brackets, limit)
+    return brackets.count(b"[") <= limit or _brackets_proven(brackets, limit)
 
 
 def _brackets_proven(brackets: bytes, limit: int) -> bool:

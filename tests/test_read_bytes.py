@@ -64,3 +64,35 @@ def test_a_cassette_is_the_same_whether_kept_or_not(tmp_path, keep):
     assert [c.name for c in got.runs[0].tool_calls] == ["a", "b"]
     with pytest.raises(FileNotFoundError):
         load_cassette(str(tmp_path / "missing.json"), "missing.json", keep)
+
+
+def test_a_mapped_file_is_the_size_that_was_checked(tmp_path, monkeypatch):
+    """A file that grows between the size check and the mapping is mapped at the size that
+    passed the limit, as a read is bounded by it."""
+    path = tmp_path / "c.json"
+    path.write_bytes(b"x" * 100)
+    real = os.fstat
+
+    def grows(fd):
+        checked = real(fd)
+        with open(path, "ab") as fh:
+            fh.write(b"y" * 5000)
+        return checked
+
+    monkeypatch.setattr(files.os, "fstat", grows)
+    mapped = files.read_or_map(str(path), limit=1000, map_from=1)
+    try:
+        assert type(mapped).__name__ == "mmap" and len(mapped) == 100
+    finally:
+        mapped.close()
+
+
+def test_a_mapped_file_is_proven_within_its_depth_as_its_bytes_are(tmp_path):
+    for text in (b"]" * (1 << 20) + b"]" * 10 + b"[", b"[" * 5 + b"]" * 5, b"[" * 12 + b"]" * 12, b'"' + b"[" * 40 + b'"'):
+        path = tmp_path / "c.json"
+        path.write_bytes(text)
+        mapped = files.read_or_map(str(path), map_from=1)
+        try:
+            assert files.mapped_brackets_within(mapped, 10) == files.brackets_within(text, 10), text[:20]
+        finally:
+            mapped.close()
