@@ -50,6 +50,9 @@ def read_text(path: str, name: Optional[str] = None, limit: Optional[int] = None
     return decode_text(read_bytes(path, shown, limit), shown)
 
 
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)  # a FIFO never blocks
+
+
 def read_bytes(path: str, name: Optional[str] = None, limit: Optional[int] = None) -> bytes:
     """The bytes of the regular file at ``path``, at most ``limit`` (default
     :data:`MAX_FILE_BYTES`): a FIFO, a device or a directory is refused before any read, so
@@ -67,7 +70,7 @@ def read_or_map(path: str, name: Optional[str] = None, limit: Optional[int] = No
     shown = name or path
     limit = MAX_FILE_BYTES if limit is None else limit
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
         raise
     except NotADirectoryError:  # a file where a folder should be: nothing lies at ``path`` either

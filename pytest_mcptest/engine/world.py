@@ -55,13 +55,10 @@ def _split_keys(path: tuple[Segment, ...]) -> tuple[Optional[tuple[str, ...]], O
 
 
 @attrs.frozen
-class Guard:
-    """One precondition: the state at ``path`` must satisfy ``op`` against ``value``."""
+class _KeyWalk:
+    """What a guard or an effect keeps of its ``path`` to walk it itself (see _split_keys):
+    worked out once with it, not each time a replay asks."""
 
-    path: tuple[Segment, ...]
-    op: str
-    value: Any
-    # See _split_keys: worked out with the guard, not each time it is asked.
     _head: Optional[tuple[str, ...]] = attrs.field(init=False, eq=False, repr=False)
     _key: Optional[str] = attrs.field(init=False, eq=False, repr=False)
 
@@ -69,6 +66,15 @@ class Guard:
         head, key = _split_keys(self.path)
         object.__setattr__(self, "_head", head)
         object.__setattr__(self, "_key", key)
+
+
+@attrs.frozen
+class Guard(_KeyWalk):
+    """One precondition: the state at ``path`` must satisfy ``op`` against ``value``."""
+
+    path: tuple[Segment, ...]
+    op: str
+    value: Any
 
     def describe(self) -> str:
         return f"{format_path(self.path)} {self.op} {show(self.value)}"
@@ -128,7 +134,7 @@ def first_guard_failure(guards: Sequence[Guard], state: dict) -> Optional[str]:
 
 
 @attrs.frozen
-class Effect:
+class Effect(_KeyWalk):
     """One state change: ``op`` (set, inc, dec, from_arg) applied at ``path``.
 
     For ``from_arg`` the value is an argument path. ``inc`` and ``dec`` take a number,
@@ -139,14 +145,6 @@ class Effect:
     op: str
     value: Any
     amount_arg: Optional[tuple[Segment, ...]] = None
-    # See _split_keys: :meth:`planned` walks them itself. Worked out with the effect, not per call.
-    _head: Optional[tuple[str, ...]] = attrs.field(init=False, eq=False, repr=False)
-    _key: Optional[str] = attrs.field(init=False, eq=False, repr=False)
-
-    def __attrs_post_init__(self) -> None:
-        head, key = _split_keys(self.path)
-        object.__setattr__(self, "_head", head)
-        object.__setattr__(self, "_key", key)
 
     def planned(self, state: dict, args: Any) -> Optional[tuple[dict, Any]]:
         """``(the dict that holds the last key, the value to write there)`` in the common case,
