@@ -255,6 +255,14 @@ def _typed_decoder(raw_calls: bool = False):
     return msgspec.json.Decoder(cassette)
 
 
+@lru_cache(maxsize=None)
+def _call_decoder():
+    """msgspec's decoder of one call, as :func:`_typed_decoder` reads each (made once)."""
+    import msgspec
+
+    return msgspec.json.Decoder(ToolCall)
+
+
 def _typed_cassette(path: str, text: str | bytes) -> Optional[Cassette]:
     """The cassette when ``text`` is a well-formed cassette v1 (what every writer makes), read
     by :func:`_typed_decoder` in C; None when anything is not, and the standard parse and
@@ -303,8 +311,6 @@ def _mapped_cassette(path: str, mapped: Any) -> Optional[Cassette]:
     refuses gives None, and the bytes go to the reader, as for a file read whole."""
     import mmap
 
-    import msgspec
-
     give_back = getattr(mapped, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
     if not mapped_brackets_within(mapped, MAX_JSON_DEPTH):
         return None
@@ -314,7 +320,7 @@ def _mapped_cassette(path: str, mapped: Any) -> Optional[Cassette]:
         data = _typed_decoder(raw_calls=True).decode(mapped)
         if give_back:
             give_back(mmap.MADV_DONTNEED)
-        decode, calls, passed = msgspec.json.Decoder(ToolCall).decode, [], 0
+        decode, calls, passed = _call_decoder().decode, [], 0
         for raw in data.runs:
             decoded = []
             for call in raw.tool_calls:

@@ -43,7 +43,7 @@ def replays_only(kind: str, record_mode: str) -> bool:
     """Whether judging a block of ``kind`` runs the engine over files and nothing else: its
     recording is a cassette (a gate with an ``open`` of its own may start a server) and the
     record mode never records (``none``: no model, no server, no process)."""
-    return record_mode == "none" and getattr(GATES[kind], "open", None) is None
+    return record_mode == "none" and hook(GATES[kind], "open") is None
 
 
 def document_gate(root: Any):
