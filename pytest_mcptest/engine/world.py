@@ -23,6 +23,7 @@ from typing import Any, Optional, Sequence
 import attrs
 import msgspec
 
+from .compiled import compile_rule, compile_transition
 from .golden import GoldenOracle, GoldenOutcome, judge_golden
 from .paths import Missing, PathError, Segment, assign, format_path, parse_path, resolve, rollback
 from .rubric import rubric_envelope
@@ -32,6 +33,7 @@ from .values import ABSENT, SCALARS, copy_json, is_number, json_diff, json_equal
 GUARD_OPS = ("eq", "min", "max")
 LEAF_LIMIT = 8  # differing leaves shown per expect_state path
 EFFECT_OPS = ("set", "inc", "dec", "from_arg")
+COMPILE_AT = 4  # a rule that this many specs hold is compiled (see WorldSpec.__attrs_post_init__)
 
 
 _NOTHING = object()  # what _read gives where a path leads nowhere
@@ -190,7 +192,8 @@ class Effect(_KeyWalk):
     def _argument(self, args: Any, arg_path: tuple[Segment, ...]) -> Any:
         got = resolve(args if args is not None else {}, arg_path)
         if isinstance(got, Missing):
-            raise ValueError(f"effect {format_path(self.path)} {self.op} from_arg {format_path(arg_path)}: "
+            how = "from_arg" if self.op == "from_arg" else f"{self.op} from_arg"  # not "from_arg from_arg"
+            raise ValueError(f"effect {format_path(self.path)} {how} {format_path(arg_path)}: "
                              f"the call has no argument {format_path(arg_path)}")
         return got
 
@@ -229,11 +232,39 @@ class Transition:
     # (see _apply): every path a chain of keys, none leading through another's place.
     _direct: bool = attrs.field(init=False, eq=False, repr=False)
 
+    # Its guards and effects as one function (``compiled.py``), made once enough specs
+    # hold it to pay for its making (see WorldSpec); until then, ``fire_slowly``.
+    _fire: Any = attrs.field(default=None, init=False, eq=False, repr=False)
+    _held: int = attrs.field(default=0, init=False, eq=False, repr=False)  # by how many specs
+
     def __attrs_post_init__(self) -> None:
         paths = [e.path for e in self.effects]
         direct = all(e._head is not None for e in self.effects) and not any(
             len(a) < len(b) and b[:len(a)] == a for a in paths for b in paths)
         object.__setattr__(self, "_direct", direct)
+
+    def compile(self) -> None:
+        object.__setattr__(self, "_fire", compile_transition(self, _careful_effects))
+
+    def fire_slowly(self, state: dict, args: Any, error: bool) -> Any:
+        """What its compiled ``fire(state, args, error)`` answers (:func:`compiled.compile_transition`),
+        worked out by the guards and effects themselves."""
+        for guard in self.when:
+            if not guard.holds(state):
+                return None
+        if error:
+            return True
+        effects = self.effects
+        if len(effects) == 1:  # most transitions: its plan written at once, no journal needed
+            effect = effects[0]
+            plan = effect.planned(state, args)
+            if plan is not None:
+                plan[0][effect._key] = plan[1]
+                return True
+        return _careful_effects(state, self, args)
+
+    def __reduce__(self):  # a copy or a pickle is made anew: its compiled function is not data
+        return type(self), (self.tool, self.effects, self.when)
 
 
 @attrs.frozen
@@ -243,6 +274,21 @@ class ForbiddenRule:
     tool: str
     reason: str
     when: tuple[Guard, ...] = ()
+    _holds: Any = attrs.field(default=None, init=False, eq=False, repr=False)  # as Transition._fire
+    _held: int = attrs.field(default=0, init=False, eq=False, repr=False)
+
+    def compile(self) -> None:
+        object.__setattr__(self, "_holds", compile_rule(self))
+
+    def holds_slowly(self, state: dict) -> bool:
+        """Whether every guard holds, asked of each (what its compiled ``holds`` answers)."""
+        for guard in self.when:
+            if not guard.holds(state):
+                return False
+        return True
+
+    def __reduce__(self):
+        return type(self), (self.tool, self.reason, self.when)
 
 
 @attrs.frozen
@@ -271,6 +317,16 @@ class WorldSpec:
             forbidden.setdefault(f.tool, []).append(f)
         object.__setattr__(self, "transitions_by_tool", {k: tuple(v) for k, v in by_tool.items()})
         object.__setattr__(self, "forbidden_by_tool", {k: tuple(v) for k, v in forbidden.items()})
+        # Rules that many specs hold (a file builds rules copied from scenario to scenario, or
+        # given through an anchor, once: see Doc.built_once) are compiled, once enough hold
+        # them: making the function costs what a few dozen replayed calls save, worth it for
+        # shared rules, not for one scenario's own.
+        for rule in (*self.transitions, *self.forbidden):
+            if rule._held < COMPILE_AT:
+                held = rule._held + 1
+                object.__setattr__(rule, "_held", held)
+                if held == COMPILE_AT:
+                    rule.compile()
 
 
 class CallIssue(msgspec.Struct, frozen=True):
@@ -407,6 +463,15 @@ def _apply(state: dict, transition: Transition, args: Any) -> None:
         raise
 
 
+def _careful_effects(state: dict, transition: Transition, args: Any) -> Any:
+    """:func:`_apply`, answering as a compiled ``fire`` does: True, or why nothing was written."""
+    try:
+        _apply(state, transition, args)
+    except (ValueError, PathError) as exc:
+        return str(exc)
+    return True
+
+
 def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
     """Replay ``run``'s tool calls against a copy of ``spec.seed``. Pure and deterministic."""
     state = copy_json(spec.seed)
@@ -427,15 +492,14 @@ def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
         name = call.name
         if name in escalation_tools:
             escalations += 1
-        # The first forbidden rule, then the first transition, whose guards all hold (the
-        # loops are written out here: a replay makes these lookups for every call).
+        # The first forbidden rule, then the first transition, whose guards all hold, each
+        # asked of its compiled function (the loops are written out here: a replay makes
+        # these lookups for every call).
         rules = forbidden_by_tool.get(name)
         if rules is not None:
             for rule in rules:
-                for guard in rule.when:
-                    if not guard.holds(state):
-                        break
-                else:
+                holds = rule._holds
+                if holds(state) if holds is not None else rule.holds_slowly(state):
                     forbidden.append(CallIssue(index, name, call.args, rule.reason))
                     break
             else:
@@ -449,31 +513,18 @@ def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
                                          "no transition is declared for this tool"))
             continue
         for chosen in candidates:
-            for guard in chosen.when:
-                if not guard.holds(state):
-                    break
-            else:
+            fire = chosen._fire
+            outcome = (fire(state, call.args, call.error) if fire is not None
+                       else chosen.fire_slowly(state, call.args, call.error))
+            if outcome is not None:
                 break
         else:
             # Worded only now: the first candidate's first failed guard, as the spec says.
-            invalid.append(CallIssue(index, call.name, call.args,
+            invalid.append(CallIssue(index, name, call.args,
                                      first_guard_failure(candidates[0].when, state) or "guard failed"))
             continue
-        if call.error:
-            continue
-        effects = chosen.effects
-        try:
-            if len(effects) == 1:  # one write needs no journal: assign writes nothing when it fails
-                effect = effects[0]
-                plan = effect.planned(state, call.args)
-                if plan is None:
-                    assign(state, effect.path, effect.new_value(state, call.args))
-                else:
-                    plan[0][effect._key] = plan[1]
-            else:
-                _apply(state, chosen, call.args)
-        except (ValueError, PathError) as exc:
-            invalid.append(CallIssue(index, call.name, call.args, str(exc)))
+        if outcome is not True:  # the effects could not be applied: why
+            invalid.append(CallIssue(index, name, call.args, outcome))
 
     finals = run.final_responses
     refusals = sum(1 for text in finals if _contains_marker(text, spec.refusal_markers)) if spec.refusal_markers else 0
