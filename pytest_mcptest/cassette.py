@@ -378,9 +378,11 @@ def load_cassette(path: str, name: str | None = None, keep: bool = True, recheck
     (a ``stat`` is a system call, several microseconds in a sandbox, on every item that
     replays a shared cassette). Whatever :func:`write_cassette` writes is read again.
     """
-    key, shown = os.path.abspath(path), name or path
-    if not keep:
-        return parse_cassette(shown, read_or_map(key, shown, map_from=STREAM_BYTES))
+    shown = name or path
+    if not keep:  # no key to make: an absolute path (what the gates pass, normalized) is opened as it is
+        where = path if os.path.isabs(path) else os.path.abspath(path)
+        return parse_cassette(shown, read_or_map(where, shown, map_from=STREAM_BYTES))
+    key = os.path.abspath(path)
     hit = _CACHE.get(key)
     if hit is not None and not recheck:
         return hit[1]
