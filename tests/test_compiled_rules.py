@@ -116,3 +116,15 @@ def test_the_code_kept_per_shape_is_bounded(monkeypatch):
         Transition("t", (Effect((f"k{i}",), "set", 1),)).compile()
         assert len(compiled_module._CODE) <= 3
     assert world.COMPILE_AT >= 2  # compiling every rule at once would slow one scenario's own
+
+
+def test_a_rule_whose_text_cannot_be_written_is_asked_itself():
+    """An int key of more than 4300 digits (given through the Python API; YAML keys are
+    strings) has no ``repr``: the spec that would compile it is still built, and the rule
+    decides as it does uncompiled."""
+    transition = Transition("t", (Effect(("n",), "inc", None, amount_arg=(10 ** 5000,)),))
+    run = Run(tool_calls=(ToolCall("t", {}),))
+    specs = [WorldSpec(seed={"n": 0}, transitions=(transition,)) for _ in range(COMPILE_AT + 1)]
+    assert transition._held == COMPILE_AT and transition._fire is None
+    assert outcome(specs[-1], run) == outcome(specs[0], run)
+    assert outcome(specs[-1], run)[1][0][0] == 0  # the call is refused, not applied
