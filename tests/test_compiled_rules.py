@@ -118,13 +118,16 @@ def test_the_code_kept_per_shape_is_bounded(monkeypatch):
     assert world.COMPILE_AT >= 2  # compiling every rule at once would slow one scenario's own
 
 
-def test_a_rule_whose_text_cannot_be_written_is_asked_itself():
+def test_an_int_key_python_will_not_repr_is_bound_by_name():
     """An int key of more than 4300 digits (given through the Python API; YAML keys are
-    strings) has no ``repr``: the spec that would compile it is still built, and the rule
-    decides as it does uncompiled."""
-    transition = Transition("t", (Effect(("n",), "inc", None, amount_arg=(10 ** 5000,)),))
-    run = Run(tool_calls=(ToolCall("t", {}),))
+    strings) has no ``repr``: it is bound by name, so the spec that compiles the rule is still
+    built, and the rule decides as it does uncompiled."""
+    big = 10 ** 5000
+    transition = Transition("t", (Effect(("n",), "inc", None, amount_arg=(big,)),))
     specs = [WorldSpec(seed={"n": 0}, transitions=(transition,)) for _ in range(COMPILE_AT + 1)]
-    assert transition._held == COMPILE_AT and transition._fire is None
-    assert outcome(specs[-1], run) == outcome(specs[0], run)
-    assert outcome(specs[-1], run)[1][0][0] == 0  # the call is refused, not applied
+    assert transition._held == COMPILE_AT and transition._fire is not None
+    for run in (Run(tool_calls=(ToolCall("t", {}),)), Run(tool_calls=(ToolCall("t", {big: 2}),))):
+        assert outcome(specs[-1], run) == outcome(specs[0], run)
+    assert outcome(specs[-1], Run(tool_calls=(ToolCall("t", {}),)))[1][0][0] == 0  # refused, not applied
+    state = {"n": 1}
+    assert transition._fire(state, {big: 2}, False) is True and state == {"n": 3}

@@ -112,8 +112,11 @@ def _effect_lines(i: int, effect: Any, names: dict) -> list[str]:
     if effect.amount_arg is not None:
         amount = "n"
         lines.append("    n = args")
-        for seg in effect.amount_arg:
-            lines += [f"    if type(n) is dict and {seg!r} in n: n = n[{seg!r}]",
+        for j, seg in enumerate(effect.amount_arg):
+            key = repr(seg) if type(seg) is str else f"_a{i}_{j}"
+            if type(seg) is not str:  # an int, bound by name: Python refuses the repr of one over 4300 digits
+                names[key] = seg
+            lines += [f"    if type(n) is dict and {key} in n: n = n[{key}]",
                       f"    else: {careful}"]
         lines.append(f"    if type(n) is not int and type(n) is not float: {careful}")
     sign = "+" if effect.op == "inc" else "-"

@@ -18,7 +18,7 @@ Per call, in this order:
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import attrs
 import msgspec
@@ -221,17 +221,6 @@ class Effect(_KeyWalk):
         return current + amount if op == "inc" else current - amount
 
 
-def _compiled(compile: Callable, *args: Any) -> Any:
-    """The rule's compiled function, or None (it is then asked slowly) when its text cannot be
-    written: compiling is only a speed-up, so what it cannot take (a value whose ``repr`` Python
-    refuses, such as an int of more than 4300 digits given through the Python API) must not
-    stop the spec that happens to be the one that compiles it from being built."""
-    try:
-        return compile(*args)
-    except Exception:
-        return None
-
-
 @attrs.frozen
 class Transition:
     """What a call to ``tool`` does to the world, when its guards hold."""
@@ -255,7 +244,7 @@ class Transition:
         object.__setattr__(self, "_direct", direct)
 
     def compile(self) -> None:
-        object.__setattr__(self, "_fire", _compiled(compile_transition, self, _careful_effects))
+        object.__setattr__(self, "_fire", compile_transition(self, _careful_effects))
 
     def fire_slowly(self, state: dict, args: Any, error: bool) -> Any:
         """What its compiled ``fire(state, args, error)`` answers (:func:`compiled.compile_transition`),
@@ -289,7 +278,7 @@ class ForbiddenRule:
     _held: int = attrs.field(default=0, init=False, eq=False, repr=False)
 
     def compile(self) -> None:
-        object.__setattr__(self, "_holds", _compiled(compile_rule, self))
+        object.__setattr__(self, "_holds", compile_rule(self))
 
     def holds_slowly(self, state: dict) -> bool:
         """Whether every guard holds, asked of each (what its compiled ``holds`` answers)."""
