@@ -17,6 +17,7 @@ once (a small cache of recent parses); replay never writes.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import difflib
 import os
@@ -268,12 +269,15 @@ def _typed_cassette(path: str, text: str | bytes) -> Optional[Cassette]:
     by :func:`_typed_decoder` in C; None when anything is not, and the standard parse and
     :class:`_Reader` decide it. This path accepts a subset of what the reader accepts and
     gives the same values, so a result or a message never depends on which path read
-    the file (``tests/test_cassette_fast.py``)."""
+    the file (``tests/test_cassette_fast.py``). One difference is left: msgspec checks the
+    syntax of a value under a key the reader ignores but not its range, so a number beyond a
+    float there (``1e400``) is read here and refused by the reader; finding one would cost a
+    scan of every file's text, for a value nothing reads."""
     try:
         data = _typed_decoder().decode(text)
     except Exception:  # msgspec's ValidationError or DecodeError; a RecursionError on deep nesting
         return None
-    if not brackets_within(text, MAX_JSON_DEPTH):
+    if not brackets_within(text, MAX_JSON_DEPTH) or not (type(text) is str or text.isascii() or _utf8(text)):
         return None
     return _typed_runs(path, data, [raw.tool_calls for raw in data.runs])
 
@@ -312,7 +316,7 @@ def _mapped_cassette(path: str, mapped: Any) -> Optional[Cassette]:
     import mmap
 
     give_back = getattr(mapped, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
-    if not mapped_brackets_within(mapped, MAX_JSON_DEPTH):
+    if not mapped_brackets_within(mapped, MAX_JSON_DEPTH) or not _mapped_utf8(mapped):
         return None
     try:
         if give_back:
@@ -337,6 +341,33 @@ def _mapped_cassette(path: str, mapped: Any) -> Optional[Cassette]:
 
 
 _NAME = attrgetter("name")
+
+
+def _utf8(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8. msgspec checks the strings it decodes, not those it skips
+    (the values of keys the reader keeps and ignores), so a file the reader refuses as not
+    UTF-8 could otherwise be read by the typed path. An ASCII file, the common case, is
+    told apart first in a fraction of a microsecond; the rest costs a decoding."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _mapped_utf8(mapped: Any) -> bool:
+    """:func:`_utf8` of a mapped file, a megabyte at a time (no copy of the whole file)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    step = 1 << 20
+    try:
+        for at in range(0, len(mapped), step):
+            chunk = mapped[at:at + step]
+            if not chunk.isascii() or decoder.getstate()[0]:  # skipped only when no sequence is left open
+                decoder.decode(chunk)
+        decoder.decode(b"", True)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 # These two run for every cassette read: plain loops, three times faster than all() over a

@@ -225,3 +225,36 @@ def test_bytes_read_as_the_text_would_be(data, message):
 def test_bytes_that_are_not_utf8_are_refused_as_before():
     with pytest.raises(InputError, match="not UTF-8 text: invalid start byte at byte 28"):
         parse_cassette("c.json", b'{"runs": [{"tool_calls": [{"\xff": 1}]}]}')
+
+
+@pytest.mark.parametrize("data", [
+    b'{"runs": [{"tool_calls": [{"name": "a"}]}], "note": "\xff"}',  # skipped values, at every level
+    b'{"runs": [{"tool_calls": [{"name": "a"}], "note": "caf\xe9"}]}',  # Latin-1, not UTF-8
+    b'{"runs": [{"tool_calls": [{"name": "a", "duration_ms": "\xc3"}]}]}',  # a sequence cut short
+    b'{"runs": [{"tool_calls": [{"name": "a"}], "conversation": {"turns": [], "x": "\xed\xa0\x80"}}]}',  # a surrogate
+])
+def test_bytes_not_utf8_under_a_key_the_reader_ignores_are_refused_by_either_path(data):
+    """msgspec skips the values of keys it does not know without checking their text: the
+    typed path must not read a file the reader refuses as not UTF-8."""
+    assert _typed_cassette("c.json", data) is None
+    with pytest.raises(InputError, match="not UTF-8 text") as caught:
+        parse_cassette("c.json", data)
+    with pytest.raises(InputError) as mapped_caught:
+        parse_cassette("c.json", mapped(data))
+    assert mapped_caught.value.render() == caught.value.render()
+    fixed = data.decode("latin-1").encode("utf-8")  # the same file written as UTF-8 is read, by the typed path
+    assert _typed_cassette("c.json", fixed) is not None
+    assert repr(parse_cassette("c.json", mapped(fixed))) == repr(parse_cassette("c.json", fixed))
+
+
+def test_a_mapped_file_is_proven_utf8_across_its_chunks(monkeypatch):
+    """The mapped file's text is checked a megabyte at a time: a sequence split between two
+    chunks is whole, one cut short by an ASCII chunk is not."""
+    pad = b" " * ((1 << 20) - len(b'{"runs": [{"tool_calls": [{"name": "a"}]}], "n": "') - 1)
+    whole = b'{"runs": [{"tool_calls": [{"name": "a"}]}], "n": "' + pad + "\u00e9".encode() + b'"}'
+    assert whole.index(b"\xc3") == (1 << 20) - 1  # the two bytes of the e-acute straddle the first megabyte
+    assert cassette_module._mapped_utf8(whole)
+    cut = whole.replace(b"\xc3\xa9", b"\xc3a")  # the second chunk starts with ASCII
+    assert not cassette_module._mapped_utf8(cut)
+    assert not cassette_module._mapped_utf8(whole[:-3] + b"\xc3")  # ends inside a sequence
+    assert _mapped_cassette("c.json", mapped(cut)) is None
