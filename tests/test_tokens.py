@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import importlib.util
 import json
+import sys
 
 import pytest
 
@@ -118,6 +119,39 @@ def test_surface_schemas_fail_as_json_dumps_does():
         surface_text([{"name": "a", "inputSchema": {"enum": {1, 2}}}])
     # one surface's failure leaves nothing behind for the next
     assert surface_text([{"name": "a", "inputSchema": {"type": "object"}}]) == 'a\n{"type":"object"}\n'
+
+
+def test_surface_schemas_without_the_circular_check_still_fail_and_pass_as_json_dumps_does():
+    """The surface's encoder skips the circular-reference check and makes it only when a
+    schema ends in a RecursionError: a schema that contains itself is still a ValueError, one
+    nested too deep still a RecursionError, and one that holds a part twice (not a loop) is
+    written twice, as json.dumps writes it."""
+    deep: dict = {}
+    for _ in range(sys.getrecursionlimit() + 100):
+        deep = {"items": deep}
+    with pytest.raises(RecursionError):
+        json.dumps(deep)
+    with pytest.raises(RecursionError):
+        surface_text([{"name": "a", "inputSchema": deep}])
+    part = {"type": "string"}
+    twice = {"properties": {"a": part, "b": part}}
+    assert surface_text([{"name": "a", "inputSchema": twice}]) == (
+        "a\n" + json.dumps(twice, ensure_ascii=False, separators=(",", ":")) + "\n")
+    loop: list = []
+    loop.append({"items": loop})
+    with pytest.raises(ValueError, match="Circular reference"):
+        surface_text([{"name": "a", "inputSchema": {"anyOf": loop}}])
+
+
+def test_surface_reads_any_mapping_and_the_schema_key_that_is_there():
+    """A tool that is another kind of mapping counts as a dict does; ``inputSchema`` is read
+    when present (even as null), ``input_schema`` only when it is absent."""
+    from types import MappingProxyType
+
+    assert surface_text([MappingProxyType({"name": "a", "input_schema": {"x": 1}})]) == 'a\n{"x":1}\n'
+    assert surface_text([{"name": "a", "inputSchema": None, "input_schema": {"x": 1}}]) == "a\n"
+    assert surface_text([{"name": "a", "inputSchema": {"y": 2}, "input_schema": {"x": 1}}]) == 'a\n{"y":2}\n'
+    assert surface_text(["not a tool", 3, {"name": "b"}]) == "b\n"
 
 
 def test_surface_count_is_the_sum_of_tool_counts():
