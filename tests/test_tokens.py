@@ -5,7 +5,9 @@ from __future__ import annotations
 import gzip
 import importlib.util
 import json
+import subprocess
 import sys
+import textwrap
 
 import pytest
 
@@ -121,11 +123,9 @@ def test_surface_schemas_fail_as_json_dumps_does():
     assert surface_text([{"name": "a", "inputSchema": {"type": "object"}}]) == 'a\n{"type":"object"}\n'
 
 
-def test_surface_schemas_without_the_circular_check_still_fail_and_pass_as_json_dumps_does():
-    """The surface's encoder skips the circular-reference check and makes it only when a
-    schema ends in a RecursionError: a schema that contains itself is still a ValueError, one
-    nested too deep still a RecursionError, and one that holds a part twice (not a loop) is
-    written twice, as json.dumps writes it."""
+def test_surface_schemas_that_loop_nest_deep_or_share_a_part_are_written_or_refused_as_json_dumps_does():
+    """A schema that contains itself is a ValueError, one nested too deep a RecursionError,
+    and one that holds a part twice (not a loop) is written twice, as json.dumps writes it."""
     deep: dict = {}
     for _ in range(sys.getrecursionlimit() + 100):
         deep = {"items": deep}
@@ -141,6 +141,29 @@ def test_surface_schemas_without_the_circular_check_still_fail_and_pass_as_json_
     loop.append({"items": loop})
     with pytest.raises(ValueError, match="Circular reference"):
         surface_text([{"name": "a", "inputSchema": {"anyOf": loop}}])
+
+
+def test_a_schema_that_contains_itself_is_refused_at_once_whatever_the_recursion_limit():
+    """The loop is found where it closes, not by encoding every level until the recursion
+    limit: that cost seconds and a gigabyte for a large schema, and crashed the interpreter
+    (its C stack) under a raised limit."""
+    code = textwrap.dedent("""
+        import sys, tracemalloc
+        from pytest_mcptest.engine.tokens import surface_text
+        sys.setrecursionlimit(200_000)
+        schema = {"description": "x" * 1_000_000}
+        schema["self"] = schema
+        tracemalloc.start()
+        try:
+            surface_text([{"name": "a", "inputSchema": schema}])
+        except ValueError as exc:
+            print(exc, tracemalloc.get_traced_memory()[1] // 2**20)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    message, peak_mib = done.stdout.rsplit(" ", 1)
+    assert message == "Circular reference detected"
+    assert int(peak_mib) < 20  # the text before the loop once or twice, not once per level
 
 
 def test_surface_reads_any_mapping_and_the_schema_key_that_is_there():
