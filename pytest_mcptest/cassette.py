@@ -277,7 +277,7 @@ def _typed_cassette(path: str, text: str | bytes) -> Optional[Cassette]:
         data = _typed_decoder().decode(text)
     except Exception:  # msgspec's ValidationError or DecodeError; a RecursionError on deep nesting
         return None
-    if not brackets_within(text, MAX_JSON_DEPTH) or not (type(text) is str or text.isascii() or _utf8(text)):
+    if not brackets_within(text, MAX_JSON_DEPTH) or not (type(text) is str or _utf8(text)):
         return None
     return _typed_runs(path, data, [raw.tool_calls for raw in data.runs])
 
@@ -348,6 +348,8 @@ def _utf8(data: bytes) -> bool:
     (the values of keys the reader keeps and ignores), so a file the reader refuses as not
     UTF-8 could otherwise be read by the typed path. An ASCII file, the common case, is
     told apart first in a fraction of a microsecond; the rest costs a decoding."""
+    if data.isascii():
+        return True
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:

@@ -247,7 +247,7 @@ def test_bytes_not_utf8_under_a_key_the_reader_ignores_are_refused_by_either_pat
     assert repr(parse_cassette("c.json", mapped(fixed))) == repr(parse_cassette("c.json", fixed))
 
 
-def test_a_mapped_file_is_proven_utf8_across_its_chunks(monkeypatch):
+def test_a_mapped_file_is_proven_utf8_across_its_chunks():
     """The mapped file's text is checked a megabyte at a time: a sequence split between two
     chunks is whole, one cut short by an ASCII chunk is not."""
     pad = b" " * ((1 << 20) - len(b'{"runs": [{"tool_calls": [{"name": "a"}]}], "n": "') - 1)
