@@ -171,7 +171,6 @@ def main(argv=None) -> int:
         os.chdir(work)
         blocks, shared_blocks = collect(work), collect(shared)
         gc.collect()
-        gc.freeze()  # as the plugin does once collection is over
         figures = {
             "parsed": per_item(blocks, Context(root=work, shared_cassettes=frozenset()), args.repeat),
             "cached": per_item(shared_blocks, shared_context(shared_blocks, shared), args.repeat),

@@ -29,29 +29,43 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
+def _option_value(args: Sequence[str], name: str) -> Optional[str]:
+    """The value the last ``name VALUE`` or ``name=VALUE`` among ``args`` gives (pytest's
+    own rule: the last one wins), or None."""
+    value = None
+    for i, arg in enumerate(args):
+        if arg.startswith(name + "="):
+            value = arg[len(name) + 1:]
+        elif arg == name and i + 1 < len(args):
+            value = args[i + 1]
+    return value
+
+
 def _pytest(targets: list[str], cassette_dir: Optional[str], as_json: bool, extra: Sequence[str] = ()) -> int:
-    """Run pytest on ``targets`` (with ``extra`` pytest options); print its output (or,
-    with ``as_json``, the report)."""
+    """Run pytest on ``targets`` (with ``extra`` pytest options, any of pytest's, in the
+    user's order); print its output (or, with ``as_json``, the report)."""
     import pytest
 
     with tempfile.TemporaryDirectory() as tmp:
-        report_path = os.path.join(tmp, "report.json")
+        # The user's own --mcptest-report (the last one wins in pytest) is the one read back.
+        report_path = _option_value(extra, "--mcptest-report") or os.path.join(tmp, "report.json")
         verbose = any(a == "--verbose" or (a.startswith("-v") and set(a[1:]) == {"v"}) for a in extra)
-        argv = targets + ["-p", "no:cacheprovider", f"--mcptest-report={report_path}", "-o", "python_files=",
+        argv = targets + [f"--mcptest-report={report_path}", "-o", "python_files=",
                           *([] if verbose else ["-q"]), *extra]  # -q would cancel the user's -v
         if cassette_dir:
             argv.append(f"--cassette-dir={os.path.abspath(cassette_dir)}")
         with contextlib.redirect_stdout(sys.stderr if as_json else sys.stdout):
             code = int(pytest.main(argv))
         report = None
-        if os.path.exists(report_path):
+        if os.path.isfile(report_path):
             with open(report_path, encoding="utf-8") as fh:
                 report = json.load(fh)
     if as_json and report is not None:
         sys.stdout.write(dumps(report))
     if code == 5:
-        print(f"mcptest: no block to run in {', '.join(targets)} (no *.mcptest.yml suite there, or none "
-              "selected)", file=sys.stderr)
+        where = [a for a in [*targets, *extra] if not a.startswith("-") and os.path.exists(a)]
+        print(f"mcptest: no block to run in {', '.join(where) or os.curdir} (no *.mcptest.yml suite there, or "
+              "none selected)", file=sys.stderr)
         return EXIT_USAGE
     if report is None or code not in (0, 1):
         print(f"mcptest: pytest stopped with exit status {code} (see its output above)", file=sys.stderr)
@@ -64,18 +78,24 @@ def _pytest(targets: list[str], cassette_dir: Optional[str], as_json: bool, extr
 
 
 def _run(args) -> int:
-    """Every block of the suites, as pytest would run them."""
+    """Every block of the suites, as pytest would run them: the suites (and ``--config``
+    files) and every pytest option go to pytest as written."""
     from .files import regular_file_problem
 
-    for suite in args.suites:
+    extra = list(args.pytest_args)
+    targets = list(args.config or ())
+    for suite in targets:
         if not os.path.exists(suite):
             print(f"{suite}: no such file or directory", file=sys.stderr)
             return EXIT_USAGE
-        problem = None if os.path.isdir(suite) else regular_file_problem(suite)
+    for path in targets + [a for a in extra if not a.startswith("-") and os.path.exists(a)]:
+        problem = None if os.path.isdir(path) else regular_file_problem(path)
         if problem:
-            print(f"{suite}: {problem}", file=sys.stderr)
+            print(f"{path}: {problem}", file=sys.stderr)
             return EXIT_USAGE
-    extra = list(args.pytest_args)
+    if not targets and not any(not a.startswith("-") for a in extra):
+        print("mcptest run: name the suites to run (files or folders), or --config FILE", file=sys.stderr)
+        return EXIT_USAGE
     if args.record and not any(a.startswith("--mcptest-record-mode") for a in extra):
         extra.append("--mcptest-record-mode=once")  # record what has no cassette yet, replay the rest
     if args.dry_run:
@@ -83,7 +103,7 @@ def _run(args) -> int:
             print("mcptest run: --dry-run goes with --record (or a record mode that records)", file=sys.stderr)
             return EXIT_USAGE
         extra.append("--mcptest-dry-run")
-    return _pytest(list(args.suites), args.cassette_dir, args.json, extra)
+    return _pytest(targets, args.cassette_dir, args.json, extra)
 
 
 def _scenario_run(args) -> int:
@@ -402,10 +422,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mcptest {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    run = sub.add_parser("run", help="run every block of the suites, as pytest would",
-                         usage="mcptest run SUITE... [--cassette-dir DIR] [--json] [--record [--dry-run]] "
-                               "[pytest options, e.g. -k X -m Y -x]")
-    run.add_argument("suites", nargs="+", metavar="SUITE")
+    run = sub.add_parser("run", help="run every block of the suites, as pytest would", allow_abbrev=False,
+                         usage="mcptest run SUITE... [--config FILE] [--cassette-dir DIR] [--json] "
+                               "[--record [--dry-run]] [any pytest option, e.g. -k X -m Y -x --lf -n 2]",
+                         description="Every other argument, suites and pytest options alike, goes to pytest "
+                                     "in the order written (after a lone --, too).")
+    run.add_argument("--config", action="append", metavar="FILE", help="a suite to run (repeatable)")
     run.add_argument("--cassette-dir", metavar="DIR")
     run.add_argument("--json", action="store_true", help="print the JSON report on stdout")
     run.add_argument("--record", action="store_true",
@@ -478,51 +500,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-# `mcptest run`'s own options; every other option goes to pytest.
-_RUN_FLAGS = ("--json", "--record", "--dry-run", "-h", "--help")
-_RUN_OPTIONS = ("--cassette-dir",)
-
-
-def _split_run(argv: list[str]) -> tuple[list[str], list[str]]:
-    """``mcptest run``'s arguments, and the pytest options among them (``-k widget``,
-    ``-m smoke``, ``-x``, ``--junitxml=out.xml``, and all after ``--``), in their order.
-
-    An option's value is taken with it when it does not name an existing path (so
-    ``-k widget examples/`` passes ``-k widget`` and keeps ``examples/`` a suite).
-    """
-    ours: list[str] = []
-    passed: list[str] = []
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        if arg == "--":
-            passed += argv[i + 1:]
-            break
-        if arg in _RUN_FLAGS or arg.startswith(tuple(o + "=" for o in _RUN_OPTIONS)):
-            ours.append(arg)
-        elif arg in _RUN_OPTIONS:
-            ours += argv[i:i + 2]
-            i += 1
-        elif arg.startswith("-"):
-            passed.append(arg)
-            value = argv[i + 1] if i + 1 < len(argv) else None
-            if "=" not in arg and value is not None and not value.startswith("-") and not os.path.exists(value):
-                passed.append(value)
-                i += 1
-        else:
-            ours.append(arg)
-        i += 1
-    return ours, passed
-
-
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    passed: list[str] = []
-    if argv[:1] == ["run"]:
-        mine, passed = _split_run(argv[1:])
-        argv = ["run"] + mine
-    args = build_parser().parse_args(argv)
-    args.pytest_args = passed
+    parser = build_parser()
+    args, rest = parser.parse_known_args(argv)
+    if args.command != "run" and rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    if "--" in rest:  # options after a lone -- are pytest's too
+        rest.remove("--")
+    args.pytest_args = rest
     return args.func(args)
 
 

@@ -9,7 +9,7 @@ from typing import Optional
 
 import pytest
 
-from .stash import CONTEXT_KEY, FROZEN_KEY
+from .stash import CONTEXT_KEY
 from .errors import InputError
 from .evaluate import evaluate
 from .gates import replays_only
@@ -74,10 +74,8 @@ class SuiteFile(pytest.File):
     """A ``*.mcptest.yml`` file. A bad file is one collection error; the others still run."""
 
     def collect(self):
-        # Parsing and item creation allocate many small objects that all live on; the
-        # garbage collector would only walk them again and again, so it waits, and what was
-        # built is frozen (out of every later collection's way; the plugin unfreezes at the
-        # session's end, see ``_SessionHooks.unfreeze``).
+        # Parsing and item creation allocate many small objects and no cycles: the
+        # collector waits until this file is built (and only that long).
         gc_was_enabled = gc.isenabled()
         gc.disable()
         try:
@@ -86,8 +84,6 @@ class SuiteFile(pytest.File):
                 warnings.warn_explicit(SuiteWarning(message), SuiteWarning, str(self.path), line)
             items = [BlockItem.from_parent(self, name=head.name, head=head, suite=suite, index=index)
                      for index, head in enumerate(suite.heads)]
-            gc.freeze()
-            self.config.stash[FROZEN_KEY] = True
             return items
         finally:
             if gc_was_enabled:

@@ -16,7 +16,7 @@ import pytest
 
 from .context import Context
 from .files import file_above
-from .stash import CONTEXT_KEY, FROZEN_KEY
+from .stash import CONTEXT_KEY
 from .report import (ReportBuilder, compare_reports, comparison_problem, item_entry, load_report, render_comparison,
                      write_report)
 
@@ -273,31 +273,18 @@ class _SessionHooks:
         wanted = _wants_entries(config)
         self.builder = ReportBuilder() if wanted and not hasattr(config, "workerinput") else None
         self.patterns = DEFAULT_PATTERNS + tuple(config.getini("mcptest_files"))
-        self.frozen = False
         self.summary: dict[str, list] = {}  # section -> [(nodeid, payload)], from the items' gates
         self.metrics: list[tuple[str, str]] = []  # (nodeid, figures) of the items that passed, under -v
         self.comparison: dict | None = None
-        # Registered now, before pytest's own plugins register theirs, so that it runs
-        # after them: cleanups run last-in, first-out.
-        config.add_cleanup(self.unfreeze)
 
     def _is_suite(self, nodeid: str) -> bool:
         name = nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
         return any(fnmatch.fnmatch(name, p) for p in self.patterns)
 
     def pytest_collection_finish(self, session) -> None:
-        """Freeze what collection built (it lives all session) when suites were collected.
-
-        Every later full garbage collection, pytest's own five at the end included,
-        then skips the items, blocks and rules instead of walking them again; with
-        thousands of items that walk costs more than replaying them.
-        """
         blocks = [item.head for item in session.items if _is_block_item(item)]
-        if blocks:
-            if not self.config.option.collectonly:
-                self._count_cassettes(blocks)
-            gc.freeze()
-            self.frozen = True
+        if blocks and not self.config.option.collectonly:
+            self._count_cassettes(blocks)
 
     def _count_cassettes(self, blocks: list) -> None:
         """Tell the items which cassettes more than one of them replays: only those are kept
@@ -312,25 +299,6 @@ class _SessionHooks:
         counts = Counter(cassette_path(block, ctx) for block in blocks)
         shared = frozenset(path for path, n in counts.items() if n > 1)
         self.config.stash[CONTEXT_KEY] = ctx._replace(shared_cassettes=shared)
-
-    def unfreeze(self) -> None:
-        """At the very end of the session (after pytest's last collections), hand the frozen
-        objects back to the collector, unless the process ends with this session.
-
-        A process that ends here (``pytest`` or ``python -m pytest`` on the command line,
-        an xdist worker) would only have the interpreter's exit collections walk every
-        item once more, hundreds of thousands of objects for nothing: their memory goes
-        back with the process. Nothing that must run at exit hangs on them: pytest has
-        written its reports and caches by now, and whatever is allocated after collection
-        (the run's own objects) was never frozen. A session run inside a longer-lived
-        process (``pytest.main()`` from a script, pytester's in-process runs) unfreezes,
-        so that its garbage is collected and the process does not grow session by session.
-        """
-        frozen = self.frozen or self.config.stash.get(FROZEN_KEY, False)
-        if frozen and not (hasattr(self.config, "workerinput") or _process_ends_with_session()):
-            gc.unfreeze()
-        self.frozen = False
-        self.config.stash[FROZEN_KEY] = False
 
     def pytest_runtest_logreport(self, report) -> None:
         if self.builder is not None:
@@ -417,25 +385,6 @@ class _SessionHooks:
             compare = self.config.getoption("mcptest_compare")
             path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_html"))
             write_html(path, self.builder.to_dict(), self.comparison, os.path.basename(compare) if compare else "")
-
-
-def _process_ends_with_session() -> bool:
-    """Whether this session was started by pytest's console entry point (``pytest``,
-    ``python -m pytest``), so the interpreter exits once its cleanup is done: the innermost
-    ``main`` of pytest on the stack was called by ``console_main``, not by other code (a
-    script, or pytester running a session inside a test)."""
-    frame, entered = sys._getframe(1), False
-    while frame is not None:
-        in_config = frame.f_globals.get("__name__") == "_pytest.config"
-        name = frame.f_code.co_name
-        if in_config and name in ("_console_main", "console_main") and entered:
-            return True
-        if in_config and name in ("main", "_main"):
-            entered = True
-        elif entered and not in_config:
-            return False
-        frame = frame.f_back
-    return False
 
 
 def pytest_assertrepr_compare(config, op, left, right):

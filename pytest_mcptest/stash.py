@@ -9,7 +9,3 @@ import pytest
 from .context import Context
 
 CONTEXT_KEY = pytest.StashKey[Context]()
-
-# Set once a suite file's collection has frozen what it built (see ``SuiteFile.collect``):
-# the session then unfreezes at its end, as it does after ``gc.freeze()`` at collection finish.
-FROZEN_KEY = pytest.StashKey[bool]()

@@ -124,6 +124,33 @@ def test_run_passes_pytest_options_through(suite, capsys):
     assert "1 passed, 1 deselected" in capsys.readouterr().out
 
 
+def test_run_is_pytest_last_failed_config_and_report_included(suite, capsys):
+    """``mcptest run`` keeps pytest's cache: ``--lf`` reruns what failed; ``--config FILE``
+    names a suite; the user's own ``--mcptest-report`` is written and read back."""
+    (suite / "cassettes" / "restock.json").write_text(BAD_RUN)
+    assert main(["run", "shop.mcptest.yml"]) == 1
+    capsys.readouterr()
+    assert main(["run", "shop.mcptest.yml", "--lf"]) == 1
+    out = capsys.readouterr().out
+    assert "1 failed, 1 deselected" in out
+    (suite / "cassettes" / "restock.json").write_text(GOOD_RUN)
+    assert main(["run", "--config", "shop.mcptest.yml", "--mcptest-report=mine.json"]) == 0
+    assert "2 passed" in capsys.readouterr().out
+    mine = json.loads((suite / "mine.json").read_text())
+    assert [i["outcome"] for i in mine["items"]] == ["passed", "passed"]
+
+
+def test_run_reads_options_before_suites(suite, capsys):
+    """``-x`` before a suite is pytest's; a suite that is not there is said to be missing."""
+    assert main(["run", "-x", "shop.mcptest.yml"]) == 0
+    assert main(["run", "-x", "nosuch.mcptest.yml"]) == 2
+    captured = capsys.readouterr()
+    assert "nosuch.mcptest.yml" in captured.out + captured.err
+    assert "SUITE" not in captured.err
+    assert main(["run", "--config", "nosuch.yml"]) == 2
+    assert "nosuch.yml: no such file or directory" in capsys.readouterr().err
+
+
 def test_run_verbose_shows_the_figures_of_passing_items(suite):
     quiet = _cli("run", "shop.mcptest.yml", cwd=suite)
     assert quiet.returncode == 0 and "passing items" not in quiet.stdout

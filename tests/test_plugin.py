@@ -387,26 +387,35 @@ def test_a_report_path_under_a_file_is_a_usage_error(pytester):
                                  "not a folder*"])
 
 
-FREEZE_PROBE = '''
+USER_GC_TEST = """
 import gc
+import weakref
 
 
-def pytest_configure(config):
-    # Registered before the plugin's own cleanup, so it runs after it (last in, first out).
-    config.add_cleanup(lambda: print(f"frozen after cleanup: {gc.get_freeze_count() > 0}"))
-'''
+class Node:
+    pass
 
 
-def test_collected_items_stay_frozen_only_when_the_process_ends_with_the_session(shop):
-    """A command-line pytest keeps what collection froze (the exit need not walk it); a session
-    inside a longer-lived process hands it back to the collector."""
-    shop.makeconftest(FREEZE_PROBE)
-    sub = shop.runpytest_subprocess("-s", "-p", "no:cacheprovider")
-    sub.assert_outcomes(passed=2)
-    assert "frozen after cleanup: True" in sub.stdout.str()
-    inline = shop.runpytest("-s", "-p", "no:cacheprovider")
-    inline.assert_outcomes(passed=2)
-    assert "frozen after cleanup: False" in inline.stdout.str()
+def test_a_cycle_dropped_at_module_level_is_collected():
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    gone = weakref.ref(a)
+    del a, b
+    gc.collect()
+    assert gone() is None
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == 0
+"""
+
+
+@pytest.mark.parametrize("where", ["subprocess", "inline"])
+def test_a_users_own_gc_test_passes_beside_suites(shop, where):
+    """The plugin leaves the garbage collector as it found it: a user's test that counts on
+    ``gc.collect()`` freeing a cycle (and on nothing being frozen) passes in a session that
+    also collects and runs suites, on the command line and inside another process."""
+    shop.makepyfile(test_user_gc=USER_GC_TEST)
+    run = shop.runpytest_subprocess if where == "subprocess" else shop.runpytest
+    run("-p", "no:cacheprovider").assert_outcomes(passed=3)
 
 
 def test_a_cassette_several_items_share_is_parsed_once_and_only_it_is_kept(pytester, monkeypatch):
