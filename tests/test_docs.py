@@ -1,0 +1,123 @@
+"""Every suite written in the README and the docs loads as written, and every ``mcptest``
+command shown there is one the command line accepts: a user pastes them, so they are
+checked the way pytest checks its own documentation's examples."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pytest_mcptest.cli import build_parser
+from pytest_mcptest.errors import InputError
+from pytest_mcptest.mcp.mock_server import load_spec
+from pytest_mcptest.suite.build import load_suite
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "examples").glob("*/README.md"))]
+_FENCE = re.compile(r"^```([\w-]*)\n(.*?)^```", re.M | re.S)
+_SCHEMA = json.loads((ROOT / "pytest_mcptest" / "schema" / "v1.json").read_text(encoding="utf-8"))["$defs"]
+
+
+def _blocks(languages: tuple[str, ...]) -> list:
+    found = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for match in _FENCE.finditer(text):
+            if match.group(1) in languages:
+                line = text.count("\n", 0, match.start()) + 2
+                found.append(pytest.param(match.group(2), id=f"{page.relative_to(ROOT)}:{line}"))
+    return found
+
+
+def _keys(name: str) -> set:
+    return set(_SCHEMA[name].get("properties", {}))
+
+
+def _as_suite(data) -> object:
+    """The block as a whole suite document: a suite stays as written; the keys of one agent
+    test or one scenario (a block that shows part of one) are put in a block of that kind."""
+    if not isinstance(data, dict):
+        raise AssertionError(f"a YAML block that is not a mapping: {data!r}")
+    keys = set(data)
+    if keys <= _keys("suite") or {"synthetic_user", "evaluation"} <= keys:
+        return data
+    for kind, plural in (("agent", "agents"), ("scenario", "scenarios")):
+        if keys <= _keys(kind):
+            return {plural: [{"name": "from the docs", **data}]}
+    raise AssertionError(f"a YAML block whose keys {sorted(keys)} are neither a suite's nor one block's")
+
+
+@pytest.mark.parametrize("text", _blocks(("yaml", "yml")))
+def test_every_yaml_block_of_the_docs_loads(text, tmp_path):
+    data = yaml.safe_load(text)
+    if isinstance(data, dict) and "mock_server" in data:
+        path = tmp_path / "manifest.yml"
+        path.write_text(text, encoding="utf-8")
+        load_spec(path)
+        return
+    suite = _as_suite(data)
+    path = tmp_path / "doc.mcptest.yml"
+    path.write_text(text if suite is data else yaml.safe_dump(suite, sort_keys=False), encoding="utf-8")
+    try:
+        load_suite(str(path))
+    except InputError as exc:
+        pytest.fail(exc.render(), pytrace=False)
+
+
+_PLACEHOLDER = re.compile(r"\[|\(|\.\.\.|<|\b[A-Z][A-Z_]{2,}\b(?!=)")
+
+
+_COMMAND = re.compile(r"^\s*(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:\S*/)?(?:mcptest|pytest)(?:\s|$)")
+
+
+def _commands(text: str) -> list[tuple[list[str], str]]:
+    """The ``mcptest`` and ``pytest`` command lines of a shell block, each as its words and
+    its comment; usage lines (``[--json]``, ``SUITE...``, ``(A | B)``) are not commands."""
+    commands = []
+    for line in text.replace("\\\n", " ").splitlines():
+        line = line.strip().removeprefix("$ ")
+        command, _, comment = line.partition("  #")
+        for part in re.split(r"&&|;", command):
+            if not _COMMAND.match(part) or _PLACEHOLDER.search(part):
+                continue
+            words = shlex.split(part, comments=True)
+            while words and re.match(r"^[A-Z_][A-Z0-9_]*=", words[0]):
+                words.pop(0)  # VAR=value before the command
+            if words and words[0].rsplit("/", 1)[-1] in ("mcptest", "pytest"):
+                commands.append((words, comment))
+    return commands
+
+
+def _shell_blocks() -> list:
+    return [block for block in _blocks(("", "bash", "sh", "shell", "console")) if _commands(block.values[0])]
+
+
+@pytest.mark.parametrize("text", _shell_blocks())
+def test_every_command_of_the_docs_is_accepted_and_those_on_the_examples_run(text):
+    """Every ``mcptest`` command parses; every command on the shipped examples runs, with the
+    counts its comment promises."""
+    parser = build_parser()
+    for words, comment in _commands(text):
+        shown = shlex.join(words)
+        if words[0].endswith("mcptest"):
+            try:
+                args, rest = parser.parse_known_args(words[1:])
+            except SystemExit:
+                pytest.fail(f"{shown}: refused by the command line", pytrace=False)
+            assert not rest or args.command == "run", f"{shown}: unrecognized {rest}"
+        paths = [w for w in words[1:] if w.startswith("examples/") and "/cassettes" not in w]
+        if not paths or "--record" in words or "record" in words[1:2]:
+            continue
+        program = [sys.executable, "-m", "pytest"] if words[0] == "pytest" else [sys.executable, "-m",
+                                                                                   "pytest_mcptest.cli"]
+        done = subprocess.run(program + words[1:], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert done.returncode in (0, 1), f"{shown}: exit {done.returncode}\n{done.stdout}{done.stderr}"
+        for count in re.findall(r"\d+ (?:passed|failed|skipped|xfailed|xpassed)", comment):
+            assert count in done.stdout, f"{shown}: the docs say {count}\n{done.stdout[-2000:]}"
