@@ -13,7 +13,7 @@ import pytest
 from pytest_mcptest.cassette import parse_cassette
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.suite.validate import CASSETTE, fast_check, schema
-from test_malformed import CASSETTE_CASES
+from cassette_cases import CASSETTE_CASES
 
 REFERENCE = jsonschema.Draft202012Validator(schema(CASSETTE))
 EXAMPLES = sorted((pathlib.Path(__file__).resolve().parent.parent / "examples").rglob("cassettes/*.json"))

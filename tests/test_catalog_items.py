@@ -8,17 +8,8 @@ import pytest
 
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.evaluate import Context, evaluate
+from catalog_data import BAD_TOOL, GOOD_TOOL
 from pytest_mcptest.suite.build import load_suite
-
-GOOD_TOOL = {
-    "name": "get_weather",
-    "description": "Get the current weather forecast for a city. Returns JSON with temperature and conditions.",
-    "inputSchema": {"type": "object", "additionalProperties": False, "required": ["city"],
-                    "properties": {"city": {"type": "string", "maxLength": 80, "description": "City name, e.g. Paris"}},
-                    "examples": [{"city": "Paris"}]},
-    "annotations": {"readOnlyHint": True},
-}
-BAD_TOOL = {"name": "x", "description": "x", "inputSchema": {"type": "object", "properties": {"q": {}}}}
 
 
 def _write(tmp_path, suite: str, tools) -> str:

@@ -5,19 +5,8 @@ from __future__ import annotations
 import json
 
 from pytest_mcptest.cli import main
-from test_catalog_items import BAD_TOOL, GOOD_TOOL
+from catalog_data import BAD_TOOL, BENCH, GOOD_TOOL
 
-BENCH = """\
-catalog:
-  tools:
-    - {name: lookup_a, description: Return the current weather forecast for a city as JSON.}
-    - {name: lookup_b, description: Convert an amount of money between two currencies.}
-intents:
-  - {query: what is the weather forecast in Paris, gold: [lookup_a]}
-  - {query: convert 10 euros to dollars, gold: [lookup_b]}
-mutations:
-  - {tool: lookup_a, kind: blank}
-"""
 
 
 def test_doctor_lists_findings_tool_by_tool(tmp_path, capsys):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from cassette_cases import CASSETTE_CASES
 from pytest_mcptest.cassette import parse_cassette
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.suite.build import load_suite
@@ -335,68 +336,6 @@ def test_cassette_empty_text():
     assert err.line == 1 and "invalid JSON" in err.message
 
 
-CASSETTE_CASES = [
-    pytest.param({"mcptest_cassette": 1, "runs": [{"tool_calls": [{"name": "a"}, {"args": {}}]}]},
-                 "/runs/0/tool_calls/1", ["needs a 'name'"], id="missing-tool-call-name"),
-    pytest.param({"runs": [{"tool_calls": [{"name": "a"}]}, {"tool_calls": [{"name": None}]}]},
-                 "/runs/1/tool_calls/0", ["needs a 'name'"], id="null-tool-call-name"),
-    pytest.param({"runs": [{"tool_calls": [{"name": 5}]}]},
-                 "/runs/0/tool_calls/0/name", ["name must be string", "number"], id="name-not-string"),
-    pytest.param({"runs": [{"tool_calls": [{"name": ""}]}]},
-                 "/runs/0/tool_calls/0/name", ["must not be empty"], id="name-empty"),
-    pytest.param({"runs": [{"tool_calls": [{"name": "a", "error": "yes"}]}]},
-                 "/runs/0/tool_calls/0/error", ["'error' must be boolean", "string"], id="error-not-boolean"),
-    pytest.param({"runs": [{"tool_calls": [{"name": "a", "error": 0}]}]},
-                 "/runs/0/tool_calls/0/error", ["'error' must be boolean", "number"], id="error-zero"),
-    pytest.param({"runs": {"tool_calls": []}},
-                 "/runs", ["'runs' must be array", "object"], id="runs-not-list"),
-    pytest.param({"mcptest_cassette": 2, "runs": []},
-                 "/mcptest_cassette", ["unsupported cassette version 2", "reads version 1"], id="unsupported-version"),
-    pytest.param({"mcptest_cassette": "1", "runs": []},
-                 "/mcptest_cassette", ["unsupported cassette version '1'"], id="version-as-string"),
-    pytest.param({"mcptest_cassette": 1, "meta": {"agent": "x"}},
-                 "", ["no recorded run found", "'runs'", "trace.tool_calls", "root 'tool_calls'"], id="no-runs"),
-    pytest.param({"trace": {"conversation": {}}},
-                 "", ["no recorded run found"], id="trace-without-tool-calls"),
-    pytest.param([{"tool_calls": []}],
-                 "", ["a cassette must be object", "array"], id="root-not-object"),
-    pytest.param({"runs": [{"tool_calls": [], "conversation": {"tokens": {"input": 1, "total": "many"}}}]},
-                 "/runs/0/conversation/tokens/total", ["'tokens.total' must be number", "string"],
-                 id="tokens-total-not-number"),
-    pytest.param({"runs": [{"tool_calls": [], "conversation": {"tokens": {"input": True}}}]},
-                 "/runs/0/conversation/tokens/input", ["'tokens.input' must be number", "boolean"],
-                 id="tokens-input-boolean"),
-    pytest.param({"runs": [{"tool_calls": [], "conversation": {"tokens": [1]}}]},
-                 "/runs/0/conversation/tokens", ["must be object", "array"], id="tokens-not-object"),
-    pytest.param({"runs": [{"tool_calls": [], "cost_micros": "1"}]},
-                 "/runs/0/cost_micros", ["'cost_micros' must be number", "string"], id="cost-not-number"),
-    pytest.param({"runs": [{"tool_calls": {"name": "a"}}]},
-                 "/runs/0/tool_calls", ["'tool_calls' must be array", "object"], id="tool-calls-not-list"),
-    pytest.param({"runs": [{"tool_calls": ["get_weather"]}]},
-                 "/runs/0/tool_calls/0", ["a tool call must be object", "string"], id="tool-call-not-object"),
-    pytest.param({"runs": [{"tool_calls": [{"name": "a", "turn": 1.5}]}]},
-                 "/runs/0/tool_calls/0/turn", ["'turn' must be integer"], id="turn-not-integer"),
-    pytest.param({"runs": [{"tool_calls": [{"name": "a", "server": 3}]}]},
-                 "/runs/0/tool_calls/0/server", ["'server' must be string", "number"], id="server-not-string"),
-    pytest.param({"runs": [{"tool_calls": [], "conversation": {"turns": ["hi"]}}]},
-                 "/runs/0/conversation/turns/0", ["a conversation turn must be object", "string"],
-                 id="turn-not-object"),
-    pytest.param({"runs": [{"tool_calls": [], "conversation": {"turns": {"role": "user"}}}]},
-                 "/runs/0/conversation/turns", ["'conversation.turns' must be array"], id="turns-not-list"),
-    pytest.param({"runs": [{"tool_calls": [], "judgments": {}}]},
-                 "/runs/0/judgments", ["'judgments' must be array"], id="judgments-not-list"),
-    pytest.param({"runs": [{"tool_calls": []}, 7]},
-                 "/runs/1", ["a run must be object", "number"], id="run-not-object"),
-    pytest.param({"meta": "agent x", "runs": []},
-                 "/meta", ["'meta' must be object"], id="meta-not-object"),
-    pytest.param({"trace": {"tool_calls": [{"name": "a"}, {"name": "b", "error": "no"}]}},
-                 "/trace/tool_calls/1/error", ["'error' must be boolean"], id="trace-envelope-pointer"),
-    pytest.param({"tool_calls": [{"nom": "a"}]},
-                 "/tool_calls/0", ["needs a 'name'"], id="root-envelope-pointer"),
-    pytest.param({"runs": [{"tool_calls": [{"name": "a/b", "error": 1}]}],
-                  "x~y": 1},
-                 "/runs/0/tool_calls/0/error", ["'error' must be boolean"], id="pointer-escaping-unneeded"),
-]
 
 
 @pytest.mark.parametrize("data, pointer, words", CASSETTE_CASES)

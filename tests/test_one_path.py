@@ -14,7 +14,7 @@ import re
 import pytest
 
 from pytest_mcptest.cli import main
-from test_cli_catalog import BENCH as SPEC
+from catalog_data import BENCH as SPEC
 
 # Mean score about 0.55 and no Critical finding: fails spec 001's default gates
 # (mean >= 0.70) although nothing is Critical, which is where doctor and the item used

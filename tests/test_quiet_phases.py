@@ -11,7 +11,7 @@ from _pytest.logging import LoggingPlugin
 
 from pytest_mcptest.gates import GATES, replays_only
 from suites import PING_RUN, simple_scenario
-from test_catalog_items import GOOD_TOOL
+from catalog_data import GOOD_TOOL
 
 CATALOG = {"tools": [GOOD_TOOL]}
 
