@@ -504,8 +504,7 @@ def build_parser() -> argparse.ArgumentParser:
     ver.add_argument("--header", action="append", metavar="'NAME: VALUE'", help="with --http: send this header")
     ver.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
                      help="how long one answer may take (default 30)")
-    ver.add_argument("server_command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
-    ver.set_defaults(func=_verify)
+    ver.set_defaults(func=_verify, server_command=[])  # the command after -- (see main)
 
     imp = sub.add_parser("import", help="turn existing logs into a cassette")
     imp.add_argument("kind", choices=["auto", "openai-chat", "anthropic", "otel", "claude-code", "swe-agent"],
@@ -562,8 +561,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if argv[:1] == ["run"]:
         mine, passed = _split_run(argv[1:])
         argv = ["run"] + mine
+    command: list[str] = []
+    if argv[:1] == ["verify"] and "--" in argv:  # options may come after CASSETTE, the command after --
+        at = argv.index("--")
+        argv, command = argv[:at], argv[at + 1:]
     args = build_parser().parse_args(argv)
     args.pytest_args = passed
+    if command:
+        args.server_command = command
     return args.func(args)
 
 

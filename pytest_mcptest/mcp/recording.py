@@ -44,6 +44,7 @@ class Recording:
     exchanges: tuple
     host_answers: tuple             # (method, the host's answer) to each server request, in order
     tools: list
+    sent: tuple = ()                # what the host sent, requests and notifications, in order
 
     def of(self, method: str) -> list:
         return [e for e in self.exchanges if e.method == method]
@@ -96,9 +97,12 @@ def _from_messages(shown: str, number: int, runs: int, messages: list, meta: dic
     answers: list = []
     host_answers: list = []
     notes: dict = {}             # index -> notifications the server sent meanwhile
+    sent: list = []
     for entry in messages:
         message, side = entry["message"], entry["from"]
         method, request_id = message.get("method"), message.get("id")
+        if side == "host" and isinstance(method, str):
+            sent.append(message)
         if side == "host":
             if isinstance(method, str) and request_id is not None:
                 host_requests[_key(request_id)] = len(exchanges)
@@ -124,7 +128,7 @@ def _from_messages(shown: str, number: int, runs: int, messages: list, meta: dic
     if tools is None:
         tools = _catalog_tools(catalog, meta)
     return Recording(shown, number, runs, info, meta.get("protocol_version"), init, tuple(result), tuple(host_answers),
-                     tools)
+                     tools, tuple(sent))
 
 
 def _key(request_id: Any) -> Any:
@@ -181,8 +185,11 @@ def _from_calls(shown: str, number: int, runs: int, chosen: dict, meta: dict, ca
             answer = {"jsonrpc": "2.0", "id": i + 1, "result": result}
         exchanges.append(Exchange(i, "tools/call", params, request, answer))
     server = meta.get("server") or (next(iter(catalog)) if len(catalog) == 1 else None) or "mcptest-serve"
+    handshake = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "mcptest verify", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"}]
     return Recording(shown, number, runs, {"name": server}, meta.get("protocol_version"), None, tuple(exchanges), (),
-                     _catalog_tools(catalog, meta))
+                     _catalog_tools(catalog, meta), tuple(handshake + [e.request for e in exchanges]))
 
 
 def _json(value: Any) -> str:
