@@ -168,8 +168,23 @@ class _Reader:
             if entry.get("verdict") not in ("pass", "fail"):
                 raise self.fail(here + ["verdict"], f"a judgment's 'verdict' must be \"pass\" or \"fail\", "
                                 f"found {entry.get('verdict')!r}")
+        messages = raw.get("messages")
+        if messages is not None:
+            self.messages(messages, parts + ["messages"])
         return Run(tool_calls=calls, turns=tuple(turns), tokens=tokens, cost_micros=cost, judgments=tuple(judgments),
                    task=raw.get("task"), trial=raw.get("trial"), meta=raw.get("meta") or None)
+
+    def messages(self, raw, parts) -> None:
+        """A recorded session (``mcptest record``): each entry says who sent it and holds a
+        JSON-RPC message. Gates read ``tool_calls``; ``mcptest serve`` and ``verify`` read these."""
+        self.expect_type(raw, ["array"], parts, "'messages'")
+        for i, entry in enumerate(raw):
+            here = parts + [i]
+            self.expect_type(entry, ["object"], here, "a recorded message")
+            if entry.get("from") not in ("host", "server"):
+                raise self.fail(here + ["from"], f"a recorded message's 'from' must be \"host\" or \"server\", "
+                                f"found {entry.get('from')!r}")
+            self.expect_type(entry.get("message"), ["object"], here + ["message"], "a recorded message's 'message'")
 
     def cassette(self, data) -> Cassette:
         self.expect_type(data, ["object"], [], "a cassette")
@@ -238,6 +253,8 @@ def _typed_decoder(raw_calls: bool = False):
         ("turns", list[dict], []),
         ("tokens", Optional[dict], None),
     ])
+    message = msgspec.defstruct("Message", [("from_", Literal["host", "server"]), ("message", dict)],
+                                rename={"from_": "from"})
     run = msgspec.defstruct("RunV1", [
         ("tool_calls", list[msgspec.Raw] if raw_calls else tuple[ToolCall, ...]),
         ("conversation", Optional[conversation], None),
@@ -246,6 +263,7 @@ def _typed_decoder(raw_calls: bool = False):
         ("task", Union[str, int, None], None),
         ("trial", Optional[Annotated[int, msgspec.Meta(ge=0)]], None),
         ("meta", Optional[dict], None),
+        ("messages", Optional[list[message]], None),
     ])
     cassette = msgspec.defstruct("CassetteV1", [
         ("runs", list[run]),
@@ -442,8 +460,9 @@ def forget_parsed() -> None:
 # diff; other keys follow in the order they were given. Values below (arguments, results,
 # catalogs) are kept exactly as recorded.
 _TOP_ORDER = ("mcptest_cassette", "meta", "catalog", "runs")
-_RUN_ORDER = ("task", "trial", "meta", "tool_calls", "conversation", "cost_micros", "judgments")
-_CALL_ORDER = ("name", "server", "args", "error", "result", "rpc_error", "duration_ms", "turn")
+_RUN_ORDER = ("task", "trial", "meta", "tool_calls", "conversation", "cost_micros", "judgments", "messages")
+_CALL_ORDER = ("name", "server", "args", "error", "result", "rpc_error", "unanswered", "task_id", "duration_ms",
+               "turn")
 
 
 def _ordered(obj: dict, order: tuple) -> dict:

@@ -415,6 +415,20 @@ def _mock(args) -> int:
     return run(args.tools_from, args.fault)
 
 
+def _serve(args) -> int:
+    """Play a recorded session back as an MCP server (exit 2 for bad input)."""
+    from .mcp.replay_server import run
+
+    return run(args.cassette, args.run, args.match, tuple(args.ignore_arg or ()), args.http, args.fault)
+
+
+def _verify(args) -> int:
+    """Re-send a recording's requests to a server and compare its answers (exit 0, 1 or 2)."""
+    from .record.verify import main as verify
+
+    return verify(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -488,6 +502,32 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("server_command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
     rec.set_defaults(func=_record)
 
+    srv = sub.add_parser("serve", help="play a recorded session back as an MCP server (stdio, or --http)")
+    srv.add_argument("cassette", metavar="CASSETTE")
+    srv.add_argument("--run", type=int, metavar="N", help="which run to play (from 1; default: the last)")
+    srv.add_argument("--match", choices=["args", "name", "strict-order"], default="args",
+                     help="how a tools/call finds its recorded answer (default: args, the name and arguments)")
+    srv.add_argument("--ignore-arg", action="append", metavar="PATH",
+                     help="an argument left out of matching, e.g. filters.date (repeatable)")
+    srv.add_argument("--http", metavar="HOST:PORT", help="serve Streamable HTTP at http://HOST:PORT/mcp")
+    srv.add_argument("--fault", metavar="SPEC", default="none",
+                     help="on tools/call, as mcptest mock: none | hang | slow:<ms> | recover-after:<n>")
+    srv.set_defaults(func=_serve)
+
+    ver = sub.add_parser("verify", help="re-send a recording's requests to a server and compare its answers",
+                         usage="mcptest verify CASSETTE [--run N] [--ignore PATH]... [--update] "
+                               "[--header 'NAME: VALUE']... (-- COMMAND... | --http URL)")
+    ver.add_argument("cassette", metavar="CASSETTE")
+    ver.add_argument("--run", type=int, metavar="N", help="which run to verify against (from 1; default: the last)")
+    ver.add_argument("--ignore", action="append", metavar="PATH",
+                     help="a path of the answers left out, e.g. result.content[0].text.datetime (repeatable)")
+    ver.add_argument("--update", action="store_true", help="append the new answers to CASSETTE as a new run")
+    ver.add_argument("--http", metavar="URL", help="a Streamable HTTP endpoint instead of a command")
+    ver.add_argument("--header", action="append", metavar="'NAME: VALUE'", help="with --http: send this header")
+    ver.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+                     help="how long one answer may take (default 30)")
+    ver.set_defaults(func=_verify, server_command=[])  # the command after -- (see main)
+
     imp = sub.add_parser("import", help="turn existing logs into a cassette")
     imp.add_argument("kind", choices=["auto", "openai-chat", "anthropic", "otel", "claude-code", "swe-agent"],
                      help="the log's format; auto guesses it from the content and says which it chose")
@@ -502,6 +542,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    command: list[str] = []
+    if argv[:1] == ["verify"] and "--" in argv:  # options may come after CASSETTE, the command after --
+        at = argv.index("--")
+        argv, command = argv[:at], argv[at + 1:]
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
     if args.command != "run" and rest:
@@ -509,6 +553,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if "--" in rest:  # options after a lone -- are pytest's too
         rest.remove("--")
     args.pytest_args = rest
+    if command:
+        args.server_command = command
     return args.func(args)
 
 

@@ -172,8 +172,11 @@ def test_a_server_that_crashes_mid_session_gives_the_calls_before_and_a_clear_er
     assert str(script) in errors[0]
     data = read(out)
     calls = data["runs"][0]["tool_calls"]
-    assert [(c["name"], c["args"]) for c in calls] == [("ok", {"n": 1}), ("ok", {"n": 2})]
+    assert [(c["name"], c["args"], c.get("unanswered")) for c in calls] == [
+        ("ok", {"n": 1}, None), ("ok", {"n": 2}, None), ("crash", {}, True), ("crash", {}, True)]
+    assert "result" not in calls[2] and "result" not in calls[3]
     assert data["runs"][0]["meta"]["ended"] == "server exited"
+    assert load_cassette(out).runs[0].tool_calls[2].name == "crash"
     assert [t["name"] for t in data["catalog"]["fragile"]["tools"]] == ["ok", "crash"]
 
 

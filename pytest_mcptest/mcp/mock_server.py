@@ -480,6 +480,68 @@ def _own_version() -> str:
         return "0"
 
 
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+
+
+class answer_garbage:
+    """The read stream of an SDK server, answering what is not a JSON-RPC message itself.
+
+    The SDK's stdio transport hands a line it cannot read to the server as an exception,
+    and the server drops it: a host that sent it would wait for ever. This wrapper answers
+    each such line at once, as JSON-RPC asks: ``-32700`` (parse error) for a line that is not
+    JSON, ``-32600`` (invalid request) for JSON that is not a message (an id that is an
+    object, a missing method; a request whose id is not a string or an integer, which the
+    SDK reads as a notification), with a null id since none can be read."""
+
+    def __init__(self, read_stream, write_stream):
+        self._read, self._write = read_stream, write_stream
+
+    def __getattr__(self, name):
+        return getattr(self._read, name)
+
+    async def __aenter__(self):
+        await self._read.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc):
+        return await self._read.__aexit__(*exc)
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def receive(self):
+        import mcp_types as types
+        from mcp.shared.message import SessionMessage
+
+        while True:
+            item = await self._read.receive()
+            if not isinstance(item, Exception):
+                method = getattr(item.message, "method", None)
+                if (method is None or getattr(item.message, "id", None) is not None
+                        or method.startswith("notifications/")):
+                    return item
+                # MCP's notifications are all notifications/*: this is a request whose id the
+                # SDK could not read (an object, a boolean) and took for a notification.
+                await self._write.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(
+                    code=INVALID_REQUEST, message=f"Invalid Request: {method!r} came without a usable id "
+                                                  f"(a string or an integer)"))))
+                continue
+            errors = getattr(item, "errors", None)
+            kinds = {e.get("type") for e in errors()} if callable(errors) else set()
+            code, what = ((PARSE_ERROR, "Parse error: the line is not JSON") if "json_invalid" in kinds
+                          else (INVALID_REQUEST, "Invalid Request: the line is JSON but not a JSON-RPC message"))
+            await self._write.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(
+                code=code, message=what))))
+
+
 async def serve(spec: MockSpec, fault: Fault) -> None:
     """Serve ``spec`` over this process's stdin/stdout until stdin closes."""
     import anyio
@@ -489,7 +551,8 @@ async def serve(spec: MockSpec, fault: Fault) -> None:
     async with stdio_server() as (read_stream, write_stream):
         async with anyio.create_task_group() as tg:
             async def run() -> None:
-                await server.run(read_stream, write_stream, server.create_initialization_options())
+                await server.run(answer_garbage(read_stream, write_stream), write_stream,
+                                 server.create_initialization_options())
                 # stdin closed: stop, even with a hanging tools/call still in flight.
                 tg.cancel_scope.cancel()
 

@@ -32,19 +32,43 @@ ENDED_HOST = "host closed the session"
 ENDED_SIGNAL = "interrupted"
 
 
+SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"  # the 2026-07-28 handshake: serverInfo under _meta
+PROTOCOL_VERSION_META = "io.modelcontextprotocol/protocolVersion"
+
+
+def as_wire(message) -> dict:
+    """A JSON-RPC message as the plain JSON it is on the wire (a typed SDK message or a dict)."""
+    if isinstance(message, dict):
+        return message
+    return message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+
+
 class SessionLog:
     """What one host session did, built from the messages as they pass.
 
-    Calls are kept in the order the host sent them (so concurrent calls keep their
-    request order), and only once the server has answered.
+    Every message is kept in order with its direction (``from``: ``host`` or ``server``)
+    and the milliseconds since the session began (``at_ms``); this is what ``mcptest
+    serve`` and ``mcptest verify`` play back. The calls the gates read (``tool_calls``) are
+    derived from them: in the order the host sent them (so concurrent calls keep their
+    request order). A call made as a task (its answer a task handle) takes the result of
+    its ``tasks/result``; a call never answered is kept and flagged ``unanswered``. A
+    ``tools/call`` whose name is not a string is forwarded and kept among the messages,
+    flagged ``malformed``, but is no tool call: one bad request does not cost the session.
+
+    Each side is fed plain JSON-RPC dicts or the SDK's typed messages (:func:`as_wire`).
     """
 
     def __init__(self, server: Optional[str] = None, clock=time.perf_counter):
         self.server = server
         self.clock = clock
+        self.started = clock()
+        self.messages: list = []
         self.seq = 0
-        self.pending: dict = {}     # request id -> (seq, call, start)
-        self.answered: dict = {}    # seq -> call
+        self.calls: dict = {}       # seq -> call, answered or not
+        self.pending: dict = {}     # request id -> (seq, start) of a tools/call not yet answered
+        self.tasks: dict = {}       # task id -> seq of the call made as that task
+        self.task_results: dict = {}  # tasks/result request id -> task id
+        self.discovering: dict = {}   # server/discover request id -> the version it proposed
         self.listing: dict = {}     # tools/list request id -> the page is a first page
         self.pages: Optional[list] = None
         self.tools: Optional[list] = None
@@ -53,57 +77,109 @@ class SessionLog:
         self.ended = ENDED_HOST
         self.unanswered = 0         # requests the server went away without answering
 
+    @property
+    def answered(self) -> dict:
+        return {seq: call for seq, call in self.calls.items() if "unanswered" not in call}
+
+    def _keep(self, side: str, raw: dict) -> dict:
+        entry = {"from": side, "at_ms": round((self.clock() - self.started) * 1000, 3), "message": raw}
+        self.messages.append(entry)
+        return entry
+
     # -- what the host sent --------------------------------------------------------------
 
     def from_host(self, message) -> None:
-        method = getattr(message, "method", None)
-        request_id = getattr(message, "id", None)
-        if method is None or request_id is None:
+        raw = as_wire(message)
+        entry = self._keep("host", raw)
+        method, request_id = raw.get("method"), raw.get("id")
+        if not isinstance(method, str) or request_id is None:
             return  # a notification, or the host answering a request of the server's
-        params = message.params or {}
+        params = raw.get("params")
+        params = params if isinstance(params, dict) else {}
         if method == "tools/call":
-            args = params.get("arguments")
-            call = {"name": params.get("name"), "args": {} if args is None else args}
-            self.pending[request_id] = (self.seq, call, self.clock())
+            name, args = params.get("name"), params.get("arguments")
+            if not isinstance(name, str) or not name:
+                entry["malformed"] = f"a tools/call whose name is not a non-empty string ({type(name).__name__})"
+                return
+            self.calls[self.seq] = {"name": name, "args": {} if args is None else args, "unanswered": True}
+            self.pending[request_id] = (self.seq, self.clock())
             self.seq += 1
         elif method == "tools/list":
             self.listing[request_id] = not params.get("cursor")
+        elif method == "server/discover":
+            meta = params.get("_meta")
+            self.discovering[request_id] = meta.get(PROTOCOL_VERSION_META) if isinstance(meta, dict) else None
+        elif method == "tasks/result" and params.get("taskId") in self.tasks:
+            self.task_results[request_id] = params["taskId"]
 
     # -- what the server sent ------------------------------------------------------------
 
     def from_server(self, message) -> None:
-        if getattr(message, "method", None) is not None:
+        raw = as_wire(message)
+        self._keep("server", raw)
+        if raw.get("method") is not None:
             return  # a request or notification of the server's own
-        request_id = getattr(message, "id", None)
-        result = getattr(message, "result", None)
+        request_id = raw.get("id")
+        result = raw.get("result")
         if request_id in self.pending:
-            seq, call, start = self.pending.pop(request_id)
-            if result is not None:
-                call["error"] = bool(result.get("isError", False))
-                call["result"] = result
-            else:
-                call["error"] = True
-                call["rpc_error"] = message.error.model_dump(mode="json", exclude_none=True)
+            seq, start = self.pending.pop(request_id)
+            call = self.calls[seq]
+            del call["unanswered"]
+            self._settle(call, raw)
             call["duration_ms"] = round((self.clock() - start) * 1000, 3)
-            self.answered[seq] = call
+            task = result.get("task") if isinstance(result, dict) and "content" not in result else None
+            if isinstance(task, dict) and isinstance(task.get("taskId"), (str, int)):
+                call["task_id"] = task["taskId"]  # a task handle: the result comes with tasks/result
+                call["unanswered"] = True
+                self.tasks[task["taskId"]] = seq
+        elif request_id in self.task_results:
+            call = self.calls[self.tasks.pop(self.task_results.pop(request_id))]
+            call.pop("unanswered", None)
+            self._settle(call, raw)
         elif request_id in self.listing:
-            first = self.listing.pop(request_id)
-            if result is None:
-                return
-            if first or self.pages is None:
-                self.pages = []
-            self.pages.extend(result.get("tools") or [])
-            if not result.get("nextCursor"):
-                self.tools, self.pages = self.pages, None
-        elif isinstance(result, dict) and "serverInfo" in result and not self.server_info:
-            self.server_info = result.get("serverInfo") or {}
-            self.protocol_version = result.get("protocolVersion")
+            self._tools_page(self.listing.pop(request_id), result)
+        elif request_id in self.discovering:
+            proposed = self.discovering.pop(request_id)
+            meta = result.get("_meta") if isinstance(result, dict) else None
+            info = meta.get(SERVER_INFO_META) if isinstance(meta, dict) else None
+            if isinstance(info, dict) and not self.server_info:
+                self.server_info = info
+            if isinstance(result, dict) and isinstance(proposed, str):
+                self.protocol_version = proposed
+        elif isinstance(result, dict) and isinstance(result.get("serverInfo"), dict) and not self.server_info:
+            self.server_info = result["serverInfo"]
+            version = result.get("protocolVersion")
+            self.protocol_version = version if isinstance(version, str) else None
+
+    @staticmethod
+    def _settle(call: dict, raw: dict) -> None:
+        result = raw.get("result")
+        if isinstance(result, dict):
+            call["error"] = result.get("isError") is True
+            call["result"] = result
+            call.pop("rpc_error", None)
+        else:
+            call["error"] = True
+            call["rpc_error"] = raw.get("error") if isinstance(raw.get("error"), dict) else {"message": str(raw)}
+
+    def _tools_page(self, first: bool, result) -> None:
+        """One page of a ``tools/list`` answer; a page that is not one (``{"tools": 5}``) is
+        kept among the messages and read as no tools."""
+        if not isinstance(result, dict):
+            return
+        if first or self.pages is None:
+            self.pages = []
+        tools = result.get("tools")
+        if isinstance(tools, list):
+            self.pages.extend(t for t in tools if isinstance(t, dict))
+        if not result.get("nextCursor"):
+            self.tools, self.pages = self.pages, None
 
     # -- the run -------------------------------------------------------------------------
 
     def server_name(self, command: list[str]) -> str:
-        """``--server-name``, else the server's own name from initialize, else the command's
-        file name (or the URL's host)."""
+        """``--server-name``, else the server's own name from its handshake (``initialize`` or
+        ``server/discover``), else the command's file name (or the URL's host)."""
         name = self.server or self.server_info.get("name")
         if isinstance(name, str) and name:
             return name
@@ -115,11 +191,11 @@ class SessionLog:
 
     def run(self, command: list[str]) -> dict:
         server = self.server_name(command)
-        calls = [dict(self.answered[seq], server=server) for seq in sorted(self.answered)]
+        calls = [dict(self.calls[seq], server=server) for seq in sorted(self.calls)]
         meta = {"recorder": "mcptest record", "server": server, "ended": self.ended}
         if self.protocol_version:
             meta["protocol_version"] = self.protocol_version
-        return {"meta": meta, "tool_calls": calls}
+        return {"meta": meta, "tool_calls": calls, "messages": self.messages}
 
     def catalog(self, command: list[str]) -> dict:
         """The last complete ``tools/list`` answer; else the pages the host did read (a host
@@ -328,7 +404,7 @@ def record(command: list[str], out: str, server: Optional[str], append: bool, re
     def finish() -> None:
         if status:
             return
-        if not log.server_info and not log.answered and log.tools is None and log.pages is None:
+        if not any(entry["from"] == "server" for entry in log.messages):
             status.append(-1)  # the server never spoke: there is no session to record
             return
         status.append(_write(log, command, out, append, redactor, errlog))
@@ -376,9 +452,9 @@ def _write(log: SessionLog, command: list[str], out: str, append: bool, redactor
     except OSError as exc:
         errlog.write(f"mcptest record: {out}: cannot write: {exc.strerror or exc}; any old cassette is unchanged\n")
         return 1
-    unanswered = log.unanswered + len(log.pending)
+    unanswered = sum(1 for call in run["tool_calls"] if call.get("unanswered"))
     errlog.write(f"mcptest record: {out}: run {len(data['runs'])} recorded, {len(run['tool_calls'])} tool call(s)"
-                 + (f", {unanswered} left unanswered (not recorded)" if unanswered else "")
+                 + (f", {unanswered} left unanswered (kept, flagged unanswered)" if unanswered else "")
                  + f"; {log.ended}\n")
     errlog.flush()
     return 0
