@@ -25,9 +25,10 @@ SEC-004     Critical  a credential or secret file named: ``~/.ssh``, ``id_rsa``,
                       ``~/.aws/credentials``, ``/etc/passwd``, an MCP client's config file
 SEC-005     Warning   a request for keys, tokens, passwords, cookies or environment
                       variables (a verb such as read, pass, include, send next to one)
-SEC-006     Critical  exfiltration: data sent to a URL or an e-mail address, or the
+SEC-006     Critical  exfiltration: data sent to a URL or an e-mail address, the
                       conversation, system prompt, a secret or a file's contents put into
-                      a parameter
+                      a parameter, an argument named for the conversation or the system
+                      prompt, a shell line that downloads and runs or uploads
 SEC-007     Critical  a cross-tool instruction (shadowing): how to use another tool, "any
                       other tool", a tool of another server, or "always call this tool first"
 SEC-008     Critical  the same tool name twice: in one catalog or in two servers of a suite
@@ -35,13 +36,15 @@ SEC-009     Warning   names that collide once case, ``-``/``_``/``.`` and Unicod
                       compatibility forms are folded, or a name outside ``[A-Za-z0-9_.-]``
 SEC-010     Critical  hidden characters that carry or reorder text: the Unicode tag block
                       (U+E0000..E007F), bidi overrides and isolates, runs of variation
-                      selectors (each decodes to a byte)
+                      selectors (each decodes to a byte), the escape of a terminal sequence
 SEC-011     Warning   other invisible characters: zero-width space/joiners, word joiner,
-                      byte-order mark, soft hyphen, other format or private-use characters
+                      byte-order mark, soft hyphen, other format, control or private-use
+                      characters
 SEC-012     Warning   an encoded payload: base64, hex, ``\\xNN`` or ``%NN`` runs that
                       decode to readable text (the text is then checked by every rule)
 SEC-013     Critical  a recorded tool result that speaks to the model: SEC-001, 002, 003,
-                      007 or 010 in the text a server sent back
+                      007 or 010, or a request to put a secret into a parameter (SEC-006),
+                      in the text a server sent back
 ==========  ========  =====================================================================
 
 Text hidden in tag characters, variation selectors or an encoded payload is decoded and
@@ -100,8 +103,9 @@ SUGGESTIONS: dict[str, str] = {
     "SEC-013": "treat the server's output as untrusted; fix or drop the server that sends it",
 }
 
-#: The checks that apply to a recorded tool result (SEC-013): those that speak to the model.
-RESULT_CHECKS = ("SEC-001", "SEC-002", "SEC-003", "SEC-007", "SEC-010")
+#: The checks that apply to a recorded tool result (SEC-013): those that speak to the model
+#: (of SEC-006 only "put the secret into parameter X": a page may well say "mail us at").
+RESULT_CHECKS = ("SEC-001", "SEC-002", "SEC-003", "SEC-006:smuggle", "SEC-007", "SEC-010")
 
 
 @attrs.frozen
@@ -178,14 +182,14 @@ _MARKUP = re.compile(
     r"|<!--|^\s*#{1,6}\s*(?:system|instructions?|admin)\b",
     _I | re.MULTILINE)
 
-_SECRET_FILE = re.compile(
+_SECRET_FILE_TEXT = (
     r"~/\.ssh\b|(?<![\w])\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\bknown_hosts\b"
     r"|(?<![\w./-])\.env(?:\.\w+)?\b(?![\w-])|\b\w[\w-]*\.(?:pem|key|p12|pfx|kdbx)\b"
     r"|/etc/(?:passwd|shadow|sudoers|gshadow)\b|\.aws/(?:credentials|config)\b|(?<![\w])\.netrc\b"
     r"|(?<![\w])\.npmrc\b|(?<![\w])\.pypirc\b|\.git-credentials\b|\.docker/config\.json\b|\.kube/config\b"
     r"|(?<![\w])\.gnupg\b|\bmcp\.json\b|\bclaude_desktop_config\.json\b|\.cursor/\w|\bwallet\.dat\b"
-    r"|(?<![\w])\.(?:bash|zsh)_history\b|\bkeychain\b|\bLogin\s+Data\b|\bcookies\.sqlite\b",
-    _I)
+    r"|(?<![\w])\.(?:bash|zsh)_history\b|\bkeychain\b|\bLogin\s+Data\b|\bcookies\.sqlite\b")
+_SECRET_FILE = re.compile(_SECRET_FILE_TEXT, _I)
 
 _SECRET_WORDS = (
     r"(?:api[\s_-]?keys?|(?:access|auth|bearer|refresh|session|oauth|github|slack|openai|jwt|id)[\s_-]?tokens?|"
@@ -197,7 +201,7 @@ _REQUEST = (r"(?:read|get|fetch|retrieve|collect|gather|extract|dump|print|list|
             r"share|copy|forward|output|reveal|give|add|append|put|upload|exfiltrate|harvest|grab|steal|find|"
             r"look\s+up|cat|echo|paste|enter|supply|embed|insert|scan\s+for|search\s+for|access)")
 _SECRET_REQUEST = re.compile(
-    r"\b" + _REQUEST + r"\b[^.!?\n]{0,40}?\b(?:the\s+|your\s+|all\s+|any\s+|every\s+|user'?s?\s+|their\s+|"
+    r"\b" + _REQUEST + r"(?:s|es|ed|ing)?\b[^.!?\n]{0,40}?\b(?:the\s+|your\s+|all\s+|any\s+|every\s+|user'?s?\s+|their\s+|"
     r"stored\s+|saved\s+|local\s+)*" + _SECRET_WORDS + r"\b"
     r"|\b(?:process\.env|os\.environ|getenv\s*\(|printenv|\$\{?[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD)\b)",
     _I)
@@ -211,7 +215,7 @@ _EXFIL_SEND = re.compile(r"\b" + _SEND + r"\b[^\n]{0,80}?\b(?:to|at|into|via|usi
 _SENSITIVE = (r"(?:(?:entire|full|whole|complete)\s+(?:conversation|chat|history|context|transcript)|"
               r"(?:conversation|chat|message)\s+history|conversation|chat\s+log|transcript|system\s+prompt|"
               r"previous\s+messages|all\s+(?:previous\s+|prior\s+)?messages|chain[\s_-]of[\s_-]thought|"
-              r"contents?\s+of|file\s+contents?|(?:its|their)\s+contents?|" + _SECRET_WORDS + r"|\buser'?s\s+(?:data|files?|messages?|"
+              r"contents?\s+of\s+[^.!?\n]{0,40}?(?:" + _SECRET_FILE_TEXT + r")|" + _SECRET_WORDS + r"|\buser'?s\s+(?:data|files?|messages?|"
               r"emails?|documents?|details|information)|tools?\s+list|other\s+tools'?\s+(?:descriptions?|results?|"
               r"outputs?))")
 _INTO_PARAM = (r"(?:(?:as|in|into|inside|within|via|through|to|under)\s+(?:the\s+|a\s+|an\s+)?['\"`]?[\w.-]+['\"`]?\s+"
@@ -222,7 +226,7 @@ _INTO_PARAM = (r"(?:(?:as|in|into|inside|within|via|through|to|under)\s+(?:the\s
                r"or\s+the|and\s+then))))")
 _SMUGGLE = re.compile(
     r"\b(?:pass|put|include|add|append|insert|place|embed|attach|provide|send|copy|fill|set|store|concatenate|"
-    r"write|paste|supply|enter)\w*\b[^.!?\n]{0,80}?" + _SENSITIVE + r"[^.!?\n]{0,80}?" + _INTO_PARAM
+    r"write|paste|supply|enter|need|require)\w*\b[^.!?\n]{0,80}?" + _SENSITIVE + r"[^.!?\n]{0,80}?" + _INTO_PARAM
     + r"|\b(?:pass|put|include|add|append|insert|place|embed|attach|provide|send|copy|fill|set|store|concatenate|"
     r"write|paste|supply|enter)\w*\b[^.!?\n]{0,40}?" + _INTO_PARAM + r"[^.!?\n]{0,60}?" + _SENSITIVE,
     _I)
@@ -248,23 +252,26 @@ _OTHER_TOOLS = re.compile(
     _I)
 _NAMED_TOOL = re.compile(
     r"(?:\b(?:the|a|an)\s+)?['\"`]?(?P<name>[A-Za-z][\w.-]{1,63})['\"`]?\s+(?:tool|function)\b"
-    r"|\b(?:tool|function)\s+(?:called|named)\s+['\"`]?(?P<name2>[A-Za-z][\w.-]{1,63})['\"`]?", _I)
+    r"|\b(?:tool|function)\s+(?:called|named)\s+['\"`]?(?P<name2>[A-Za-z][\w.-]{1,63})['\"`]?"
+    r"|\b(?:instead\s+of|rather\s+than|before|after|when(?:ever)?|while)\s+(?:calling|using|invoking|running)\s+"
+    r"['\"`]?(?P<name3>[A-Za-z][\w.-]{1,63})['\"`]?", _I)
 _NOT_TOOL_NAMES = frozenset("""this that the a an any every each other same next previous first last which
     whichever another one only such your its their my our mcp given calling called named current following
     preceding above below search read write""".split())
 
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
 
-#: (rule, pattern) of the text checks, in rule order.
-_TEXT_CHECKS: tuple[tuple[str, re.Pattern], ...] = (
-    ("SEC-001", _OVERRIDE),
-    ("SEC-002", _CONCEAL),
-    ("SEC-003", _MARKUP),
-    ("SEC-004", _SECRET_FILE),
-    ("SEC-005", _SECRET_REQUEST),
-    ("SEC-006", _EXFIL_SEND),
-    ("SEC-006", _SMUGGLE),
-    ("SEC-006", _SHELL),
+#: (check, rule, pattern) of the text checks, in rule order; a check is a rule id, or a
+#: rule id and a part (``SEC-006:smuggle``) when only that part applies to tool results.
+_TEXT_CHECKS: tuple[tuple[str, str, re.Pattern], ...] = (
+    ("SEC-001", "SEC-001", _OVERRIDE),
+    ("SEC-002", "SEC-002", _CONCEAL),
+    ("SEC-003", "SEC-003", _MARKUP),
+    ("SEC-004", "SEC-004", _SECRET_FILE),
+    ("SEC-005", "SEC-005", _SECRET_REQUEST),
+    ("SEC-006", "SEC-006", _EXFIL_SEND),
+    ("SEC-006:smuggle", "SEC-006", _SMUGGLE),
+    ("SEC-006", "SEC-006", _SHELL),
 )
 
 # --------------------------------------------------------------------------- hidden characters
@@ -312,9 +319,11 @@ def hidden_characters(text: str) -> tuple[list[str], list[str], str]:
                 hidden.append(chr(cp - 0xE0000))
         elif cp in _BIDI:
             carrying.setdefault(_char_name(ch), None)
+        elif cp == 0x1B:
+            carrying.setdefault("U+001B ESCAPE (a terminal escape sequence can hide or rewrite text)", None)
         else:
             category = unicodedata.category(ch)
-            if category in ("Cf", "Co") or cp in (0x180E, 0x3164, 0x115F, 0x1160, 0xFFA0):
+            if category in ("Cf", "Co") or (category == "Cc" and ch not in "\t\n\r") or cp in (0x180E, 0x3164, 0x115F, 0x1160, 0xFFA0):
                 invisible.setdefault(_char_name(ch), None)
     flush()
     return list(carrying), list(invisible), "".join(hidden)
@@ -412,7 +421,7 @@ def _tool_references(text: str, own: str, siblings: frozenset, foreign: Mapping[
             if name != own and name not in siblings and _names_tool(body, name):
                 return sentence.start(), sentence.end(), f"names {name!r}, a tool of server {server!r}"
         for ref in _NAMED_TOOL.finditer(body):
-            name = ref.group("name") or ref.group("name2")
+            name = ref.group("name") or ref.group("name2") or ref.group("name3")
             if name.lower() in _NOT_TOOL_NAMES or name == own or name in siblings:
                 continue
             if not re.search(r"[_.-]|[a-z][A-Z]", name) and not re.search(r"['\"`]", ref.group(0)):
@@ -430,10 +439,10 @@ def scan_text(text: str, tool: str = "", *, siblings: frozenset = frozenset(),
     ``foreign`` the tools of other servers (name -> server), for SEC-007. ``checks``
     limits the rules (a tool result's). Text decoded from hidden characters or an encoded
     payload is checked again, one level deep."""
-    allowed = set(SECURITY_RULES) if checks is None else set(checks)
+    allowed = set(SECURITY_RULES) | {"SEC-006:smuggle"} if checks is None else set(checks)
     found: dict[str, str] = {}
-    for rule, pattern in _TEXT_CHECKS:
-        if rule in allowed and rule not in found:
+    for check, rule, pattern in _TEXT_CHECKS:
+        if (check in allowed or rule in allowed) and rule not in found:
             match = pattern.search(text)
             if match:
                 found[rule] = f"says {_excerpt(text, match.start(), match.end())}"
@@ -483,6 +492,12 @@ def _strings(value: Any, parts: list, depth: int = 0) -> Iterator[tuple[list, An
             yield from _strings(item, parts + [i], depth + 1)
 
 
+_ASKS_FOR_CONTEXT = re.compile(
+    r"(?:system|hidden|model|assistant)[_-]?(?:prompt|instructions?)|(?:conversation|chat|message)s?[_-]?(?:history|log|"
+    r"transcript)|previous[_-]?messages|full[_-]?(?:context|conversation)|chain[_-]?of[_-]?thought|"
+    r"(?:tools?|function)[_-]?(?:list|descriptions?)", _I)
+
+
 def _argument(parts: list) -> Optional[str]:
     """The top-level argument a schema path is under (``inputSchema/properties/NAME/...``)."""
     if len(parts) >= 3 and parts[0] in ("inputSchema", "input_schema") and parts[1] == "properties":
@@ -509,6 +524,9 @@ def lint_tool_security(tool: Mapping, prefix: Sequence = (), siblings: Iterable[
         label = "key" if is_key else "/".join(str(p) for p in parts)
         for rule, message in scan_text(text, name, siblings=others, foreign=foreign, checks=checks):
             out.append(_finding(rule, name, pointer, f"{label} {message}", _argument(parts)))
+        if is_key and len(parts) == 3 and _argument(parts) == text and _ASKS_FOR_CONTEXT.fullmatch(text):
+            out.append(_finding("SEC-006", name, pointer, f"argument {text!r} asks the model for its own context "
+                                "(conversation, system prompt, tool list), which no tool needs", text))
     return tuple(out)
 
 
