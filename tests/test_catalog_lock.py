@@ -8,7 +8,8 @@ import json
 import pytest
 
 from pytest_mcptest.cli import main
-from pytest_mcptest.engine.catalog_lock import LockError, build_lock, catalog_changes, check_lock, dump_lock
+from pytest_mcptest.engine.catalog_lock import (LockError, build_lock, catalog_changes, check_lock, compare_catalogs,
+                                                dump_lock)
 
 TIME = {"name": "get_time", "description": "Return the current time in a given IANA time zone as ISO 8601.",
         "inputSchema": {"type": "object", "properties": {"zone": {"type": "string", "maxLength": 64}},
@@ -56,6 +57,13 @@ def test_a_changed_schema_and_an_added_tool():
     only_added = catalog_changes(_entries([ADD]), [ADD, TIME])
     assert only_added.ok and only_added.added == ("get_time",)
     assert catalog_changes(_entries([ADD, TIME]), [ADD]).removed == ("get_time",)
+
+
+def test_two_catalogs_compare_in_the_same_words():
+    changes = compare_catalogs({"tools": [TIME]}, {"tools": [dict(TIME, description="Return the time."), ADD]})
+    assert [c.name for c in changes.changed] == ["get_time"] and changes.added == ("add",)
+    assert changes.lines()[0] == "tool 'get_time' changed since it was locked: description"
+    assert compare_catalogs([ADD], [ADD]).to_dict()["changed_count"] == 0
 
 
 @pytest.mark.parametrize("data, expected", [

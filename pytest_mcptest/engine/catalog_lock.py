@@ -15,8 +15,9 @@ canonical JSON (keys sorted, no spaces, UTF-8), so reordering a schema's keys is
 The hashes decide; the text only explains.
 
 :func:`catalog_changes` is what every caller reports with: the ``tool_quality`` gate and
-``mcptest doctor --lock``, and anything else that holds a locked catalog and a current one
-(a recorded cassette's catalog against a live server).
+``mcptest doctor --lock``; :func:`compare_catalogs` does the same for two catalogs (a
+cassette's recorded catalog against what a server answers now), so every report of a
+changed catalog reads in the same words.
 """
 
 from __future__ import annotations
@@ -176,11 +177,12 @@ class CatalogChanges:
                 "removed_count": len(self.removed), "changed": [c.to_dict() for c in self.changed],
                 "added": list(self.added), "removed": list(self.removed)}
 
-    def lines(self) -> list[str]:
-        """What changed, in words: each changed tool with its diff, then the added and removed."""
+    def lines(self, since: str = "it was locked") -> list[str]:
+        """What changed, in words: each changed tool with its diff, then the added and removed
+        (``since``: "the cassette was recorded", for a recorded catalog)."""
         out = []
         for change in self.changed:
-            out.append(f"tool {change.name!r} changed since it was locked: {', '.join(change.fields)}")
+            out.append(f"tool {change.name!r} changed since {since}: {', '.join(change.fields)}")
             out += [f"  {line}" for line in change.diff]
         if self.added:
             out.append(f"new tools, not in the lock (not failed; review and lock them): {', '.join(self.added)}")
@@ -214,9 +216,7 @@ def catalog_changes(locked: Mapping[str, Mapping], current: Any) -> CatalogChang
 
     A pinned tool changed when the hash of its description, input schema or output schema
     differs (a schema that appears or disappears is a change too); tools are matched by name."""
-    now = {}
-    for tool in catalog_tools(current):
-        now.setdefault(tool_name(tool), lock_entry(tool))
+    now = lock_entries(current)
     changed = []
     for name in sorted(set(locked) & set(now)):
         old, new = locked[name], now[name]
@@ -229,3 +229,17 @@ def catalog_changes(locked: Mapping[str, Mapping], current: Any) -> CatalogChang
         if fields:
             changed.append(ToolChange(name, tuple(fields), tuple(diff)))
     return CatalogChanges(tuple(changed), tuple(sorted(set(now) - set(locked))), tuple(sorted(set(locked) - set(now))))
+
+
+def lock_entries(catalog: Any) -> dict[str, dict]:
+    """A catalog's tools pinned as a lock would pin them, by name (the first of a repeated name)."""
+    entries: dict[str, dict] = {}
+    for tool in catalog_tools(catalog):
+        entries.setdefault(tool_name(tool), lock_entry(tool))
+    return entries
+
+
+def compare_catalogs(before: Any, after: Any) -> CatalogChanges:
+    """What changed from catalog ``before`` to catalog ``after`` (each ``{"tools": [...]}`` or a
+    list of tools), as :func:`catalog_changes` reports it against a lock."""
+    return catalog_changes(lock_entries(before), after)
