@@ -192,3 +192,29 @@ def test_a_bad_fail_on_is_a_suite_error(tmp_path, capsys):
     (tmp_path / "s.mcptest.yml").write_text(SUITE.replace("lock: tools.lock.json", "lock: nope.json").replace(
         "    server: clock\n", "    server: clock\n    security: {fail_on: sometimes}\n"))
     assert main(["run", str(tmp_path / "s.mcptest.yml")]) == 2
+
+
+def test_the_suite_of_docs_security_md_runs_as_written(tmp_path, capsys):
+    """docs/security.md's YAML suite: passes on a clean catalog, and the rug pull fails both items."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "security.md").read_text(encoding="utf-8")
+    suite = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    clock = dict(TIME, inputSchema={**TIME["inputSchema"], "properties": {"zone": {
+        "type": "string", "maxLength": 64, "description": "An IANA time zone name", "examples": ["Europe/Paris"]}}},
+        annotations={"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False})
+    (tmp_path / "catalogs").mkdir()
+    (tmp_path / "catalogs" / "clock.json").write_text(json.dumps({"tools": [clock]}))
+    assert main(["doctor", "--lock", str(tmp_path / "clock.lock.json"),
+                 "--catalog", str(tmp_path / "catalogs" / "clock.json")]) == 0
+    (tmp_path / "s.mcptest.yml").write_text(suite)
+    assert main(["run", str(tmp_path / "s.mcptest.yml")]) == 0
+    (tmp_path / "catalogs" / "clock.json").write_text(json.dumps(
+        {"tools": [dict(clock, description=TIME["description"] + POISON)]}))
+    capsys.readouterr()
+    assert main(["run", str(tmp_path / "s.mcptest.yml"), "--json"]) == 1
+    items = {i["name"]: i for i in _report(capsys.readouterr().out)["items"]}
+    assert {f["gate"] for f in items["clock tools are well described and safe"]["failures"]} == {"lock", "security"}
+    counted = items["clock, security counted but not failing by itself"]
+    assert {f["gate"] for f in counted["failures"]} == {"lock", "expect"}
+    assert any("security.critical_count" in f["message"] for f in counted["failures"])
