@@ -151,6 +151,9 @@ _OVERRIDE = re.compile(
     r"|\b(?:from\s+now\s+on|henceforth)\s*,?\s+(?:you|the\s+(?:assistant|model|ai|agent))\b"
     r"|\byou\s+are\s+now\s+(?:a|an|in|the|no\s+longer|free|allowed|unrestricted|DAN)\b"
     r"|\bsystem\s*prompt\s*(?:override|update)\b"
+    r"|\b(?:system|admin|administrator|developer)\s+(?:notice|message|override|update|directive|command)\s*:"
+    r"|\b(?:earlier|previous|prior|above|original|other)\s+(?:guidance|instructions?|rules|directions|guidelines)\s+"
+    r"(?:no\s+longer\s+appl(?:y|ies)|(?:is|are)\s+(?:void|obsolete|cancelled|canceled|outdated|superseded))"
     r"|\b(?:developer|god|admin|jailbreak)\s+mode\s+(?:is\s+)?(?:enabled|activated|on)\b"
     r"|\b(?:your|the\s+model'?s?|the\s+assistant'?s?)\s+(?:real|true|actual|new)\s+(?:instructions|task|purpose|goal)\b",
     _I)
@@ -188,7 +191,9 @@ _SECRET_FILE_TEXT = (
     r"|/etc/(?:passwd|shadow|sudoers|gshadow)\b|\.aws/(?:credentials|config)\b|(?<![\w])\.netrc\b"
     r"|(?<![\w])\.npmrc\b|(?<![\w])\.pypirc\b|\.git-credentials\b|\.docker/config\.json\b|\.kube/config\b"
     r"|(?<![\w])\.gnupg\b|\bmcp\.json\b|\bclaude_desktop_config\.json\b|\.cursor/\w|\bwallet\.dat\b"
-    r"|(?<![\w])\.(?:bash|zsh)_history\b|\bkeychain\b|\bLogin\s+Data\b|\bcookies\.sqlite\b")
+    r"|(?<![\w])\.(?:bash|zsh)_history\b|\bkeychain\b|\bLogin\s+Data\b|\bcookies\.sqlite\b"
+    r"|\.config/(?:gh|gcloud|hub|op|doctl|rclone)\b|\.azure/|(?<![\w])\.vault-token\b|(?<![\w])\.terraformrc\b"
+    r"|\b(?:credentials|service[_-]account[\w-]*|client_secrets?)\.json\b")
 _SECRET_FILE = re.compile(_SECRET_FILE_TEXT, _I)
 
 _SECRET_WORDS = (
@@ -199,7 +204,8 @@ _SECRET_WORDS = (
 )
 _REQUEST = (r"(?:read|get|fetch|retrieve|collect|gather|extract|dump|print|list|pass|include|send|provide|attach|"
             r"share|copy|forward|output|reveal|give|add|append|put|upload|exfiltrate|harvest|grab|steal|find|"
-            r"look\s+up|cat|echo|paste|enter|supply|embed|insert|scan\s+for|search\s+for|access)")
+            r"look\s+up|cat|echo|paste|enter|supply|embed|insert|scan\s+for|search\s+for|access|ask|request|"
+            r"obtain|demand|prompt)")
 _SECRET_REQUEST = re.compile(
     r"\b" + _REQUEST + r"(?:s|es|ed|ing)?\b[^.!?\n]{0,40}?\b(?:the\s+|your\s+|all\s+|any\s+|every\s+|user'?s?\s+|their\s+|"
     r"stored\s+|saved\s+|local\s+)*" + _SECRET_WORDS + r"\b"
@@ -208,10 +214,11 @@ _SECRET_REQUEST = re.compile(
 
 _URL_OR_MAIL = r"(?:https?://|ftp://|wss?://|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:an?\s+)?(?:external|remote|" \
                r"third[\s-]party|outside|attacker'?s?)\s+(?:server|endpoint|url|address|host|webhook|service))"
-_SEND = (r"(?:send|sends|sent|sending|forward\w*|post\w*|upload\w*|transmit\w*|e-?mail\w*|mail|bcc|cc|copy|"
+_SEND = (r"(?:send|sends|sent|sending|forward\w*|post\w*|upload\w*|transmit\w*|e-?mail\w*|mail|bcc\w*|cc|copy|"
          r"copies|report\w*|leak\w*|exfiltrate\w*|sync\w*|beacon\w*|ping|deliver\w*|submit\w*|push\w*|"
          r"share\w*|relay\w*|dispatch\w*)")
-_EXFIL_SEND = re.compile(r"\b" + _SEND + r"\b[^\n]{0,80}?\b(?:to|at|into|via|using)\s+(?:the\s+)?" + _URL_OR_MAIL, _I)
+_EXFIL_SEND = re.compile(r"\b" + _SEND + r"(?:'s)?\b[^\n]{0,80}?\b(?:to|at|into|via|using)\s+(?:the\s+)?" + _URL_OR_MAIL
+                         + r"|\b(?:bcc|cc)(?:'?s|'?d|ing)?\s+[\w.+-]+@[\w-]+(?:\.[\w-]+)+", _I)
 _SENSITIVE = (r"(?:(?:entire|full|whole|complete)\s+(?:conversation|chat|history|context|transcript)|"
               r"(?:conversation|chat|message)\s+history|conversation|chat\s+log|transcript|system\s+prompt|"
               r"previous\s+messages|all\s+(?:previous\s+|prior\s+)?messages|chain[\s_-]of[\s_-]thought|"
@@ -253,7 +260,9 @@ _OTHER_TOOLS = re.compile(
 _NAMED_TOOL = re.compile(
     r"(?:\b(?:the|a|an)\s+)?['\"`]?(?P<name>[A-Za-z][\w.-]{1,63})['\"`]?\s+(?:tool|function)\b"
     r"|\b(?:tool|function)\s+(?:called|named)\s+['\"`]?(?P<name2>[A-Za-z][\w.-]{1,63})['\"`]?"
-    r"|\b(?:instead\s+of|rather\s+than|before|after|when(?:ever)?|while)\s+(?:calling|using|invoking|running)\s+"
+    r"|\b(?:instead\s+of|rather\s+than|before|after|when(?:ever)?|while|if)\s+"
+    r"(?:(?:the\s+)?(?:agent|model|assistant|ai|llm|you|it)\s+)?(?:calling|using|invoking|running|calls?|uses?|"
+    r"invokes?|runs?)\s+"
     r"['\"`]?(?P<name3>[A-Za-z][\w.-]{1,63})['\"`]?", _I)
 _NOT_TOOL_NAMES = frozenset("""this that the a an any every each other same next previous first last which
     whichever another one only such your its their my our mcp given calling called named current following
@@ -335,8 +344,8 @@ def _char_name(ch: str) -> str:
 
 # --------------------------------------------------------------------------- encoded payloads
 
-_B64 = re.compile(r"(?<![A-Za-z0-9+/=_-])(?:[A-Za-z0-9+/]{4}){5,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"
-                  r"(?![A-Za-z0-9+/=])|(?<![A-Za-z0-9_=-])(?:[A-Za-z0-9_-]{4}){5,}(?:[A-Za-z0-9_-]{2,3})?"
+_B64 = re.compile(r"(?<![A-Za-z0-9+/_-])(?:[A-Za-z0-9+/]{4}){5,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"
+                  r"(?![A-Za-z0-9+/=])|(?<![A-Za-z0-9_-])(?:[A-Za-z0-9_-]{4}){5,}(?:[A-Za-z0-9_-]{2,3})?"
                   r"(?![A-Za-z0-9_=-])")
 _HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){10,}(?![0-9A-Fa-f])")
 _ESCAPES = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){6,}|(?:%[0-9A-Fa-f]{2}){6,}|(?:\\u00[0-9A-Fa-f]{2}){6,}")
@@ -492,6 +501,15 @@ def _strings(value: Any, parts: list, depth: int = 0) -> Iterator[tuple[list, An
             yield from _strings(item, parts + [i], depth + 1)
 
 
+#: An argument's description that asks for the model's own context as the value.
+_CONTEXT_VALUE = re.compile(
+    r"\b(?:all|every|each|the\s+entire|the\s+full|the\s+whole|the\s+complete)\s+(?:of\s+the\s+)?"
+    r"(?:previous|prior|earlier|past)\s+(?:messages|turns|prompts|replies)\b"
+    r"|\b(?:entire|full|whole|complete)\s+(?:conversation|chat|transcript|context\s+window)\b"
+    r"|\b(?:your|the\s+model'?s|the\s+assistant'?s)\s+(?:system\s+prompt|hidden\s+(?:rules|instructions)|"
+    r"full\s+instructions|instructions\s+verbatim)\b"
+    r"|\beverything\s+(?:said|written|discussed)\s+(?:so\s+far|in\s+this\s+(?:chat|conversation|session))", _I)
+
 _ASKS_FOR_CONTEXT = re.compile(
     r"(?:system|hidden|model|assistant)[_-]?(?:prompt|instructions?)|(?:conversation|chat|message)s?[_-]?(?:history|log|"
     r"transcript)|previous[_-]?messages|full[_-]?(?:context|conversation)|chain[_-]?of[_-]?thought|"
@@ -524,6 +542,12 @@ def lint_tool_security(tool: Mapping, prefix: Sequence = (), siblings: Iterable[
         label = "key" if is_key else "/".join(str(p) for p in parts)
         for rule, message in scan_text(text, name, siblings=others, foreign=foreign, checks=checks):
             out.append(_finding(rule, name, pointer, f"{label} {message}", _argument(parts)))
+        if not is_key and parts[-1:] == ["description"] and len(parts) == 4 and _argument(parts) \
+                and not any(f.rule == "SEC-006" and f.pointer == pointer for f in out):
+            match = _CONTEXT_VALUE.search(text)
+            if match:
+                out.append(_finding("SEC-006", name, pointer, f"argument {parts[2]!r} asks for the model's own "
+                                    f"context: {_excerpt(text, match.start(), match.end())}", _argument(parts)))
         if is_key and len(parts) == 3 and _argument(parts) == text and _ASKS_FOR_CONTEXT.fullmatch(text):
             out.append(_finding("SEC-006", name, pointer, f"argument {text!r} asks the model for its own context "
                                 "(conversation, system prompt, tool list), which no tool needs", text))
