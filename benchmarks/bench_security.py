@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from pytest_mcptest.engine.catalog import catalog_tools  # noqa: E402
 from pytest_mcptest.engine.security_rules import lint_results, lint_tool_security  # noqa: E402
 from pytest_mcptest.engine.trace import Run, ToolCall  # noqa: E402
-from security_corpus import HARD_BENIGN, HELD_OUT, POISONED, POISONED_RESULTS  # noqa: E402
+from security_corpus import HARD_BENIGN, HELD_OUT, HELD_OUT_2, POISONED, POISONED_RESULTS  # noqa: E402
 
 BENIGN_FILES = sorted((ROOT / "tests" / "data" / "catalogs").glob("*.json")) + [
     ROOT / "examples" / "tool-bench" / "catalog.json", ROOT / "examples" / "tool-quality" / "catalog-legacy.json"]
@@ -118,7 +118,8 @@ def run() -> dict:
             if found + len(fp) + len(hard_fp) else None,
             "by_category": {k: f"{v[0]}/{v[1]}" for k, v in sorted(by_category.items())},
             "held_out_found": sum(1 for _, _, _, tool in HELD_OUT if on_tool(tool)),
-            "held_out_missed": [cid for cid, _, _, tool in HELD_OUT if not on_tool(tool)],
+            "held_out_missed": [cid for cid, _, _, tool in HELD_OUT + HELD_OUT_2 if not on_tool(tool)],
+            "held_out_2_found": sum(1 for _, _, _, tool in HELD_OUT_2 if on_tool(tool)),
             "missed": [cid for cid, _, _, _ in POISONED if cid not in tp]
             + [cid for cid, _, _ in POISONED_RESULTS if cid not in rtp],
             "false_positive_ids": fp + hard_fp,
@@ -143,7 +144,8 @@ def main() -> int:
     rows = [("", *names), ("recall (tools+results)", *(f"{out[n]['recall']:.3f}" for n in names)),
             ("poisoned tools found", *(f"{out[n]['tools_found']}/{out['poisoned_tools']}" for n in names)),
             ("poisoned results found", *(f"{out[n]['results_found']}/{out['poisoned_results']}" for n in names)),
-            ("held-out poisoned tools found", *(f"{out[n]['held_out_found']}/{len(HELD_OUT)}" for n in names)),
+            ("held-out set 1 found", *(f"{out[n]['held_out_found']}/{len(HELD_OUT)}" for n in names)),
+            ("held-out set 2 found", *(f"{out[n]['held_out_2_found']}/{len(HELD_OUT_2)}" for n in names)),
             ("false positives, real catalogs", *(f"{out[n]['false_positives_real']}/{out['benign_tools']}"
                                                  for n in names)),
             ("false positives, hard benign", *(f"{out[n]['false_positives_hard']}/{out['hard_benign_tools']}"
