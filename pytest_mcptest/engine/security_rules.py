@@ -138,6 +138,10 @@ def _finding(rule: str, tool: str, pointer: str, message: str, argument: Optiona
 # --------------------------------------------------------------------------- text patterns
 
 _I = re.IGNORECASE
+# The text checks run on the lowercased text with case-sensitive patterns written in lowercase:
+# the same matches as IGNORECASE on the text, at about half the cost (Python's re pays for
+# case folding at every position of every alternative).
+_LC = 0
 _GAP = r"[^.!?\n]{0,60}?"  # within one sentence
 
 _OVERRIDE = re.compile(
@@ -149,14 +153,14 @@ _OVERRIDE = re.compile(
     r"|\b(?:ignore|disregard|forget)\s+(?:all|everything)\s+(?:you\s+were\s+told|above|before|previously)\b"
     r"|\bnew\s+(?:instructions?|directives?|rules|system\s+prompt)\s*:"
     r"|\b(?:from\s+now\s+on|henceforth)\s*,?\s+(?:you|the\s+(?:assistant|model|ai|agent))\b"
-    r"|\byou\s+are\s+now\s+(?:a|an|in|the|no\s+longer|free|allowed|unrestricted|DAN)\b"
+    r"|\byou\s+are\s+now\s+(?:a|an|in|the|no\s+longer|free|allowed|unrestricted|dan)\b"
     r"|\bsystem\s*prompt\s*(?:override|update)\b"
     r"|\b(?:system|admin|administrator|developer)\s+(?:notice|message|override|update|directive|command)\s*:"
     r"|\b(?:earlier|previous|prior|above|original|other)\s+(?:guidance|instructions?|rules|directions|guidelines)\s+"
     r"(?:no\s+longer\s+appl(?:y|ies)|(?:is|are)\s+(?:void|obsolete|cancelled|canceled|outdated|superseded))"
     r"|\b(?:developer|god|admin|jailbreak)\s+mode\s+(?:is\s+)?(?:enabled|activated|on)\b"
     r"|\b(?:your|the\s+model'?s?|the\s+assistant'?s?)\s+(?:real|true|actual|new)\s+(?:instructions|task|purpose|goal)\b",
-    _I)
+    _LC)
 
 _CONCEAL = re.compile(
     r"\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shall\s+not|cannot|can'?t|mustn'?t)\s+"
@@ -174,16 +178,16 @@ _CONCEAL = re.compile(
     r"|\b(?:not|never)\s+(?:be\s+)?(?:visible|shown|displayed|revealed)\s+to\s+the\s+user\b"
     r"|\b(?:this|these)\s+(?:is|are)\s+(?:an?\s+)?(?:implementation\s+detail|internal)s?\b" + _GAP
     + r"\b(?:not|never)\b" + _GAP + r"\buser\b",
-    _I)
+    _LC)
 
 _MARKUP = re.compile(
     r"<\s*/?\s*(?:important|system|system[_-]?prompt|instructions?|secret|hidden|admin|critical|urgent|"
     r"sidenote|side[_-]note|assistant|ai[_-]?instructions?|override|priority|context|internal)\s*>"
     r"|\[\s*/?\s*(?:system|inst|admin|hidden|internal|secret|important)(?:\s+(?:instructions?|override|note|"
     r"message|directive))?\s*\]"
-    r"|<<\s*/?\s*SYS\s*>>|<\|\s*(?:im_start|im_end|system|endoftext|start_header_id)\s*\|>"
+    r"|<<\s*/?\s*sys\s*>>|<\|\s*(?:im_start|im_end|system|endoftext|start_header_id)\s*\|>"
     r"|<!--|^\s*#{1,6}\s*(?:system|instructions?|admin)\b",
-    _I | re.MULTILINE)
+    _LC | re.MULTILINE)
 
 _SECRET_FILE_TEXT = (
     r"~/\.ssh\b|(?<![\w])\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\bknown_hosts\b"
@@ -191,10 +195,10 @@ _SECRET_FILE_TEXT = (
     r"|/etc/(?:passwd|shadow|sudoers|gshadow)\b|\.aws/(?:credentials|config)\b|(?<![\w])\.netrc\b"
     r"|(?<![\w])\.npmrc\b|(?<![\w])\.pypirc\b|\.git-credentials\b|\.docker/config\.json\b|\.kube/config\b"
     r"|(?<![\w])\.gnupg\b|\bmcp\.json\b|\bclaude_desktop_config\.json\b|\.cursor/\w|\bwallet\.dat\b"
-    r"|(?<![\w])\.(?:bash|zsh)_history\b|\bkeychain\b|\bLogin\s+Data\b|\bcookies\.sqlite\b"
+    r"|(?<![\w])\.(?:bash|zsh)_history\b|\bkeychain\b|\blogin\s+data\b|\bcookies\.sqlite\b"
     r"|\.config/(?:gh|gcloud|hub|op|doctl|rclone)\b|\.azure/|(?<![\w])\.vault-token\b|(?<![\w])\.terraformrc\b"
     r"|\b(?:credentials|service[_-]account[\w-]*|client_secrets?)\.json\b")
-_SECRET_FILE = re.compile(_SECRET_FILE_TEXT, _I)
+_SECRET_FILE = re.compile(_SECRET_FILE_TEXT, _LC)
 
 _SECRET_WORDS = (
     r"(?:api[\s_-]?keys?|(?:access|auth|bearer|refresh|session|oauth|github|slack|openai|jwt|id)[\s_-]?tokens?|"
@@ -209,8 +213,8 @@ _REQUEST = (r"(?:read|get|fetch|retrieve|collect|gather|extract|dump|print|list|
 _SECRET_REQUEST = re.compile(
     r"\b" + _REQUEST + r"(?:s|es|ed|ing)?\b[^.!?\n]{0,40}?\b(?:the\s+|your\s+|all\s+|any\s+|every\s+|user'?s?\s+|their\s+|"
     r"stored\s+|saved\s+|local\s+)*" + _SECRET_WORDS + r"\b"
-    r"|\b(?:process\.env|os\.environ|getenv\s*\(|printenv|\$\{?[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD)\b)",
-    _I)
+    r"|\b(?:process\.env|os\.environ|getenv\s*\(|printenv|\$\{?[a-z][a-z0-9_]*(?:key|token|secret|password)\b)",
+    _LC)
 
 _URL_OR_MAIL = r"(?:https?://|ftp://|wss?://|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:an?\s+)?(?:external|remote|" \
                r"third[\s-]party|outside|attacker'?s?)\s+(?:server|endpoint|url|address|host|webhook|service))"
@@ -218,7 +222,7 @@ _SEND = (r"(?:send|sends|sent|sending|forward\w*|post\w*|upload\w*|transmit\w*|e
          r"copies|report\w*|leak\w*|exfiltrate\w*|sync\w*|beacon\w*|ping|deliver\w*|submit\w*|push\w*|"
          r"share\w*|relay\w*|dispatch\w*)")
 _EXFIL_SEND = re.compile(r"\b" + _SEND + r"(?:'s)?\b[^\n]{0,80}?\b(?:to|at|into|via|using)\s+(?:the\s+)?" + _URL_OR_MAIL
-                         + r"|\b(?:bcc|cc)(?:'?s|'?d|ing)?\s+[\w.+-]+@[\w-]+(?:\.[\w-]+)+", _I)
+                         + r"|\b(?:bcc|cc)(?:'?s|'?d|ing)?\s+[\w.+-]+@[\w-]+(?:\.[\w-]+)+", _LC)
 _SENSITIVE = (r"(?:(?:entire|full|whole|complete)\s+(?:conversation|chat|history|context|transcript)|"
               r"(?:conversation|chat|message)\s+history|conversation|chat\s+log|transcript|system\s+prompt|"
               r"previous\s+messages|all\s+(?:previous\s+|prior\s+)?messages|chain[\s_-]of[\s_-]thought|"
@@ -236,12 +240,12 @@ _SMUGGLE = re.compile(
     r"write|paste|supply|enter|need|require)\w*\b[^.!?\n]{0,80}?" + _SENSITIVE + r"[^.!?\n]{0,80}?" + _INTO_PARAM
     + r"|\b(?:pass|put|include|add|append|insert|place|embed|attach|provide|send|copy|fill|set|store|concatenate|"
     r"write|paste|supply|enter)\w*\b[^.!?\n]{0,40}?" + _INTO_PARAM + r"[^.!?\n]{0,60}?" + _SENSITIVE,
-    _I)
+    _LC)
 _SHELL = re.compile(
     r"\b(?:curl|wget)\b[^\n|]{0,120}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\bbash\s+-i\s*>&|/dev/tcp/|\bnc\s+-[a-z]*e\b"
-    r"|\brm\s+-rf\s+(?:/|~|\$HOME)|\bchmod\s+(?:-R\s+)?777\b|\bpowershell(?:\.exe)?\s+-(?:e|enc|encodedcommand)\b"
-    r"|\b(?:curl|wget)\s+[^\n]{0,60}(?:-d|--data|-F|--upload-file|-T|--post-data)\b",
-    _I)
+    r"|\brm\s+-rf\s+(?:/|~|\$home)|\bchmod\s+(?:-r\s+)?777\b|\bpowershell(?:\.exe)?\s+-(?:e|enc|encodedcommand)\b"
+    r"|\b(?:curl|wget)\s+[^\n]{0,60}(?:-d|--data|-f|--upload-file|-t|--post-data)\b",
+    _LC)
 
 _DIRECTIVE = r"(?:must|always|never|should|shall|instead|required|mandatory|only|do\s+not|don'?t|has\s+to|have\s+to|" \
              r"need\s+to|needs\s+to|make\s+sure|ensure|remember)"
@@ -256,7 +260,7 @@ _OTHER_TOOLS = re.compile(
     r"|\ball\s+(?:e-?mails?|messages?|requests?|payments?|transfers?|transactions?|calls?)\s+(?:must|should|shall|"
     r"need\s+to|have\s+to)\s+(?:also\s+)?(?:be\s+)?(?:sent|forwarded|routed|cc'?d|bcc'?d|redirected|addressed|"
     r"copied|made)\s+to\b",
-    _I)
+    _LC)
 _NAMED_TOOL = re.compile(
     r"(?:\b(?:the|a|an)\s+)?['\"`]?(?P<name>[A-Za-z][\w.-]{1,63})['\"`]?\s+(?:tool|function)\b"
     r"|\b(?:tool|function)\s+(?:called|named)\s+['\"`]?(?P<name2>[A-Za-z][\w.-]{1,63})['\"`]?"
@@ -286,6 +290,7 @@ _TEXT_CHECKS: tuple[tuple[str, str, re.Pattern], ...] = (
 # --------------------------------------------------------------------------- hidden characters
 
 _TAGS = range(0xE0000, 0xE0080)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _BIDI = frozenset((0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069, 0x200E, 0x200F, 0x061C))
 _VARIATION = (range(0xFE00, 0xFE10), range(0xE0100, 0xE01F0))
 
@@ -304,6 +309,8 @@ def hidden_characters(text: str) -> tuple[list[str], list[str], str]:
 
     Tag characters spell ASCII (U+E0041 is "A"); a run of two or more variation selectors
     spells bytes. Each list names characters as ``U+XXXX NAME``, once each."""
+    if text.isascii() and not _CONTROL.search(text):
+        return [], [], ""  # the common case, decided in C
     carrying: dict[str, None] = {}
     invisible: dict[str, None] = {}
     hidden: list[str] = []
@@ -385,7 +392,7 @@ def decoded_payloads(text: str) -> list[tuple[str, str]]:
         decoded = _readable(bytes.fromhex(match.group(0)))
         if decoded:
             out.append((match.group(0), decoded))
-    for match in _ESCAPES.finditer(text):
+    for match in _ESCAPES.finditer(text) if "\\" in text or "%" in text else ():
         run = match.group(0)
         hexes = re.findall(r"(?:\\x|%|\\u00)([0-9A-Fa-f]{2})", run)
         decoded = _readable(bytes.fromhex("".join(hexes)))
@@ -395,6 +402,15 @@ def decoded_payloads(text: str) -> list[tuple[str, str]]:
 
 
 # --------------------------------------------------------------------------- one string
+
+def _lower(text: str) -> str:
+    """``text`` lowercased, position for position (a character whose lowercase is longer,
+    such as U+0130, is kept as it is, so a match's offsets hold in the original)."""
+    low = text.lower()
+    if len(low) == len(text):
+        return low
+    return "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
+
 
 def _excerpt(text: str, start: int, end: int, width: int = 30) -> str:
     """The matched text with a little context, quoted so hidden characters show."""
@@ -420,14 +436,15 @@ def _tool_references(text: str, own: str, siblings: frozenset, foreign: Mapping[
     generic reference ("any other tool", "always call this tool first", "all emails must
     be sent to"), a tool of another server (``foreign``), or "the X tool" for an X that
     is neither this tool nor one of its catalog's siblings."""
-    for match in _OTHER_TOOLS.finditer(text):
+    match = _OTHER_TOOLS.search(_lower(text))
+    if match:
         return match.start(), match.end(), "refers to other tools"
     for sentence in _SENTENCE.finditer(text):
         body = sentence.group(0)
         if not re.search(r"\b" + _DIRECTIVE + r"\b", body, _I):
             continue
         for name, server in foreign.items():
-            if name != own and name not in siblings and _names_tool(body, name):
+            if name in body and name != own and name not in siblings and _names_tool(body, name):
                 return sentence.start(), sentence.end(), f"names {name!r}, a tool of server {server!r}"
         for ref in _NAMED_TOOL.finditer(body):
             name = ref.group("name") or ref.group("name2") or ref.group("name3")
@@ -450,9 +467,10 @@ def scan_text(text: str, tool: str = "", *, siblings: frozenset = frozenset(),
     payload is checked again, one level deep."""
     allowed = set(SECURITY_RULES) | {"SEC-006:smuggle"} if checks is None else set(checks)
     found: dict[str, str] = {}
+    low = _lower(text)
     for check, rule, pattern in _TEXT_CHECKS:
         if (check in allowed or rule in allowed) and rule not in found:
-            match = pattern.search(text)
+            match = pattern.search(low)
             if match:
                 found[rule] = f"says {_excerpt(text, match.start(), match.end())}"
     if "SEC-007" in allowed:
@@ -508,7 +526,7 @@ _CONTEXT_VALUE = re.compile(
     r"|\b(?:entire|full|whole|complete)\s+(?:conversation|chat|transcript|context\s+window)\b"
     r"|\b(?:your|the\s+model'?s|the\s+assistant'?s)\s+(?:system\s+prompt|hidden\s+(?:rules|instructions)|"
     r"full\s+instructions|instructions\s+verbatim)\b"
-    r"|\beverything\s+(?:said|written|discussed)\s+(?:so\s+far|in\s+this\s+(?:chat|conversation|session))", _I)
+    r"|\beverything\s+(?:said|written|discussed)\s+(?:so\s+far|in\s+this\s+(?:chat|conversation|session))", _LC)
 
 _ASKS_FOR_CONTEXT = re.compile(
     r"(?:system|hidden|model|assistant)[_-]?(?:prompt|instructions?)|(?:conversation|chat|message)s?[_-]?(?:history|log|"
@@ -538,13 +556,20 @@ def lint_tool_security(tool: Mapping, prefix: Sequence = (), siblings: Iterable[
             checks = ("SEC-010", "SEC-011")
         else:
             checks = None
+        if checks is not None and text.isascii() and not _CONTROL.search(text):
+            found = []  # a name or key in plain ASCII: nothing hidden (the common case, decided in C)
+        else:
+            found = scan_text(text, name, siblings=others, foreign=foreign, checks=checks)
+        is_argument = len(parts) >= 3 and _argument(parts) is not None
+        if not found and not is_argument:
+            continue
         pointer = json_pointer(list(prefix) + parts)
         label = "key" if is_key else "/".join(str(p) for p in parts)
-        for rule, message in scan_text(text, name, siblings=others, foreign=foreign, checks=checks):
+        for rule, message in found:
             out.append(_finding(rule, name, pointer, f"{label} {message}", _argument(parts)))
-        if not is_key and parts[-1:] == ["description"] and len(parts) == 4 and _argument(parts) \
+        if not is_key and parts[-1:] == ["description"] and len(parts) == 4 and is_argument \
                 and not any(f.rule == "SEC-006" and f.pointer == pointer for f in out):
-            match = _CONTEXT_VALUE.search(text)
+            match = _CONTEXT_VALUE.search(_lower(text))
             if match:
                 out.append(_finding("SEC-006", name, pointer, f"argument {parts[2]!r} asks for the model's own "
                                     f"context: {_excerpt(text, match.start(), match.end())}", _argument(parts)))
@@ -567,34 +592,39 @@ def name_findings(named: Sequence[tuple[str, str, str]]) -> list[tuple[str, Secu
     catalog or of every server of a suite, as ``(server, finding)``. Within one server the
     later of two tools gets the finding; across servers both do, so each server's own
     report shows the clash."""
+    by_name: dict[str, list[int]] = {}
+    by_folded: dict[str, list[int]] = {}
+    folded = [_folded(name) for _, name, _ in named]
+    for i, (_, name, _) in enumerate(named):
+        by_name.setdefault(name, []).append(i)
+        by_folded.setdefault(folded[i], []).append(i)
     out: list[tuple[str, SecurityFinding]] = []
     for i, (server, name, pointer) in enumerate(named):
         where = f" of server {server!r}" if server else ""
         if name and not _NAME_OK.fullmatch(name):
             out.append((server, _finding("SEC-009", name, pointer, f"tool name {name!r}{where} has characters "
                                          "outside [A-Za-z0-9_.-] or is over 128 characters")))
-        clash = _clash(named, i, lambda other: other == name)
+        clash = _clash(named, i, by_name[name])
         if clash is not None:
-            other = f"server {clash!r}" if clash != server else "this catalog"
+            other = f"server {named[clash][0]!r}" if named[clash][0] != server else "this catalog"
             out.append((server, _finding("SEC-008", name, pointer, f"tool {name!r}{where} is also a tool of {other}")))
             continue
-        key = _folded(name)
-        folded = _clash(named, i, lambda other: other != name and _folded(other) == key)
-        if folded is not None:
-            first = next(n for s_, n, _ in named if s_ == folded and n != name and _folded(n) == key)
-            other = f" of server {folded!r}" if folded != server else ""
+        clash = _clash(named, i, [j for j in by_folded[folded[i]] if named[j][1] != name])
+        if clash is not None:
+            other_server, first = named[clash][0], named[clash][1]
+            other = f" of server {other_server!r}" if other_server != server else ""
             out.append((server, _finding("SEC-009", name, pointer, f"tool {name!r}{where} collides with "
                                          f"{first!r}{other} once case, separators and Unicode forms are folded")))
     return out
 
 
-def _clash(named: Sequence[tuple[str, str, str]], i: int, same) -> Optional[str]:
-    """The server of an entry that ``same`` name as entry ``i``: an earlier one of the same
-    server, or any of another server; None when there is none."""
+def _clash(named: Sequence[tuple[str, str, str]], i: int, same: list[int]) -> Optional[int]:
+    """Of the entries ``same`` (those that share entry ``i``'s name or folded name), the
+    first that ``i`` clashes with: an earlier one of its own server, or any of another."""
     server = named[i][0]
-    for j, (other_server, other, _) in enumerate(named):
-        if j != i and same(other) and (other_server != server or j < i):
-            return other_server
+    for j in same:
+        if j != i and (named[j][0] != server or j < i):
+            return j
     return None
 
 
