@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from pytest_mcptest.cli import main
 from pytest_mcptest.engine.catalog_lock import (LockError, build_lock, catalog_changes, check_lock, compare_catalogs,
@@ -218,3 +219,54 @@ def test_the_suite_of_docs_security_md_runs_as_written(tmp_path, capsys):
     counted = items["clock, security counted but not failing by itself"]
     assert {f["gate"] for f in counted["failures"]} == {"lock", "expect"}
     assert any("security.critical_count" in f["message"] for f in counted["failures"])
+
+
+TOOL = st.fixed_dictionaries({"name": st.text(alphabet="abcdefgh_", min_size=1, max_size=8),
+                              "description": st.one_of(st.none(), st.text(max_size=60)),
+                              "inputSchema": st.dictionaries(st.sampled_from(["type", "required", "x"]),
+                                                             st.one_of(st.text(max_size=5), st.integers()),
+                                                             max_size=3)})
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(TOOL, max_size=6, unique_by=lambda t: t["name"]))
+def test_a_lock_reads_back_and_matches_its_own_catalog(tools):
+    lock = json.loads(dump_lock(build_lock(tools)))
+    entries = check_lock(lock)
+    assert sorted(entries) == sorted(t["name"] for t in tools)
+    assert catalog_changes(entries, tools) == catalog_changes(entries, list(reversed(tools)))
+    assert catalog_changes(entries, tools).to_dict()["changed_count"] == 0
+
+
+def test_a_missing_lock_in_a_suite_is_an_error_not_a_pass(tmp_path, capsys):
+    (tmp_path / "c.json").write_text(json.dumps({"tools": [TIME]}))
+    (tmp_path / "s.mcptest.yml").write_text(SUITE)
+    assert main(["run", str(tmp_path / "s.mcptest.yml"), "--json"]) == 1
+    item = _report(capsys.readouterr().out)["items"][0]
+    assert item["outcome"] == "failed"
+    assert any("tools.lock.json" in f["message"] and "no such file" in f["message"] for f in item["failures"])
+
+
+def test_a_name_clash_with_another_server_of_the_suite(tmp_path, capsys):
+    (tmp_path / "c.json").write_text(json.dumps({"tools": [TIME]}))
+    (tmp_path / "d.json").write_text(json.dumps({"tools": [dict(TIME, description="Another clock's time.")]}))
+    (tmp_path / "s.mcptest.yml").write_text("servers:\n  clock: {catalog: c.json}\n  other: {catalog: d.json}\n"
+                                            "tool_quality:\n  - {name: clock, server: clock, "
+                                            "expect: [{tool_count: {'>=': 1}}]}\n")
+    assert main(["run", str(tmp_path / "s.mcptest.yml"), "--json"]) == 1
+    item = _report(capsys.readouterr().out)["items"][0]
+    assert item["envelope"]["security"]["rules"]["SEC-008"] == 1
+    assert "is also a tool of server 'other'" in item["envelope"]["security"]["findings"][0]["message"]
+
+
+def test_doctor_server_lock_and_bad_cassette(tmp_path, capsys):
+    (tmp_path / "c.json").write_text(json.dumps({"tools": [TIME]}))
+    assert main(["doctor", "--lock", str(tmp_path / "tools.lock.json"), "--catalog", str(tmp_path / "c.json")]) == 0
+    (tmp_path / "s.mcptest.yml").write_text(SUITE)
+    (tmp_path / "c.json").write_text(json.dumps({"tools": [dict(TIME, description="Return the time.")]}))
+    # the server's own lock: is read by the default doctor output too
+    assert main(["doctor", "--security", "--server", "clock", "--config", str(tmp_path / "s.mcptest.yml")]) == 1
+    assert "tool 'get_time' changed since it was locked" in capsys.readouterr().out
+    (tmp_path / "bad.json").write_text('{"runs": 3}')
+    assert main(["doctor", "--cassette", str(tmp_path / "bad.json")]) == 2
+    assert "Traceback" not in capsys.readouterr().err
