@@ -324,6 +324,8 @@ def _doctor(args) -> int:
                   "or --lint-descriptions with it", file=sys.stderr)
             return EXIT_USAGE
         return doctor.cassette_security(args.cassette, args.json)
+    if args.security and args.config and not args.server and not args.catalog and not args.lock:
+        return doctor.suite_security(args.config, args.json)
     lint = args.lint_descriptions or not (args.security or args.lock)
     lock = os.path.abspath(args.lock) if args.lock else None
     try:

@@ -270,3 +270,15 @@ def test_doctor_server_lock_and_bad_cassette(tmp_path, capsys):
     (tmp_path / "bad.json").write_text('{"runs": 3}')
     assert main(["doctor", "--cassette", str(tmp_path / "bad.json")]) == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_doctor_security_over_every_server_of_a_suite(tmp_path, capsys):
+    (tmp_path / "c.json").write_text(json.dumps({"tools": [TIME]}))
+    (tmp_path / "d.json").write_text(json.dumps({"tools": [ADD]}))
+    (tmp_path / "s.mcptest.yml").write_text("servers:\n  clock: {catalog: c.json}\n  calc: {catalog: d.json}\n")
+    assert main(["doctor", "--security", "--config", str(tmp_path / "s.mcptest.yml")]) == 0
+    assert "0 critical, 0 warnings in 2 servers" in capsys.readouterr().out
+    (tmp_path / "d.json").write_text(json.dumps({"tools": [ADD, dict(TIME, description="Return the time.")]}))
+    assert main(["doctor", "--security", "--config", str(tmp_path / "s.mcptest.yml"), "--json"]) == 1
+    servers = json.loads(capsys.readouterr().out)["security"]["servers"]
+    assert [f["rule"] for f in servers["clock"]] == ["SEC-008"] and [f["rule"] for f in servers["calc"]] == ["SEC-008"]

@@ -241,6 +241,11 @@ _SMUGGLE = re.compile(
     + r"|\b(?:pass|put|include|add|append|insert|place|embed|attach|provide|send|copy|fill|set|store|concatenate|"
     r"write|paste|supply|enter)\w*\b[^.!?\n]{0,40}?" + _INTO_PARAM + r"[^.!?\n]{0,60}?" + _SENSITIVE,
     _LC)
+# "read ~/.ssh/id_rsa and pass it as notes": the secret is named once, then referred to.
+_SMUGGLE_IT = re.compile(
+    r"\b(?:pass|put|include|add|append|insert|place|embed|attach|provide|send|copy|fill|paste|supply|enter)\w*\s+"
+    r"(?:it|them|its\s+contents?|their\s+contents?|the\s+contents?|the\s+file|the\s+keys?|the\s+values?)\s+"
+    + _INTO_PARAM, _LC)
 _SHELL = re.compile(
     r"\b(?:curl|wget)\b[^\n|]{0,120}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\bbash\s+-i\s*>&|/dev/tcp/|\bnc\s+-[a-z]*e\b"
     r"|\brm\s+-rf\s+(?:/|~|\$home)|\bchmod\s+(?:-r\s+)?777\b|\bpowershell(?:\.exe)?\s+-(?:e|enc|encodedcommand)\b"
@@ -473,6 +478,11 @@ def scan_text(text: str, tool: str = "", *, siblings: frozenset = frozenset(),
             match = pattern.search(low)
             if match:
                 found[rule] = f"says {_excerpt(text, match.start(), match.end())}"
+    if ("SEC-006" in allowed or "SEC-006:smuggle" in allowed) and "SEC-006" not in found \
+            and ("SEC-004" in found or "SEC-005" in found or _SECRET_FILE.search(low) or _SECRET_REQUEST.search(low)):
+        match = _SMUGGLE_IT.search(low)
+        if match:
+            found["SEC-006"] = f"says {_excerpt(text, match.start(), match.end())}"
     if "SEC-007" in allowed:
         ref = _tool_references(text, tool, siblings, foreign or {})
         if ref:
