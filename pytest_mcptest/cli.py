@@ -302,15 +302,17 @@ def _record(args) -> int:
 
 
 
-def _doctor_block(args):
-    """The ``tool_quality`` block for ``--catalog FILE`` or ``--server NAME --config SUITE``."""
+def _doctor_block(args, **how):
+    """The ``tool_quality`` block for ``--catalog FILE`` or ``--server NAME --config SUITE``
+    (``how``: which of its gates apply, see ``for_server``)."""
     from .gates.sources import resolve_server
     from .gates.tool_quality import for_server
     from .files import regular_file_problem
     from .suite.cache import load_suite_cached
 
     if args.catalog:
-        return for_server(os.path.basename(args.catalog), {"catalog": os.path.abspath(args.catalog)}, args.catalog)
+        return for_server(os.path.basename(args.catalog), {"catalog": os.path.abspath(args.catalog)}, args.catalog,
+                          **how)
     if not (args.server and args.config):
         raise InputError("mcptest doctor", "give --catalog FILE, or --server NAME with --config SUITE")
     problem = regular_file_problem(args.config)  # the suite cache reads what it is given: a FIFO would block it
@@ -321,23 +323,40 @@ def _doctor_block(args):
     if spec is None:
         raise InputError(args.config, f"no server named {args.server!r} under servers: "
                          f"(servers: {', '.join(sorted(suite.servers)) or 'none'})")
-    return for_server(args.server, resolve_server(spec, os.path.dirname(os.path.abspath(args.config))), args.config)
+    folder = os.path.dirname(os.path.abspath(args.config))
+    server = resolve_server(spec, folder)
+    if server.get("lock"):
+        server["lock"] = os.path.normpath(os.path.join(folder, server["lock"]))
+    return for_server(args.server, server, args.config, **how)
 
 
 def _doctor(args) -> int:
-    """Every description finding, tool by tool, then the verdict of spec 001's default
-    gates (the ``tool_quality`` item's): exit 1 when the catalog misses them."""
-    from .gates.tool_quality import summary_lines
+    """Every description and security finding, tool by tool, then the verdict of spec 001's
+    default gates and the security gate (the ``tool_quality`` item's): exit 1 when the
+    catalog misses them. ``--security`` and ``--lock FILE`` judge only their own gate
+    (see ``doctor.py``); ``--cassette`` lints a recording."""
+    from . import doctor
+    from .gates.tool_quality import security_summary_lines, summary_lines
 
-    if not args.lint_descriptions:
-        print("mcptest doctor: nothing to do; pass --lint-descriptions", file=sys.stderr)
-        return EXIT_USAGE
+    if args.cassette:
+        if args.catalog or args.server or args.lock or args.lint_descriptions:
+            print("mcptest doctor --cassette: lints a recording on its own; give no --catalog, --server, --lock "
+                  "or --lint-descriptions with it", file=sys.stderr)
+            return EXIT_USAGE
+        return doctor.cassette_security(args.cassette, args.json)
+    if args.security and args.config and not args.server and not args.catalog and not args.lock:
+        return doctor.suite_security(args.config, args.json)
+    lint = args.lint_descriptions or not (args.security or args.lock)
+    lock = os.path.abspath(args.lock) if args.lock else None
     try:
-        block = _doctor_block(args)
+        block = _doctor_block(args, lint=lint, security=lint or args.security, lock=lock)
     except InputError as exc:
         print(exc.render(), file=sys.stderr)
         return EXIT_USAGE
-    return _judge(block, args.json, summary_lines)
+    if lock and not os.path.lexists(lock):
+        return doctor.write_new_lock(block, args.lock)
+    describe = summary_lines if lint else security_summary_lines if args.security else doctor.lock_summary_lines
+    return _judge(block, args.json, describe)
 
 
 def _tool_bench(args) -> int:
@@ -461,7 +480,14 @@ def build_parser() -> argparse.ArgumentParser:
     srun.set_defaults(func=_scenario_run)
 
     doctor = sub.add_parser("doctor", help="look at a server's tool catalog")
-    doctor.add_argument("--lint-descriptions", action="store_true", help="every DESC/SCH finding, tool by tool")
+    doctor.add_argument("--lint-descriptions", action="store_true", help="every DESC/SCH/SEC finding, tool by tool "
+                        "(the default)")
+    doctor.add_argument("--security", action="store_true", help="only the security lint (SEC rules): exit 1 on a "
+                        "critical finding")
+    doctor.add_argument("--lock", metavar="FILE", help="pin each tool's description and schema in FILE (when it does "
+                        "not exist), else check the catalog against it: exit 1 when a pinned tool changed")
+    doctor.add_argument("--cassette", metavar="FILE", help="security lint of a recording: its catalogs and every "
+                        "tool result")
     doctor.add_argument("--catalog", metavar="FILE", help="a saved tools/list answer (JSON)")
     doctor.add_argument("--server", metavar="NAME", help="a server of --config's servers:")
     doctor.add_argument("--config", metavar="SUITE", help="the suite that declares --server")

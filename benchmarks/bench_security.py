@@ -1,0 +1,189 @@
+#!/usr/bin/env python
+"""Benchmark: precision and recall of the SEC rules, beside Cisco mcp-scanner's YARA rules.
+
+Positives: the poisoned tools and tool results of ``security_corpus.py`` (written in our
+words after public attack write-ups), and its held-out tools, counted apart: written
+after the rules were frozen and never tuned against. Negatives: every tool of the real catalogs under
+``tests/data/catalogs`` and of the examples' catalogs, and, reported apart, the hard
+benign tools of the corpus (honest tools whose words sound dangerous).
+
+A tool is flagged by our rules when any SEC finding is reported on its text (SEC-008/009
+are about names across a catalog and are left out: the YARA rules cannot see them). A
+tool is flagged by YARA the way ``mcpscanner``'s scanner runs its YARA analyzer: the rules
+matched on the description, then on the tool's JSON without its description. A result is
+flagged by ours when SEC-013 fires, by YARA when a rule matches its text.
+
+The YARA side needs ``cisco-ai-mcp-scanner`` and ``yara-python`` installed (not
+dependencies of mcptest: ``pip install --no-deps cisco-ai-mcp-scanner yara-python``;
+the package is not imported, only its rule files are read and compiled with
+yara-python, because importing it needs its network-facing dependencies). Without them
+the YARA columns say why. Goals: no false positive on a real catalog, and recall at or
+above the YARA rules'. It is a report, not a test: it exits 0 whether a goal is met or
+missed. Usage::
+
+    python benchmarks/bench_security.py
+    python benchmarks/bench_security.py --json
+    python benchmarks/bench_security.py --misses     # list every miss and false positive
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from pytest_mcptest.engine.catalog import catalog_tools  # noqa: E402
+from pytest_mcptest.engine.security_rules import lint_catalog_security, lint_results, lint_tool_security  # noqa: E402
+from pytest_mcptest.engine.trace import Run, ToolCall  # noqa: E402
+from security_corpus import HARD_BENIGN, HELD_OUT, HELD_OUT_2, POISONED, POISONED_RESULTS  # noqa: E402
+
+BENIGN_FILES = sorted((ROOT / "tests" / "data" / "catalogs").glob("*.json")) + [
+    ROOT / "examples" / "tool-bench" / "catalog.json", ROOT / "examples" / "tool-quality" / "catalog-legacy.json"]
+
+
+def ours_tool(tool: dict) -> bool:
+    return any(f.rule not in ("SEC-008", "SEC-009") for f in lint_tool_security(tool))
+
+
+def ours_result(text: str) -> bool:
+    return bool(lint_results([Run(tool_calls=(ToolCall("tool", {}, result=text),))]))
+
+
+def yara_matcher():
+    """(match(text) -> rule names, version) from the installed mcp-scanner's rule files, or
+    (None, why not)."""
+    try:
+        import yara
+    except ImportError:
+        return None, "yara-python is not installed"
+    spec = importlib.util.find_spec("mcpscanner")  # finds the package without running its __init__
+    if spec is None or not spec.submodule_search_locations:
+        return None, "cisco-ai-mcp-scanner is not installed"
+    rules_dir = Path(spec.submodule_search_locations[0]) / "data" / "yara_rules"
+    sources = {p.name: p.read_text(encoding="utf-8") for p in sorted(rules_dir.iterdir())
+               if p.name.endswith((".yara", ".yar"))}
+    if not sources:
+        return None, f"no YARA rule files in {rules_dir}"
+    from importlib.metadata import version
+
+    rules = yara.compile(sources=sources)
+    return (lambda text: [m.rule for m in rules.match(data=text)] if text else []), \
+        f"cisco-ai-mcp-scanner {version('cisco-ai-mcp-scanner')}, {len(sources)} rule files"
+
+
+def yara_tool(match, tool: dict) -> bool:
+    """As mcpscanner's scanner does: the description, then the tool's JSON without it."""
+    rest = {k: v for k, v in tool.items() if k != "description"}
+    return bool(match(str(tool.get("description") or "")) or match(json.dumps(rest)))
+
+
+def _score(flags: list[bool], positive: bool) -> int:
+    return sum(1 for f in flags if f == positive)
+
+
+def run() -> dict:
+    benign = [(f"{path.name}:{t.get('name')}", t) for path in BENIGN_FILES
+              for t in catalog_tools(json.loads(path.read_text(encoding="utf-8")))]
+    match, yara_about = yara_matcher()
+    catalogs = [json.loads(path.read_text(encoding="utf-8")) for path in BENIGN_FILES]
+    rounds = []
+    for _ in range(5):
+        start = time.perf_counter()
+        for catalog in catalogs:
+            lint_catalog_security(catalog)
+        rounds.append(time.perf_counter() - start)
+    out: dict = {"ms_per_tool": round(min(rounds) * 1000 / len(benign), 3),
+                 "poisoned_tools": len(POISONED), "poisoned_results": len(POISONED_RESULTS),
+                 "benign_tools": len(benign), "hard_benign_tools": len(HARD_BENIGN), "yara_rules": yara_about,
+                 "catalogs": [p.name for p in BENIGN_FILES]}
+    scanners = {"ours": (ours_tool, ours_result)}
+    if match is not None:
+        scanners["yara"] = (lambda t: yara_tool(match, t), lambda text: bool(match(text)))
+    for name, (on_tool, on_result) in scanners.items():
+        tp = [cid for cid, _, _, tool in POISONED if on_tool(tool)]
+        rtp = [cid for cid, _, text in POISONED_RESULTS if on_result(text)]
+        fp = [bid for bid, tool in benign if on_tool(tool)]
+        hard_fp = [bid for bid, tool in HARD_BENIGN if on_tool(tool)]
+        positives = len(POISONED) + len(POISONED_RESULTS)
+        found = len(tp) + len(rtp)
+        by_category: dict[str, list[int]] = {}
+        for cid, category, _, tool in POISONED:
+            cell = by_category.setdefault(category, [0, 0])
+            cell[0] += cid in tp
+            cell[1] += 1
+        out[name] = {
+            "recall": round(found / positives, 4),
+            "tools_found": len(tp), "results_found": len(rtp),
+            "false_positives_real": len(fp), "false_positives_hard": len(hard_fp),
+            "precision_real": round(found / (found + len(fp)), 4) if found + len(fp) else None,
+            "precision_with_hard": round(found / (found + len(fp) + len(hard_fp)), 4)
+            if found + len(fp) + len(hard_fp) else None,
+            "by_category": {k: f"{v[0]}/{v[1]}" for k, v in sorted(by_category.items())},
+            "held_out_found": sum(1 for _, _, _, tool in HELD_OUT if on_tool(tool)),
+            "held_out_missed": [cid for cid, _, _, tool in HELD_OUT + HELD_OUT_2 if not on_tool(tool)],
+            "held_out_2_found": sum(1 for _, _, _, tool in HELD_OUT_2 if on_tool(tool)),
+            "missed": [cid for cid, _, _, _ in POISONED if cid not in tp]
+            + [cid for cid, _, _ in POISONED_RESULTS if cid not in rtp],
+            "false_positive_ids": fp + hard_fp,
+        }
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--misses", action="store_true", help="list every miss and false positive")
+    args = parser.parse_args()
+    out = run()
+    if args.json:
+        print(json.dumps(out, indent=2, sort_keys=True))
+        return 0
+    print(f"corpus: {out['poisoned_tools']} poisoned tools, {out['poisoned_results']} poisoned results; "
+          f"{out['benign_tools']} benign tools of {len(out['catalogs'])} real and example catalogs; "
+          f"{out['hard_benign_tools']} hard benign tools")
+    print(f"YARA: {out['yara_rules']}")
+    names = [n for n in ("ours", "yara") if n in out]
+    rows = [("", *names), ("recall (tools+results)", *(f"{out[n]['recall']:.3f}" for n in names)),
+            ("poisoned tools found", *(f"{out[n]['tools_found']}/{out['poisoned_tools']}" for n in names)),
+            ("poisoned results found", *(f"{out[n]['results_found']}/{out['poisoned_results']}" for n in names)),
+            ("held-out set 1 found", *(f"{out[n]['held_out_found']}/{len(HELD_OUT)}" for n in names)),
+            ("held-out set 2 found", *(f"{out[n]['held_out_2_found']}/{len(HELD_OUT_2)}" for n in names)),
+            ("false positives, real catalogs", *(f"{out[n]['false_positives_real']}/{out['benign_tools']}"
+                                                 for n in names)),
+            ("false positives, hard benign", *(f"{out[n]['false_positives_hard']}/{out['hard_benign_tools']}"
+                                               for n in names)),
+            ("precision (real)", *(str(out[n]['precision_real']) for n in names)),
+            ("precision (real + hard)", *(str(out[n]['precision_with_hard']) for n in names))]
+    for category in out["ours"]["by_category"]:
+        rows.append((f"  {category}", *(out[n]["by_category"][category] for n in names)))
+    width = max(len(r[0]) for r in rows)
+    for row in rows:
+        print(row[0].ljust(width) + "".join(f"  {cell:>10}" for cell in row[1:]))
+    ours = out["ours"]
+    print(f"speed: {out['ms_per_tool']} ms per tool (the benign catalogs, best of 5); goal < 5 ms -> "
+          f"{'PASS' if out['ms_per_tool'] < 5 else 'MISS'}")
+    goal_fp = ours["false_positives_real"] == 0
+    print(f"goal: no false positive on a real catalog: {ours['false_positives_real']} -> "
+          f"{'PASS' if goal_fp else 'MISS'}")
+    if "yara" in out:
+        goal = ours["recall"] >= out["yara"]["recall"]
+        print(f"goal: recall >= YARA's: {ours['recall']:.3f} vs {out['yara']['recall']:.3f} -> "
+              f"{'PASS' if goal else 'MISS'}")
+    else:
+        print("goal: recall >= YARA's: not measured (YARA side unavailable)")
+    if args.misses:
+        for n in names:
+            print(f"{n}: missed {', '.join(out[n]['missed'] + out[n]['held_out_missed']) or 'none'}; false positives "
+                  f"{', '.join(out[n]['false_positive_ids']) or 'none'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

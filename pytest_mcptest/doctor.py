@@ -1,0 +1,143 @@
+"""``mcptest doctor``'s security and lock modes (the command line is in :mod:`.cli`).
+
+``--security`` and ``--lock FILE`` judge a catalog through the ``tool_quality`` gate, like
+``--lint-descriptions``, but with only their own gate; ``--security --config SUITE`` with no
+``--server`` lints every server of the suite together (live ones are started), so names
+clashing across servers and descriptions naming another server's tool are found;
+``--cassette FILE`` lints what a cassette recorded: the catalog of each server and every
+tool result (SEC-013). Exit status: 0 passed, 1 a gate failed (a Critical finding,
+a locked tool that changed), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import attrs
+
+from .errors import InputError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def write_new_lock(block, path: str) -> int:
+    """``--lock FILE`` when FILE does not exist yet: pin the catalog there."""
+    from .gates.sources import SourceError
+    from .gates.tool_quality import open as open_catalog
+    from .context import Context
+    from .lockfile import write_lock
+
+    try:
+        source = open_catalog(block, Context(root=os.getcwd()))
+        count = write_lock(path, path, source.items[0])
+    except SourceError as exc:
+        print(exc.message, file=sys.stderr)
+        return EXIT_USAGE
+    except InputError as exc:
+        print(exc.render(), file=sys.stderr)
+        return EXIT_USAGE
+    print(f"{path}: pinned {count} tool{'s' if count != 1 else ''} of {source.shown}; commit it, and check "
+          f"later with mcptest doctor --lock {path} (or lock: {path} in a suite)")
+    return EXIT_OK
+
+
+def _in_cassette(finding, server: str):
+    """A catalog finding with its pointer into the cassette (``/catalog/<server>/tools/...``)."""
+    from .engine.paths import json_pointer
+
+    return attrs.evolve(finding, pointer=json_pointer(["catalog", server]) + finding.pointer)
+
+
+def cassette_security(path: str, as_json: bool) -> int:
+    """The security lint of a cassette: its recorded catalogs and tool results."""
+    from .cassette import load_cassette
+    from .engine.catalog import CatalogError
+    from .engine.security_rules import lint_results, lint_servers_security, security_counts
+    from .report import dumps
+
+    try:
+        cassette = load_cassette(path, path, keep=False)
+    except FileNotFoundError:
+        print(f"{path}: cannot read the cassette: no such file", file=sys.stderr)
+        return EXIT_USAGE
+    except InputError as exc:
+        print(exc.render(), file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        by_server = lint_servers_security(cassette.catalog)
+    except CatalogError as exc:
+        print(f"{path}: the recorded catalog: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    findings = [_in_cassette(f, server) for server, fs in by_server.items() for f in fs]
+    findings += lint_results(cassette.runs)
+    counts = security_counts(findings)
+    if as_json:
+        sys.stdout.write(dumps({"cassette": path, "security": {**counts,
+                                                               "findings": [f.to_dict() for f in findings]}}))
+    else:
+        _print_findings(findings)
+        print(f"security: {counts['critical_count']} critical, {counts['warning_count']} warnings in "
+              f"{len(cassette.catalog)} recorded catalogs and {sum(len(r.tool_calls) for r in cassette.runs)} "
+              f"tool results of {path}")
+    return EXIT_FAILED if counts["critical_count"] else EXIT_OK
+
+
+def _print_findings(findings) -> None:
+    for f in findings:
+        print(f"{f.rule:8} {f.severity:8} {f.tool}  {f.pointer}")
+        print(f"  {f.message}")
+        print(f"  why: {f.why}  -> {f.suggestion}")
+
+
+def suite_security(config: str, as_json: bool) -> int:
+    """The security lint of every server of a suite, together."""
+    from .engine.catalog import CatalogError
+    from .engine.security_rules import lint_servers_security, security_counts
+    from .files import regular_file_problem
+    from .gates.sources import resolve_server, server_catalog
+    from .report import dumps
+    from .suite.cache import load_suite_cached
+
+    try:
+        problem = regular_file_problem(config)
+        if problem:
+            raise InputError(config, problem)
+        suite = load_suite_cached(config)
+        if not suite.servers:
+            raise InputError(config, "no servers: to lint")
+        folder = os.path.dirname(os.path.abspath(config))
+        catalogs = {name: server_catalog(name, resolve_server(spec, folder), os.getcwd())[1]
+                    for name, spec in sorted(suite.servers.items())}
+        by_server = lint_servers_security(catalogs)
+    except InputError as exc:
+        print(exc.render(), file=sys.stderr)
+        return EXIT_USAGE
+    except CatalogError as exc:
+        print(f"{config}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    findings = [f for fs in by_server.values() for f in fs]
+    counts = security_counts(findings)
+    if as_json:
+        sys.stdout.write(dumps({"suite": config, "security": {
+            **counts, "servers": {name: [f.to_dict() for f in fs] for name, fs in by_server.items()}}}))
+    else:
+        for name, fs in by_server.items():
+            print(f"server {name}: {len(fs)} finding{'s' if len(fs) != 1 else ''}")
+            _print_findings(fs)
+        print(f"security: {counts['critical_count']} critical, {counts['warning_count']} warnings in "
+              f"{len(by_server)} servers of {config}")
+    return EXIT_FAILED if counts["critical_count"] else EXIT_OK
+
+
+def lock_summary_lines(envelope: dict) -> list[str]:
+    """``--lock`` alone: what the lock comparison found (the diff is in the failure text)."""
+    lock = envelope.get("lock") or {}
+    lines = [f"lock {lock.get('file')}: {lock.get('changed_count', 0)} changed, {lock.get('added_count', 0)} new, "
+             f"{lock.get('removed_count', 0)} removed ({envelope.get('tool_count', 0)} tools served)"]
+    if lock.get("added"):
+        lines.append(f"new tools, not in the lock (not failed; review them, then lock again): "
+                     f"{', '.join(lock['added'])}")
+    if lock.get("removed"):
+        lines.append(f"locked tools no longer served: {', '.join(lock['removed'])}")
+    return lines
