@@ -352,7 +352,7 @@ def _report(args) -> int:
     """A saved report at a glance, or (``--compare``) its deltas and floor flips against a
     baseline; ``--html`` also writes the HTML report (the same bytes ``--mcptest-html``
     writes for the same items). Exit 1 only with --compare, when something flipped to failed."""
-    from .report import compare_reports, comparison_problem, load_report, render_comparison, render_summary
+    from .report import compare_reports, comparison_problem, failing, load_report, render_comparison, render_summary
 
     try:
         current = load_report(args.current)
@@ -371,21 +371,24 @@ def _report(args) -> int:
         write_html(args.html, current, compare_reports(current, baseline) if baseline is not None else None,
                    os.path.basename(args.compare) if args.compare else "")
     if baseline is None:
+        if "regression" in (args.fail_on or ()):
+            print("mcptest report: --fail-on regression needs --compare BASELINE.json", file=sys.stderr)
+            return EXIT_USAGE
         if args.json:
             sys.stdout.write(dumps(current))
         else:
             print(render_summary(current))
-        return EXIT_OK
-    comparison = compare_reports(current, baseline)
+        return EXIT_FAILED if failing(args.fail_on, current, None) else EXIT_OK
+    comparison = compare_reports(current, baseline, correction=args.correction)
     if args.json:
         sys.stdout.write(json.dumps(comparison, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
     else:
-        print(render_comparison(comparison))
+        print(render_comparison(comparison, every=args.all))
     problem = comparison_problem(comparison)
     if problem:
         print(f"mcptest report: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    return EXIT_FAILED if comparison["regressions"] else EXIT_OK
+    return EXIT_FAILED if comparison["regressions"] or failing(args.fail_on, current, comparison) else EXIT_OK
 
 
 def _mock(args) -> int:
@@ -445,6 +448,14 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--compare", metavar="BASELINE.json", help="per-item deltas and floor flips against it")
     report.add_argument("--json", action="store_true", help="print the comparison (or the report) as JSON")
     report.add_argument("--html", metavar="PATH", help="also write the self-contained HTML report to PATH")
+    report.add_argument("--all", action="store_true", help="with --compare: every delta and every paired test, "
+                        "not only the significant changes")
+    report.add_argument("--correction", choices=["holm", "bh"], default="holm",
+                        help="with --compare: adjust the paired tests' p-values by Holm (default) or "
+                             "Benjamini-Hochberg")
+    report.add_argument("--fail-on", action="append", choices=["failed", "regression", "floor"],
+                        help="exit 1 when an item failed, when --compare finds a significant regression, or "
+                             "when a floor failed (with --compare: flipped to failed); repeatable")
     report.set_defaults(func=_report)
 
     mock = sub.add_parser("mock", help="a real MCP server over stdio (newline-delimited JSON-RPC), from a YAML "

@@ -369,11 +369,12 @@ class _SessionHooks:
                     terminalreporter.write_line(line)
 
     def _summarize_comparison(self, terminalreporter) -> None:
-        """This run against ``--mcptest-compare``'s baseline: deltas and floor flips."""
+        """This run against ``--mcptest-compare``'s baseline: the verdict of the paired
+        tests, the significant changes and the floor flips (``-v``: every delta)."""
         if self.comparison is None:
             return
         terminalreporter.section(f"mcptest: compared with {self.config.getoption('mcptest_compare')}")
-        for line in render_comparison(self.comparison).splitlines():
+        for line in render_comparison(self.comparison, self.config.option.verbose > 0, "-v").splitlines():
             terminalreporter.write_line(line)
         problem = comparison_problem(self.comparison)
         if problem:
