@@ -391,6 +391,12 @@ def _report(args) -> int:
     return EXIT_FAILED if comparison["regressions"] or failing(args.fail_on, current, comparison) else EXIT_OK
 
 
+def _power(args) -> int:
+    from .sample_size import run
+
+    return run(args)
+
+
 def _mock(args) -> int:
     """Serve the manifest or snapshot until stdin closes (exit 2 for bad input)."""
     from .mcp.mock_server import run
@@ -457,6 +463,25 @@ def build_parser() -> argparse.ArgumentParser:
                         help="exit 1 when an item failed, when --compare finds a significant regression, or "
                              "when a floor failed (with --compare: flipped to failed); repeatable")
     report.set_defaults(func=_report)
+
+    power = sub.add_parser("power", help="tasks and trials needed to detect a drop of the pass rate, or the drop "
+                           "that a number of tasks detects")
+    power.add_argument("--rate", type=_fraction, required=True, metavar="P", help="the pass rate now, 0 to 1")
+    power.add_argument("--drop", type=_fraction, metavar="D", help="the drop to detect, 0 to 1 (0.1 = 10 points)")
+    power.add_argument("--tasks", type=int, metavar="N", help="instead of --drop: which drop N tasks detect")
+    power.add_argument("--trials", type=int, default=1, metavar="T", help="trials per task (default 1)")
+    power.add_argument("--icc", type=_fraction, default=0.0, metavar="R",
+                       help="ICC(1) of the trials (stability.icc); discounts repeated trials (default 0)")
+    power.add_argument("--design", choices=["one-sample", "two-sample", "paired"], default="two-sample",
+                       help="against a known rate, two independent runs (default), or the same tasks paired")
+    power.add_argument("--discordant", type=_fraction, metavar="PSI",
+                       help="paired: the share of pairs that differ (default: from --rate, --drop and --icc)")
+    power.add_argument("--alpha", type=_fraction, default=0.05, help="two-sided significance level (default 0.05)")
+    power.add_argument("--power", type=_fraction, default=0.8, help="the chance to detect the drop (default 0.8)")
+    power.add_argument("--exact", action="store_true", help="one sample: the exact binomial test, not the normal "
+                       "approximation")
+    power.add_argument("--json", action="store_true", help="print the answer as JSON")
+    power.set_defaults(func=_power)
 
     mock = sub.add_parser("mock", help="a real MCP server over stdio (newline-delimited JSON-RPC), from a YAML "
                           "manifest or a JSON tools/list snapshot, for tests and examples")
