@@ -349,9 +349,11 @@ def _fraction(text: str) -> float:
 
 
 def _report(args) -> int:
-    """A saved report at a glance, or (``--compare``) its deltas and floor flips against a
-    baseline; ``--html`` also writes the HTML report (the same bytes ``--mcptest-html``
-    writes for the same items). Exit 1 only with --compare, when something flipped to failed."""
+    """A saved report at a glance, or (``--compare``) the verdict of the paired tests, the
+    significant changes and the floor flips against a baseline; ``--html`` and
+    ``--markdown`` also write those reports (the same bytes ``--mcptest-html`` and
+    ``--mcptest-markdown`` write for the same items). Exit 1 when a floor flipped to failed
+    against the baseline, or when a ``--fail-on`` condition holds."""
     from .report import compare_reports, comparison_problem, failing, load_report, render_comparison, render_summary
 
     try:
@@ -360,6 +362,7 @@ def _report(args) -> int:
     except ValueError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_USAGE
+    comparison = compare_reports(current, baseline, correction=args.correction) if baseline is not None else None
     if args.html is not None:
         from .htmlreport import unavailable, write_html
 
@@ -368,8 +371,14 @@ def _report(args) -> int:
         if problem:
             print(f"mcptest report: {problem}", file=sys.stderr)
             return EXIT_USAGE
-        write_html(args.html, current, compare_reports(current, baseline) if baseline is not None else None,
-                   os.path.basename(args.compare) if args.compare else "")
+        write_html(args.html, current, comparison, os.path.basename(args.compare) if args.compare else "")
+    if args.markdown is not None:
+        from .markdown import write_markdown
+
+        if not args.markdown.strip() or os.path.isdir(args.markdown):
+            print(f"mcptest report: --markdown needs a file path, found {args.markdown!r}", file=sys.stderr)
+            return EXIT_USAGE
+        write_markdown(args.markdown, current, comparison, os.path.basename(args.compare) if args.compare else "")
     if baseline is None:
         if "regression" in (args.fail_on or ()):
             print("mcptest report: --fail-on regression needs --compare BASELINE.json", file=sys.stderr)
@@ -379,7 +388,6 @@ def _report(args) -> int:
         else:
             print(render_summary(current))
         return EXIT_FAILED if failing(args.fail_on, current, None) else EXIT_OK
-    comparison = compare_reports(current, baseline, correction=args.correction)
     if args.json:
         sys.stdout.write(json.dumps(comparison, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
     else:
@@ -454,6 +462,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--compare", metavar="BASELINE.json", help="per-item deltas and floor flips against it")
     report.add_argument("--json", action="store_true", help="print the comparison (or the report) as JSON")
     report.add_argument("--html", metavar="PATH", help="also write the self-contained HTML report to PATH")
+    report.add_argument("--markdown", metavar="PATH", help="also write a Markdown summary to PATH (a pull-request "
+                        "comment, $GITHUB_STEP_SUMMARY)")
     report.add_argument("--all", action="store_true", help="with --compare: every delta and every paired test, "
                         "not only the significant changes")
     report.add_argument("--correction", choices=["holm", "bh"], default="holm",

@@ -4,7 +4,6 @@ on tau-bench's published gpt-4o airline runs (50 tasks x 4 trials)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -15,24 +14,7 @@ from pytest_mcptest.engine.paired import (benjamini_hochberg, bootstrap_interval
                                           sign_flip_p)
 from pytest_mcptest.report import compare_reports, render_comparison
 from pytest_mcptest.significance import significance
-
-TAU = json.loads((Path(__file__).parent / "data" / "tau-bench-gpt-4o-airline-rewards.json").read_text())
-ID = "airline.mcptest.yml::airline"
-
-
-def tau_report(rows) -> dict:
-    """A report of one agent item whose runs are ``rows`` (task, trial, reward), as the
-    plugin writes it: each run's verdict in ``runs``, its task, trial and meta in the envelope."""
-    return {"mcptest_report": 1, "items": [{
-        "id": ID, "name": "airline", "kind": "agent", "file": "airline.mcptest.yml", "line": 2, "outcome": "passed",
-        "failures": [], "runs": [{"name": f"airline #{i}", "passed": r == 1} for i, (_, _, r) in enumerate(rows, 1)],
-        "envelope": {"runs": [{"task": t, "trial": tr, "meta": {"reward": r}, "actions": 1} for t, tr, r in rows]}}]}
-
-
-def ten_tasks_fail(rows) -> list:
-    """The same runs with the first ten tasks that ever passed turned to failures."""
-    passing = sorted({t for t, _, r in rows if r == 1})[:10]
-    return [(t, tr, 0.0 if t in passing else r) for t, tr, r in rows]
+from tau_reports import ID, TAU, tau_report, ten_tasks_fail
 
 
 # --------------------------------------------------------------------------- the engine, against scipy
