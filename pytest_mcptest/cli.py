@@ -457,7 +457,8 @@ def build_parser() -> argparse.ArgumentParser:
     brun.add_argument("--json", action="store_true", help="print the report object")
     brun.set_defaults(func=_tool_bench)
 
-    report = sub.add_parser("report", help="summarize a saved JSON report, or compare it with a baseline")
+    report = sub.add_parser("report", help="summarize a saved JSON report, or compare it with a baseline; "
+                            "`mcptest report merge SHARD.json... -o OUT.json` merges CI shards")
     report.add_argument("current", metavar="CURRENT.json", help="a report written by --mcptest-report or --json")
     report.add_argument("--compare", metavar="BASELINE.json", help="per-item deltas and floor flips against it")
     report.add_argument("--json", action="store_true", help="print the comparison (or the report) as JSON")
@@ -561,8 +562,22 @@ def _split_run(argv: list[str]) -> tuple[list[str], list[str]]:
     return ours, passed
 
 
+def _merge_parser() -> argparse.ArgumentParser:
+    """``mcptest report merge``: parsed apart, since ``report`` takes a report's path first."""
+    merge = _Parser(prog="mcptest report merge", description="merge the JSON reports of CI shards into the "
+                    "report of one run (byte for byte what one unsharded run writes)")
+    merge.add_argument("shards", nargs="+", metavar="SHARD.json", help="the shards' reports")
+    merge.add_argument("-o", "--output", required=True, metavar="OUT.json", help="the merged report to write")
+    return merge
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:2] == ["report", "merge"]:
+        from .report_merge import run as merge
+
+        args = _merge_parser().parse_args(argv[2:])
+        return merge(args.shards, args.output)
     passed: list[str] = []
     if argv[:1] == ["run"]:
         mine, passed = _split_run(argv[1:])
