@@ -388,10 +388,12 @@ def _fraction(text: str) -> float:
 
 
 def _report(args) -> int:
-    """A saved report at a glance, or (``--compare``) its deltas and floor flips against a
-    baseline; ``--html`` also writes the HTML report (the same bytes ``--mcptest-html``
-    writes for the same items). Exit 1 only with --compare, when something flipped to failed."""
-    from .report import compare_reports, comparison_problem, load_report, render_comparison, render_summary
+    """A saved report at a glance, or (``--compare``) the verdict of the paired tests, the
+    significant changes and the floor flips against a baseline; ``--html`` and
+    ``--markdown`` also write those reports (the same bytes ``--mcptest-html`` and
+    ``--mcptest-markdown`` write for the same items). Exit 1 when a floor flipped to failed
+    against the baseline, or when a ``--fail-on`` condition holds."""
+    from .report import compare_reports, comparison_problem, failing, load_report, render_comparison, render_summary
 
     try:
         current = load_report(args.current)
@@ -399,6 +401,7 @@ def _report(args) -> int:
     except ValueError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_USAGE
+    comparison = compare_reports(current, baseline, correction=args.correction) if baseline is not None else None
     if args.html is not None:
         from .htmlreport import unavailable, write_html
 
@@ -407,24 +410,38 @@ def _report(args) -> int:
         if problem:
             print(f"mcptest report: {problem}", file=sys.stderr)
             return EXIT_USAGE
-        write_html(args.html, current, compare_reports(current, baseline) if baseline is not None else None,
-                   os.path.basename(args.compare) if args.compare else "")
+        write_html(args.html, current, comparison, os.path.basename(args.compare) if args.compare else "")
+    if args.markdown is not None:
+        from .markdown import write_markdown
+
+        if not args.markdown.strip() or os.path.isdir(args.markdown):
+            print(f"mcptest report: --markdown needs a file path, found {args.markdown!r}", file=sys.stderr)
+            return EXIT_USAGE
+        write_markdown(args.markdown, current, comparison, os.path.basename(args.compare) if args.compare else "")
     if baseline is None:
+        if "regression" in (args.fail_on or ()):
+            print("mcptest report: --fail-on regression needs --compare BASELINE.json", file=sys.stderr)
+            return EXIT_USAGE
         if args.json:
             sys.stdout.write(dumps(current))
         else:
             print(render_summary(current))
-        return EXIT_OK
-    comparison = compare_reports(current, baseline)
+        return EXIT_FAILED if failing(args.fail_on, current, None) else EXIT_OK
     if args.json:
         sys.stdout.write(json.dumps(comparison, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
     else:
-        print(render_comparison(comparison))
+        print(render_comparison(comparison, every=args.all))
     problem = comparison_problem(comparison)
     if problem:
         print(f"mcptest report: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    return EXIT_FAILED if comparison["regressions"] else EXIT_OK
+    return EXIT_FAILED if comparison["regressions"] or failing(args.fail_on, current, comparison) else EXIT_OK
+
+
+def _power(args) -> int:
+    from .sample_size import run
+
+    return run(args)
 
 
 def _mock(args) -> int:
@@ -502,12 +519,42 @@ def build_parser() -> argparse.ArgumentParser:
     brun.add_argument("--json", action="store_true", help="print the report object")
     brun.set_defaults(func=_tool_bench)
 
-    report = sub.add_parser("report", help="summarize a saved JSON report, or compare it with a baseline")
+    report = sub.add_parser("report", help="summarize a saved JSON report, or compare it with a baseline; "
+                            "`mcptest report merge SHARD.json... -o OUT.json` merges CI shards")
     report.add_argument("current", metavar="CURRENT.json", help="a report written by --mcptest-report or --json")
     report.add_argument("--compare", metavar="BASELINE.json", help="per-item deltas and floor flips against it")
     report.add_argument("--json", action="store_true", help="print the comparison (or the report) as JSON")
     report.add_argument("--html", metavar="PATH", help="also write the self-contained HTML report to PATH")
+    report.add_argument("--markdown", metavar="PATH", help="also write a Markdown summary to PATH (a pull-request "
+                        "comment, $GITHUB_STEP_SUMMARY)")
+    report.add_argument("--all", action="store_true", help="with --compare: every delta and every paired test, "
+                        "not only the significant changes")
+    report.add_argument("--correction", choices=["holm", "bh"], default="holm",
+                        help="with --compare: adjust the paired tests' p-values by Holm (default) or "
+                             "Benjamini-Hochberg")
+    report.add_argument("--fail-on", action="append", choices=["failed", "regression", "floor"],
+                        help="exit 1 when an item failed, when --compare finds a significant regression, or "
+                             "when a floor failed (with --compare: flipped to failed); repeatable")
     report.set_defaults(func=_report)
+
+    power = sub.add_parser("power", help="tasks and trials needed to detect a drop of the pass rate, or the drop "
+                           "that a number of tasks detects")
+    power.add_argument("--rate", type=_fraction, required=True, metavar="P", help="the pass rate now, 0 to 1")
+    power.add_argument("--drop", type=_fraction, metavar="D", help="the drop to detect, 0 to 1 (0.1 = 10 points)")
+    power.add_argument("--tasks", type=int, metavar="N", help="instead of --drop: which drop N tasks detect")
+    power.add_argument("--trials", type=int, default=1, metavar="T", help="trials per task (default 1)")
+    power.add_argument("--icc", type=_fraction, default=0.0, metavar="R",
+                       help="ICC(1) of the trials (stability.icc); discounts repeated trials (default 0)")
+    power.add_argument("--design", choices=["one-sample", "two-sample", "paired"], default="two-sample",
+                       help="against a known rate, two independent runs (default), or the same tasks paired")
+    power.add_argument("--discordant", type=_fraction, metavar="PSI",
+                       help="paired: the share of pairs that differ (default: from --rate, --drop and --icc)")
+    power.add_argument("--alpha", type=_fraction, default=0.05, help="two-sided significance level (default 0.05)")
+    power.add_argument("--power", type=_fraction, default=0.8, help="the chance to detect the drop (default 0.8)")
+    power.add_argument("--exact", action="store_true", help="one sample: the exact binomial test, not the normal "
+                       "approximation")
+    power.add_argument("--json", action="store_true", help="print the answer as JSON")
+    power.set_defaults(func=_power)
 
     mock = sub.add_parser("mock", help="a real MCP server over stdio (newline-delimited JSON-RPC), from a YAML "
                           "manifest or a JSON tools/list snapshot, for tests and examples")
@@ -566,8 +613,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _merge_parser() -> argparse.ArgumentParser:
+    """``mcptest report merge``: parsed apart, since ``report`` takes a report's path first."""
+    merge = _Parser(prog="mcptest report merge", description="merge the JSON reports of CI shards into the "
+                    "report of one run (byte for byte what one unsharded run writes)")
+    merge.add_argument("shards", nargs="+", metavar="SHARD.json", help="the shards' reports")
+    merge.add_argument("-o", "--output", required=True, metavar="OUT.json", help="the merged report to write")
+    return merge
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:2] == ["report", "merge"]:
+        from .report_merge import run as merge
+
+        args = _merge_parser().parse_args(argv[2:])
+        return merge(args.shards, args.output)
     command: list[str] = []
     if argv[:1] == ["verify"] and "--" in argv:  # options may come after CASSETTE, the command after --
         at = argv.index("--")

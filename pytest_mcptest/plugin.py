@@ -53,6 +53,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="write the self-contained HTML report (summary, charts, every item) to PATH")
     group.addoption("--mcptest-compare", dest="mcptest_compare", default=None, metavar="BASELINE",
                     help="compare this run with a saved JSON report: per-item deltas and floor flips")
+    group.addoption("--mcptest-markdown", dest="mcptest_markdown", default=None, metavar="PATH",
+                    help="write a Markdown summary (for a pull-request comment or $GITHUB_STEP_SUMMARY) to PATH")
     group.addoption("--mcptest-record-mode", dest="mcptest_record_mode", default=None,
                     choices=RECORD_MODES, help="cassette record mode, as vcrpy's (default: none, replay only)")
     group.addoption("--mcptest-redact", dest="mcptest_redact", action="append", default=[], metavar="REGEX",
@@ -99,7 +101,7 @@ def pytest_configure(config: pytest.Config) -> None:
     mode = config.getoption("mcptest_record_mode") or config.getini("mcptest_record_mode") or "none"
     if mode not in RECORD_MODES:
         raise pytest.UsageError(f"mcptest_record_mode must be one of {', '.join(RECORD_MODES)}, found {mode!r}")
-    for flag in ("--mcptest-report", "--mcptest-html"):
+    for flag in ("--mcptest-report", "--mcptest-html", "--mcptest-markdown"):
         path = config.getoption(flag.lstrip("-").replace("-", "_"))
         if path is not None and (not path.strip() or os.path.isdir(path)):
             raise pytest.UsageError(f"{flag} needs a file path, found {path!r}" + (" (a directory)" if path.strip() else ""))
@@ -200,9 +202,14 @@ def _wants_entries(config: pytest.Config) -> bool:
     (asked after every phase of every item, so worked out once)."""
     wanted = config.stash.get(_WANTS_ENTRIES, None)
     if wanted is None:
-        wanted = config.stash[_WANTS_ENTRIES] = any(
-            config.getoption(name) for name in ("mcptest_report", "mcptest_html", "mcptest_compare"))
+        wanted = config.stash[_WANTS_ENTRIES] = _github_actions() or any(
+            config.getoption(name) for name in ("mcptest_report", "mcptest_html", "mcptest_compare", "mcptest_markdown"))
     return wanted
+
+
+def _github_actions() -> bool:
+    """Whether this runs as a GitHub Actions step (failures then become annotations)."""
+    return os.environ.get("GITHUB_ACTIONS") == "true"
 
 
 _LAST_RUN = pytest.StashKey[tuple]()  # (item, its next item) of the protocol that ran last
@@ -321,6 +328,19 @@ class _SessionHooks:
         if self.summary:
             self._summarize_gates(terminalreporter)
         self._summarize_comparison(terminalreporter)
+        if _github_actions() and self.builder is not None:
+            self._annotate(terminalreporter)
+
+    def _annotate(self, terminalreporter) -> None:
+        """Each failed item as a GitHub Actions ``::error file=...,line=...::`` command, so
+        the workflow shows it on the suite's line; written through the terminal reporter,
+        which GitHub reads from the step's output."""
+        from .markdown import annotations
+
+        config = self.config
+        base = str(config.inipath.parent if config.inipath else config.invocation_params.dir)
+        for line in annotations(self.builder.to_dict(), base, os.environ.get("GITHUB_WORKSPACE")):
+            terminalreporter.write_line(line)
 
     def _summarize_gates(self, terminalreporter) -> None:
         """The sections the items' gates asked for (FLOOR lines, the distractor ladder,
@@ -337,11 +357,12 @@ class _SessionHooks:
                     terminalreporter.write_line(line)
 
     def _summarize_comparison(self, terminalreporter) -> None:
-        """This run against ``--mcptest-compare``'s baseline: deltas and floor flips."""
+        """This run against ``--mcptest-compare``'s baseline: the verdict of the paired
+        tests, the significant changes and the floor flips (``-v``: every delta)."""
         if self.comparison is None:
             return
         terminalreporter.section(f"mcptest: compared with {self.config.getoption('mcptest_compare')}")
-        for line in render_comparison(self.comparison).splitlines():
+        for line in render_comparison(self.comparison, self.config.option.verbose > 0, "-v").splitlines():
             terminalreporter.write_line(line)
         problem = comparison_problem(self.comparison)
         if problem:
@@ -385,6 +406,12 @@ class _SessionHooks:
             compare = self.config.getoption("mcptest_compare")
             path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_html"))
             write_html(path, self.builder.to_dict(), self.comparison, os.path.basename(compare) if compare else "")
+        if self.builder is not None and self.config.getoption("mcptest_markdown"):
+            from .markdown import write_markdown
+
+            compare = self.config.getoption("mcptest_compare")
+            path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_markdown"))
+            write_markdown(path, self.builder.to_dict(), self.comparison, os.path.basename(compare) if compare else "")
 
 
 def pytest_assertrepr_compare(config, op, left, right):

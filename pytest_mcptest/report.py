@@ -388,13 +388,16 @@ def _compare_item(item_id: str, before: Optional[dict], after: Optional[dict]) -
     return entry
 
 
-def compare_reports(current: dict, baseline: dict) -> dict:
+def compare_reports(current: dict, baseline: dict, alpha: float = 0.05, correction: str = "holm") -> dict:
     """Per item id present in either report: the delta of every numeric envelope value
     (dotted paths; booleans are not numbers), the outcome before and after, and the
     floor flips (an outcome passed<->failed, or a ``...floor.passed`` that changed).
 
     ``regressions`` counts the flips to failed. Items are sorted by id; values by path.
+    ``significance`` holds the paired tests of :mod:`.significance` and their verdict.
     """
+    from .significance import significance
+
     old = {item["id"]: item for item in baseline.get("items", [])}
     new = {item["id"]: item for item in current.get("items", [])}
     items = [_compare_item(i, old.get(i), new.get(i)) for i in sorted(set(old) | set(new))]
@@ -409,6 +412,7 @@ def compare_reports(current: dict, baseline: dict) -> dict:
         "floor_flips": flips,
         "regressions": sum(1 for f in flips if f["after"] == _FAILED),
         "common": sum(1 for i in items if i["status"] == "common"),
+        "significance": significance(current, baseline, alpha, correction),
     }
 
 
@@ -436,10 +440,15 @@ def _show_delta(delta) -> str:
     return f" ({'+' if delta > 0 else ''}{_show(delta)})"
 
 
-def render_comparison(comparison: dict) -> str:
-    """One line per changed item (``id: tool_selection.f1 80 -> 60 (-20), ...``), a
-    ``FLOOR FLIP id: passed -> failed`` line per flip, then a one-line tally."""
-    lines = []
+def render_comparison(comparison: dict, every: bool = False, flag: str = "--all") -> str:
+    """The verdict of the paired tests and the significant changes first; then added and
+    removed items, outcome changes and a ``FLOOR FLIP id: passed -> failed`` line per
+    flip; then a one-line tally. ``every`` adds every test and one line per changed item
+    with every delta (``id: tool_selection.f1 80 -> 60 (-20), ...``); ``flag`` is the option
+    that asks for them (``-v`` under pytest)."""
+    from .significance import verdict_lines
+
+    lines = verdict_lines(comparison["significance"], every) if "significance" in comparison else []
     for item in comparison["items"]:
         if item["status"] == "added":
             lines.append(f"added {item['id']} ({item['outcome']['after']})")
@@ -453,8 +462,9 @@ def render_comparison(comparison: dict) -> str:
         ob, oa = item["outcome"]["before"], item["outcome"]["after"]
         if ob != oa:
             parts.append(f"outcome {ob} -> {oa}")
-        parts += [f"{v['path']} {_show(v['before'])} -> {_show(v['after'])}{_show_delta(v['delta'])}"
-                  for v in item["values"] if v["delta"] != 0]
+        if every:
+            parts += [f"{v['path']} {_show(v['before'])} -> {_show(v['after'])}{_show_delta(v['delta'])}"
+                      for v in item["values"] if v["delta"] != 0]
         if parts:
             lines.append(f"{item['id']}: {', '.join(parts)}")
     for flip in comparison["floor_flips"]:
@@ -465,7 +475,35 @@ def render_comparison(comparison: dict) -> str:
     lines.append(f"{common} items compared: {changed} changed, {len(comparison['added'])} added, "
                  f"{len(comparison['removed'])} removed, {len(comparison['floor_flips'])} floor flips "
                  f"({comparison['regressions']} to failed)")
+    hidden = sum(1 for i in comparison["items"] for v in i["values"] if v["delta"] not in (0, None))
+    if not every and hidden:
+        lines.append(f"{hidden} value deltas not shown ({flag} shows every delta and every test)")
     return "\n".join(lines)
+
+
+def failing(conditions, report: dict, comparison: Optional[dict]) -> list[str]:
+    """Which of ``--fail-on``'s conditions hold, each as a reason: ``failed`` (an item
+    failed or errored, or a suite file was bad), ``regression`` (the paired tests found a
+    significant change for the worse), ``floor`` (a floor flipped to failed against the
+    baseline; without one, a floor of this report that did not pass)."""
+    reasons = []
+    items = report.get("items", [])
+    if "failed" in (conditions or ()):
+        bad = sum(1 for i in items if i.get("outcome") in ("failed", "error")) + len(report.get("errors") or [])
+        if bad:
+            reasons.append(f"{bad} failed")
+    if "regression" in (conditions or ()) and comparison is not None:
+        if comparison["significance"]["regressions"]:
+            reasons.append(f"{comparison['significance']['regressions']} significant regressions")
+    if "floor" in (conditions or ()):
+        if comparison is not None:
+            flips = comparison["regressions"]
+        else:
+            flips = sum(1 for i in items for path, value in flatten(i.get("envelope") or {}).items()
+                        if _is_floor_path(path) and value is False)
+        if flips:
+            reasons.append(f"{flips} floors failed")
+    return reasons
 
 
 def render_summary(report: dict) -> str:

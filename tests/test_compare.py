@@ -58,7 +58,10 @@ def test_compare_reports_deltas_flips_added_removed():
     ]
     assert cmp["regressions"] == 2
     assert compare_reports(CURRENT, BASE) == cmp  # deterministic
-    text = render_comparison(cmp).splitlines()
+    short = render_comparison(cmp).splitlines()
+    assert "a::one: outcome passed -> failed" in short and "FLOOR FLIP a::one: passed -> failed" in short
+    assert short[-1] == "3 value deltas not shown (--all shows every delta and every test)"
+    text = render_comparison(cmp, every=True).splitlines()
     assert "a::one: outcome passed -> failed, runs[0].actions 3 -> 4 (+1), tool_selection.f1 80 -> 60 (-20)" in text
     assert "a::two: outcome failed -> passed, invalid_actions 1 -> 0.5 (-0.5)" in text
     assert "FLOOR FLIP a::one: passed -> failed" in text
@@ -69,7 +72,10 @@ def test_compare_reports_deltas_flips_added_removed():
 def test_same_report_compares_clean():
     cmp = compare_reports(BASE, BASE)
     assert not cmp["floor_flips"] and not cmp["regressions"] and not any(i["changed"] for i in cmp["items"])
-    assert render_comparison(cmp) == "3 items compared: 0 changed, 0 added, 0 removed, 0 floor flips (0 to failed)"
+    assert render_comparison(cmp).splitlines()[1:] == [
+        "3 items compared: 0 changed, 0 added, 0 removed, 0 floor flips (0 to failed)"]
+    assert cmp["significance"] == {"alpha": 0.05, "correction": "Holm", "verdict": "within noise", "tests": [],
+                                   "significant": 0, "regressions": 0}
 
 
 @pytest.mark.parametrize("text, needle", [
@@ -144,8 +150,15 @@ def test_pytest_compare_option_prints_deltas_and_floor_flips(floor_suite):
         "a.mcptest.yml::weather selection",
         "    FLOOR weather selection: selection rate 50% is below the 80% floor*",
         "*mcptest: compared with base.json*",
-        "a.mcptest.yml::weather selection: outcome passed -> failed*tool_selection.selection_rate 1.0 -> 0.5 (-0.5)*",
+        "verdict: WITHIN NOISE: no paired measure changed*",
+        "a.mcptest.yml::weather selection: outcome passed -> failed",
         "FLOOR FLIP a.mcptest.yml::weather selection: passed -> failed",
+        "*value deltas not shown (-v shows every delta and every test)",
+    ])
+    verbose = floor_suite.runpytest("-p", "no:cacheprovider", "-v", "--mcptest-compare=base.json")
+    verbose.stdout.fnmatch_lines([
+        "*mcptest: compared with base.json*",
+        "a.mcptest.yml::weather selection: outcome passed -> failed*tool_selection.selection_rate 1.0 -> 0.5 (-0.5)*",
     ])
 
 

@@ -27,6 +27,52 @@ def test_tau_bench_published_pass_k_of_gpt_4o_airline():
     assert result.to_dict()["pass_hat_k"] == {"1": 42.0, "2": 27.33, "3": 22.0, "4": 20.0}
 
 
+def _hand_icc1(groups):
+    """ICC(1) written out for equal group sizes: (MSB - MSW) / (MSB + (k - 1) MSW)."""
+    n, k = len(groups), len(groups[0])
+    grand = sum(map(sum, groups)) / (n * k)
+    msb = k * sum((sum(g) / k - grand) ** 2 for g in groups) / (n - 1)
+    msw = sum((x - sum(g) / k) ** 2 for g in groups for x in g) / (n * (k - 1))
+    return (msb - msw) / (msb + (k - 1) * msw)
+
+
+def test_tau_bench_flip_rate_icc_and_detectable_drop():
+    """tau-bench #57 reports flip rates of 43-64% and ICC(1) of 0.41-0.53 on such runs."""
+    result = stability([(task, reward == 1) for task, _trial, reward in TAU["runs"]])
+    data = result.to_dict()
+    assert data["flip_rate"] == 52.0  # 26 of 50 tasks have trials that disagree
+    groups = {}
+    for task, _trial, reward in TAU["runs"]:
+        groups.setdefault(task, []).append(float(reward == 1))
+    assert result.icc == pytest.approx(_hand_icc1(list(groups.values())), abs=1e-12)
+    assert data["icc"] == 0.4046
+    assert data["mde"] == 19.3
+    import pandas
+    import pingouin
+
+    frame = pandas.DataFrame([(t, tr, float(r == 1)) for t, tr, r in TAU["runs"]], columns=["task", "trial", "passed"])
+    table = pingouin.intraclass_corr(frame, targets="task", raters="trial", ratings="passed")
+    one = table[table["Type"].isin(["ICC1", "ICC(1,1)"])]  # the name changed between pingouin releases
+    assert len(one) == 1 and result.icc == pytest.approx(float(one["ICC"].iloc[0]), abs=1e-9)
+
+
+def test_detectable_drop_is_statsmodels_two_sample_power_on_the_effective_runs():
+    from statsmodels.stats.power import NormalIndPower
+    from statsmodels.stats.proportion import proportion_effectsize
+
+    result = stability([(task, reward == 1) for task, _trial, reward in TAU["runs"]])
+    effective = 200 / (1 + 3 * result.icc)
+    rate = 0.42
+    after = rate - result.mde
+    assert NormalIndPower().power(proportion_effectsize(rate, after), effective, 0.05, ratio=1) == pytest.approx(0.8)
+
+
+def test_icc_is_undefined_without_two_tasks_or_variation():
+    assert stability([(None, True), (None, False)]).icc is None
+    assert stability([("a", True), ("a", True), ("b", True), ("b", True)]).to_dict()["icc"] is None
+    assert stability([("a", False), ("b", False)]).to_dict()["mde"] is None
+
+
 def test_runs_without_tasks_are_trials_of_one_task_and_flaky_means_mixed():
     result = stability([(None, True), (None, False), (None, True)])
     assert [t.task for t in result.tasks] == [ALL_RUNS] and result.flaky_tasks == [ALL_RUNS]
@@ -128,5 +174,6 @@ def test_the_terminal_shows_each_stability_item_with_its_curve_rate_and_flaky_ta
         "*mcptest: tool-selection floors*",
         "*mcptest: stability*",
         "s.mcptest.yml::airline: 84 of 200 runs passed, 42% (95% CI 35.37-48.93); "
-        "pass^1 42, pass^2 27.33, pass^3 22, pass^4 20 (mean over 50 tasks); 26 flaky tasks",
+        "pass^1 42, pass^2 27.33, pass^3 22, pass^4 20 (mean over 50 tasks); 26 flaky tasks; "
+        "flip rate 52%, ICC(1) 0.40, detectable drop 19.3 points (alpha 0.05, power 0.8)",
     ])

@@ -111,3 +111,9 @@ def beta_quantile(p: float, a: float, b: float) -> float:
 def _check_shape(a: float, b: float) -> None:
     if not (a > 0 and b > 0 and math.isfinite(a) and math.isfinite(b)):
         raise ValueError(f"beta shape parameters must be positive and finite, got a={a}, b={b}")
+
+
+def regularized_beta(x: float, a: float, b: float) -> float:
+    """``I_x(a, b)``, the beta CDF (scipy's ``beta.cdf``); Student's t tail is one."""
+    _check_shape(a, b)
+    return _cdf(a, b, x, _log_beta(a, b))

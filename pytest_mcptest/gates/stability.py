@@ -45,7 +45,7 @@ def judge(gate: StabilityGate, runs: Sequence, verdicts: Sequence[RunVerdict]) -
     result = stability([(run.task, verdict.passed) for run, verdict in zip(runs, verdicts)])
     data = result.to_dict()
     shown = {k: data[k] for k in ("pass_hat_k", "pass_rate", "pass_rate_low", "pass_rate_high", "runs",
-                                  "passed_runs", "tasks")}
+                                  "passed_runs", "tasks", "flip_rate", "icc", "mde")}
     shown["flaky"] = len(data["flaky_tasks"])
     return GateResult({"stability": data}, expect=tuple((e, _hints(result)) for e in gate.expect),
                       summary=((STABILITY, shown),), replaces_runs=True)
@@ -73,7 +73,8 @@ CURVE_SHOWN = 5  # pass^k values on the line; the JSON report keeps the whole cu
 
 def _section(entries: list) -> tuple[str, list[str]]:
     """Each ``stability:`` item, passing or not: its pass rate with the 95% Wilson interval, the
-    pass^k curve (mean over tasks when runs name tasks) and how many tasks are flaky."""
+    pass^k curve (mean over tasks when runs name tasks), how many tasks are flaky, the flip
+    rate, ICC(1) and the minimal detectable drop."""
     lines = []
     for nodeid, s in sorted(entries, key=lambda e: e[0]):
         curve = list(s["pass_hat_k"].items())
@@ -83,8 +84,21 @@ def _section(entries: list) -> tuple[str, list[str]]:
         over = f" (mean over {s['tasks']} tasks)" if s["tasks"] > 1 else ""
         lines.append(f"{nodeid}: {s['passed_runs']} of {s['runs']} runs passed, {_number(s['pass_rate'])}% "
                      f"(95% CI {_number(s['pass_rate_low'])}-{_number(s['pass_rate_high'])}); {shown}{over}; "
-                     f"{s['flaky']} flaky task{'' if s['flaky'] == 1 else 's'}")
+                     f"{s['flaky']} flaky task{'' if s['flaky'] == 1 else 's'}{_noise(s)}")
     return f"mcptest: {STABILITY}", lines
+
+
+def _noise(s: dict) -> str:
+    """The flip rate, ICC(1) and the smallest drop these runs could detect, when known
+    (summaries written before they existed lack them)."""
+    if "flip_rate" not in s:
+        return ""
+    parts = [f"flip rate {_number(s['flip_rate'])}%"]
+    if s.get("icc") is not None:
+        parts.append(f"ICC(1) {s['icc']:.2f}")
+    if s.get("mde") is not None:
+        parts.append(f"detectable drop {_number(s['mde'])} points (alpha 0.05, power 0.8)")
+    return "; " + ", ".join(parts)
 
 
 def _number(value) -> str:
