@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from .context import Context
-from .files import file_above
+from .files import output_problem
 from .stash import CONTEXT_KEY, FROZEN_KEY
 from .report import (ReportBuilder, compare_reports, comparison_problem, item_entry, load_report, render_comparison,
                      write_report)
@@ -103,10 +103,10 @@ def pytest_configure(config: pytest.Config) -> None:
         path = config.getoption(flag.lstrip("-").replace("-", "_"))
         if path is not None and (not path.strip() or os.path.isdir(path)):
             raise pytest.UsageError(f"{flag} needs a file path, found {path!r}" + (" (a directory)" if path.strip() else ""))
-        if path is not None:
-            under = file_above(os.path.join(str(config.invocation_params.dir), path))
-            if under is not None:
-                raise pytest.UsageError(f"{flag} {path}: cannot be written, {under} is a file, not a folder")
+        if path is not None:  # a read-only folder or a full disk is said now, not after the whole session
+            problem = output_problem(os.path.join(str(config.invocation_params.dir), path))
+            if problem is not None:
+                raise pytest.UsageError(f"{flag} {path}: {problem}")
     if config.getoption("mcptest_html") is not None:
         from .htmlreport import unavailable
 
@@ -410,13 +410,23 @@ class _SessionHooks:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.builder is not None and self.config.getoption("mcptest_report"):
             path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_report"))
-            write_report(path, self.builder.to_dict())
+            self._written("--mcptest-report", session, write_report, path, self.builder.to_dict())
         if self.builder is not None and self.config.getoption("mcptest_html"):
             from .htmlreport import write_html
 
             compare = self.config.getoption("mcptest_compare")
             path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_html"))
-            write_html(path, self.builder.to_dict(), self.comparison, os.path.basename(compare) if compare else "")
+            self._written("--mcptest-html", session, write_html, path, self.builder.to_dict(), self.comparison,
+                          os.path.basename(compare) if compare else "")
+
+    def _written(self, flag: str, session, write, path: str, *args) -> None:
+        """``write(path, *args)``; a disk that filled up during the session is said in one
+        line and the session fails (exit 2), never a traceback or a green run without its report."""
+        try:
+            write(path, *args)
+        except OSError as exc:
+            sys.stderr.write(f"mcptest: {flag} {path}: not written: {exc.strerror or exc}\n")
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
 
 
 def _process_ends_with_session() -> bool:

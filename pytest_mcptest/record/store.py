@@ -20,6 +20,7 @@ from .drift import catalog_sha256
 from .redact import Redactor
 
 NEW, APPEND, REPLACE = "new", "append", "replace"
+FIRST = "first"  # new, unless another recorder wrote the cassette meanwhile: then appended to it, nothing lost
 
 
 def utc_now() -> str:
@@ -78,6 +79,8 @@ def save(path: str, runs: list, catalog: dict, meta: dict, how: str, redactor: R
     """
     with locked(path):
         existing = read_raw(path) if how != NEW else None
+        if how == FIRST:
+            how = APPEND if existing is not None else NEW
         data = redactor.value(merge(existing, runs, catalog, meta, how))
         parse_cassette(path, dump_cassette(data))
         write_cassette(path, data, overwrite=True)
