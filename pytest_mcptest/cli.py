@@ -231,11 +231,12 @@ def _judge(block, as_json: bool, describe) -> int:
     from .evaluate import evaluate
     from .render import render_verdict
     from .report import build_report, item_entry
+    from .text import printable
 
     verdict = evaluate(block, Context(root=os.getcwd()))
     if verdict.problems:  # what was to be judged could not be read: the reason, nothing else
         for problem in verdict.problems:
-            print(problem.message, file=sys.stderr)
+            print(printable(problem.message), file=sys.stderr)
         return EXIT_USAGE
     if as_json:
         entry = item_entry(f"{block.file}::{block.name}", block, verdict)
@@ -243,7 +244,7 @@ def _judge(block, as_json: bool, describe) -> int:
         sys.stdout.write(dumps(build_report([entry], {})))
     else:
         for line in describe(verdict.envelope):
-            print(line)
+            print(printable(line))  # tool names and descriptions come from a server: escaped
         if not verdict.passed:
             print(render_verdict(verdict))
     return EXIT_OK if verdict.passed else EXIT_FAILED

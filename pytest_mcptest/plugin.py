@@ -16,6 +16,7 @@ import pytest
 
 from .context import Context
 from .files import output_problem
+from .text import printable
 from .stash import CONTEXT_KEY, FROZEN_KEY
 from .report import (ReportBuilder, compare_reports, comparison_problem, item_entry, load_report, render_comparison,
                      write_report)
@@ -349,7 +350,7 @@ class _SessionHooks:
         if self.metrics:
             terminalreporter.section("mcptest: passing items")
             for nodeid, figures in sorted(self.metrics):
-                terminalreporter.write_line(f"{nodeid}: {figures}" if figures else nodeid)
+                terminalreporter.write_line(printable(f"{nodeid}: {figures}" if figures else nodeid))
         if self.summary:
             self._summarize_gates(terminalreporter)
         self._summarize_comparison(terminalreporter)
@@ -364,9 +365,9 @@ class _SessionHooks:
             rendered = render(entries) if entries else None
             if rendered is not None:
                 title, lines = rendered
-                terminalreporter.section(title)
-                for line in lines:
-                    terminalreporter.write_line(line)
+                terminalreporter.section(printable(title))
+                for line in lines:  # notes and floors quote what cassettes hold: escaped, never run by the terminal
+                    terminalreporter.write_line(printable(line))
 
     def _summarize_comparison(self, terminalreporter) -> None:
         """This run against ``--mcptest-compare``'s baseline: deltas and floor flips."""
@@ -374,7 +375,7 @@ class _SessionHooks:
             return
         terminalreporter.section(f"mcptest: compared with {self.config.getoption('mcptest_compare')}")
         for line in render_comparison(self.comparison).splitlines():
-            terminalreporter.write_line(line)
+            terminalreporter.write_line(printable(line))
         problem = comparison_problem(self.comparison)
         if problem:
             terminalreporter.write_line(f"mcptest: {problem}", red=True)

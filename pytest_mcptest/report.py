@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, Optional
 
 from .engine.paths import json_pointer
@@ -126,10 +127,22 @@ def junit_properties(kind: str, verdict) -> list[tuple[str, Any]]:
             values.append((path, "true" if node else "false"))
         elif isinstance(node, (int, float)) and node == node:  # not nan
             values.append((path, round(node, 6) if isinstance(node, float) else node))
-    props += [(f"mcptest.envelope.{path}", value) for path, value in values[:MAX_PROPERTIES]]
+    props += [(_xml_safe(f"mcptest.envelope.{path}"), value) for path, value in values[:MAX_PROPERTIES]]
     if len(values) > MAX_PROPERTIES:
         props.append(("mcptest.envelope_omitted", len(values) - MAX_PROPERTIES))
     return props
+
+
+# What XML 1.0 cannot hold (controls but tab, newline and return; surrogates; U+FFFE, U+FFFF),
+# and tab, newline and return too, which a property's name should not hold either.
+_NOT_XML = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u061c\u200e\u200f\u2028\u2029"
+                      "\u202a-\u202e\u2066-\u2069]")
+
+
+def _xml_safe(name: str) -> str:
+    """A property name that XML can hold: pytest escapes a property's value but writes its
+    name as it is, so a tool name with ``\\x0b`` once made ``--junitxml`` unparseable."""
+    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", name) if _NOT_XML.search(name) else name
 
 
 def phase_outcome(report) -> Optional[str]:
