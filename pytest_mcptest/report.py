@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from typing import Any, Optional
 
 from .engine.paths import json_pointer
@@ -335,6 +336,24 @@ def _report_problem(data) -> Optional[tuple[str, str]]:
         for key in ("file", "message"):
             if not isinstance(error.get(key), str):
                 return f"/errors/{i}/{key}", f"an error needs a string \"{key}\", found {type_name(error.get(key))}"
+    return _huge_integer(data)
+
+
+_FLOAT_MAX = int(sys.float_info.max)
+
+
+def _huge_integer(data) -> Optional[tuple[str, str]]:
+    """(pointer, message) for the first integer no float can hold (a 400-digit cost once
+    ended ``--html`` and ``--compare`` in an ``OverflowError``), or None."""
+    stack: list = [(data, [])]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((v, path + [k]) for k, v in reversed(node.items()) if isinstance(v, (dict, list, int)))
+        elif isinstance(node, list):  # pushed last first: the first in the file is said
+            stack.extend((v, path + [i]) for i, v in reversed(list(enumerate(node))) if isinstance(v, (dict, list, int)))
+        elif type(node) is int and not -_FLOAT_MAX <= node <= _FLOAT_MAX:
+            return json_pointer(path[:POINTER_PARTS]), f"a number of {len(str(abs(node)))} digits, too large to compare or chart"
     return None
 
 
