@@ -10,7 +10,7 @@ import pytest
 from pytest_mcptest.cli import main
 
 
-@pytest.mark.parametrize("session_id, found", [({"a": 1}, "object"), ([1], "array"), (5, "integer")])
+@pytest.mark.parametrize("session_id, found", [({"a": 1}, "object"), ([1], "array"), (5, "number")])
 def test_a_session_id_that_is_no_string_is_named(tmp_path, capsys, session_id, found):
     log = tmp_path / "t.jsonl"
     events = [{"type": "user", "sessionId": "s1", "message": {"role": "user", "content": "hi"}},
