@@ -499,6 +499,6 @@ def write_cassette(path: str, data: dict | None, overwrite: bool = False, text: 
     if not overwrite and os.path.lexists(path):  # a dangling symbolic link counts: nothing is replaced unasked
         raise FileExistsError(path)
     text = dump_cassette(data) if text is None else text
-    atomic_write(path, text)
+    atomic_write(path, text, exclusive=not overwrite)  # checked again as it is put in place: no race wins
     _CACHE.pop(os.path.abspath(path), None)  # a parse kept without a recheck must not outlive its file
     return text

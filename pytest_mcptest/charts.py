@@ -39,7 +39,9 @@ def _svg(name: str, draw: Callable, height: float) -> str:
     from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.figure import Figure
 
-    style = {"svg.hashsalt": f"mcptest-{name}", "svg.fonttype": "none", "font.size": 9,
+    # text.parse_math off: a tool or item name holding two "$" is drawn as text, never as
+    # (crashing, or italic) mathtext.
+    style = {"svg.hashsalt": f"mcptest-{name}", "svg.fonttype": "none", "font.size": 9, "text.parse_math": False,
              "axes.spines.top": False, "axes.spines.right": False}
     with matplotlib.rc_context(style):
         fig = Figure(figsize=(7.5, height), layout="constrained")

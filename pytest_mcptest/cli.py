@@ -251,11 +251,12 @@ def _judge(block, as_json: bool, describe) -> int:
     from .evaluate import evaluate
     from .render import render_verdict
     from .report import build_report, item_entry
+    from .text import printable
 
     verdict = evaluate(block, Context(root=os.getcwd()))
     if verdict.problems:  # what was to be judged could not be read: the reason, nothing else
         for problem in verdict.problems:
-            print(problem.message, file=sys.stderr)
+            print(printable(problem.message), file=sys.stderr)
         return EXIT_USAGE
     if as_json:
         entry = item_entry(f"{block.file}::{block.name}", block, verdict)
@@ -263,7 +264,7 @@ def _judge(block, as_json: bool, describe) -> int:
         sys.stdout.write(dumps(build_report([entry], {})))
     else:
         for line in describe(verdict.envelope):
-            print(line)
+            print(printable(line))  # tool names and descriptions come from a server: escaped
         if not verdict.passed:
             print(render_verdict(verdict))
     return EXIT_OK if verdict.passed else EXIT_FAILED
@@ -273,7 +274,7 @@ def _record(args) -> int:
     """``mcptest record``: proxy one MCP host session to a stdio server and write it as a run."""
     from .record.proxy import record
     from .record.redact import redactor
-    from .record.store import read_raw
+    from .record.store import read_raw, reserved
 
     command = args.server_command[1:] if args.server_command[:1] == ["--"] else args.server_command
     if bool(command) == bool(args.http):
@@ -284,21 +285,41 @@ def _record(args) -> int:
     if problem:
         print(problem, file=sys.stderr)
         return EXIT_USAGE
-    if os.path.lexists(args.out) and not (args.append or args.force):  # a dangling link too
-        print(f"{args.out}: already exists; pass --append to add this session as a new run, "
-              f"or --force to replace it", file=sys.stderr)
-        return EXIT_USAGE
     try:
-        scrub = redactor(args.redact or (), where="mcptest record --redact")
-        if args.append:
-            read_raw(args.out)  # a cassette that cannot take another run is refused before the session
+        with contextlib.ExitStack() as held:
+            if not args.append:  # a second session writing this file anew is refused now, not after both ran
+                try:
+                    held.enter_context(reserved(args.out))
+                except BlockingIOError:
+                    print(f"{args.out}: another mcptest record session is writing it; wait for it to end, record "
+                          f"into another file, or pass --append to both to add each session as a run",
+                          file=sys.stderr)
+                    return EXIT_USAGE
+            problem = _record_out_problem(args)
+            if problem:
+                print(problem, file=sys.stderr)
+                return EXIT_USAGE
+            scrub = redactor(args.redact or (), where="mcptest record --redact")
+            if args.append:
+                read_raw(args.out)  # a cassette that cannot take another run is refused before the session
+            return record(command, args.out, args.server_name, args.append, scrub, url=args.http)
     except ValueError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_USAGE
     except InputError as exc:
         print(f"mcptest record --append: {exc.render()}", file=sys.stderr)
         return EXIT_USAGE
-    return record(command, args.out, args.server_name, args.append, scrub, url=args.http)
+
+
+def _record_out_problem(args) -> str:
+    """Why ``mcptest record`` cannot write ``--out``, checked before the session starts."""
+    from .files import output_problem
+
+    if os.path.lexists(args.out) and not (args.append or args.force):  # a dangling link too
+        return (f"{args.out}: already exists; pass --append to add this session as a new run, "
+                f"or --force to replace it")
+    problem = output_problem(args.out)
+    return f"{args.out}: {problem}; nothing was recorded" if problem else ""
 
 
 

@@ -55,10 +55,13 @@ class InputError(Exception):
         return "\n".join(out)
 
     def render(self, path: Optional[str] = None) -> str:
-        """``file:line: message`` and the offending lines; ``path`` overrides how the file is shown."""
+        """``file:line: message`` and the offending lines; ``path`` overrides how the file is shown.
+        Control and bidi characters a file holds are shown escaped (it is printed)."""
+        from .text import printable
+
         text = f"{self.location(path)}: {self.message}"
         excerpt = self.excerpt()
-        return f"{text}\n{excerpt}" if excerpt else text
+        return printable(f"{text}\n{excerpt}" if excerpt else text)
 
     def __str__(self) -> str:
         return self.render()

@@ -361,21 +361,198 @@ def utf8_safe(text: str) -> str:
     return text
 
 
-def atomic_write(path: str, data: str | bytes) -> None:
-    """Write ``data`` (text is written as UTF-8) to a temporary file beside ``path``, then
-    rename it into place; on any failure the temporary file goes and ``path`` is untouched."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    tmp = f"{path}.tmp-{os.getpid()}"
+_KIND_WORDS = {stat.S_IFDIR: "a directory", stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
+
+
+def atomic_write(path: str, data: str | bytes, exclusive: bool = False) -> None:
+    """Write ``data`` (text as UTF-8) to ``path``, the one way every writer of mcptest does.
+
+    - A regular file (or nothing) at ``path``: the data goes to a temporary file beside it,
+      then is renamed into place, so a full disk or a kill leaves the old file as it was. The
+      old file's permission bits are kept (a 0600 cassette stays 0600); a new file is made
+      with the umask's bits, never wider.
+    - A symbolic link is followed: its target is written (the same way) and the link kept,
+      so a cassette shared through a link stays shared.
+    - A character device or a FIFO (``/dev/null``, ``/dev/stdout``, ``>(gzip)``) is written
+      in place, as a shell redirection would: it is never replaced by a file.
+    - A directory, a block device or a socket is refused with an ``OSError`` saying so.
+
+    ``exclusive``: the write fails with :class:`FileExistsError` if anything stands at
+    ``path`` when the file is put in place (a hard link, not a rename: two writers cannot
+    both win).
+    """
+    payload = data.encode("utf-8") if isinstance(data, str) else data
     try:
-        with open(tmp, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        st: Optional[os.stat_result] = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+        if exclusive:
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), path)
+        _write_in_place(path, payload)
+        return
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        what = _KIND_WORDS.get(stat.S_IFMT(st.st_mode), "not a regular file")
+        raise OSError(errno.EISDIR if stat.S_ISDIR(st.st_mode) else errno.EINVAL,
+                      f"is {what}; mcptest writes only regular files, character devices and FIFOs", path)
+    if exclusive and os.path.lexists(path):
+        raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), path)
+    target = real_target(path)
+    directory = os.path.dirname(target)
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = _temporary(directory, os.path.basename(target))
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if st is not None:  # the old file's bits (and owner, for root), not the defaults of a new one
+                os.fchmod(fh.fileno(), stat.S_IMODE(st.st_mode))
+                if os.geteuid() == 0 and (st.st_uid, st.st_gid) != (0, 0):
+                    with contextlib.suppress(OSError):
+                        os.fchown(fh.fileno(), st.st_uid, st.st_gid)
+            fh.write(payload)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
+        if exclusive:
+            try:
+                os.link(tmp, target)
+            except FileExistsError:
+                raise
+            except OSError:  # a file system without hard links: the check above, then a rename
+                if os.path.lexists(target):
+                    raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), path) from None
+                os.replace(tmp, target)
+        else:
+            os.replace(tmp, target)
+    finally:
         # A full disk or an interrupt mid-write: the old file stays as it was and no
         # half-written temporary is left beside it.
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-        raise
+
+
+def real_target(path: str) -> str:
+    """The absolute path ``path`` leads to once every symbolic link is followed (a dangling
+    link leads to the file it names, which a write then creates)."""
+    return os.path.realpath(os.path.abspath(path))
+
+
+def _temporary(directory: str, name: str) -> tuple[int, str]:
+    """A new file beside the target, unpredictable name, created with mode 0666 so the
+    kernel applies the umask itself (no process-wide ``os.umask`` call to read it)."""
+    import secrets
+
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+    while True:
+        tmp = os.path.join(directory, f".{name}.tmp-{secrets.token_hex(6)}")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+
+
+def _write_in_place(path: str, payload: bytes) -> None:
+    """Write to a character device or a FIFO as a shell redirection does (a FIFO waits for a
+    reader); ``/dev/full`` raises its ``OSError`` (no space left) like any full disk."""
+    fd = os.open(path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+def output_problem(path: str) -> Optional[str]:
+    """Why ``path`` cannot be written, in words for a message after its name, or None: checked
+    before a session starts, so a read-only folder or a full disk is said at once rather
+    than after the whole run (the write at the end still fails cleanly if things change)."""
+    try:
+        st: Optional[os.stat_result] = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        return f"cannot be written: {exc.strerror or exc}"
+    if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+        return None if os.access(path, os.W_OK) else "cannot be written: permission denied"
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        return f"is {_KIND_WORDS.get(stat.S_IFMT(st.st_mode), 'not a regular file')}; name a file to write"
+    folder = os.path.dirname(real_target(path))
+    while not os.path.lexists(folder):
+        folder = os.path.dirname(folder)
+    if not os.path.isdir(folder):
+        return f"cannot be written, {folder} is a file, not a folder"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"cannot be written: the folder {folder} is read-only for this user"
+    if st is not None and not os.access(path, os.W_OK) and os.geteuid() != 0:
+        return "cannot be written: the file is read-only for this user"
+    with contextlib.suppress(OSError):
+        fs = os.statvfs(folder)
+        if fs.f_bavail == 0 and os.geteuid() != 0 or fs.f_bfree == 0:
+            return f"cannot be written: no space left on the disk of {folder}"
+    return None
+
+
+_HELD: dict = {}  # lock file -> [fd, depth]: a lock already held by this process is taken again at once
+
+
+@contextlib.contextmanager
+def locked(path: str, wait: bool = True):
+    """Hold an advisory lock for ``path`` (``fcntl.flock`` on a lock file beside its real
+    target) across a read-merge-write, so writers in other processes wait their turn.
+
+    The lock file is removed on release, checked by inode after locking so a waiter that
+    opened a removed one tries again, and named after the target, not a shared folder, so
+    no other user can hold it. Nested use in one process is free. With ``wait`` False a
+    lock held elsewhere raises :class:`BlockingIOError` at once. Where ``fcntl`` is
+    missing (Windows) or the folder cannot hold the lock file, nothing is locked.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    target = real_target(path)
+    lock = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.mcptest-lock")
+    held = _HELD.get(lock)
+    if held is not None:
+        held[1] += 1
+        try:
+            yield
+        finally:
+            held[1] -= 1
+        return
+    fd = _acquire(fcntl, lock, wait)
+    if fd is None:
+        yield
+        return
+    _HELD[lock] = [fd, 1]
+    try:
+        yield
+    finally:
+        del _HELD[lock]
+        with contextlib.suppress(OSError):
+            os.unlink(lock)
+        os.close(fd)
+
+
+def _acquire(fcntl, lock: str, wait: bool) -> Optional[int]:
+    """The locked descriptor of ``lock`` (None when the folder cannot hold it)."""
+    with contextlib.suppress(OSError):
+        os.makedirs(os.path.dirname(lock), exist_ok=True)
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0),
+                         0o600)
+        except OSError:
+            return None  # a read-only folder: the write that follows says so itself
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            mine = os.fstat(fd)
+            now = os.stat(lock, follow_symlinks=False)
+            if (mine.st_dev, mine.st_ino) == (now.st_dev, now.st_ino):
+                return fd
+        except FileNotFoundError:
+            pass  # removed by the holder before us: take the next one
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)

@@ -15,8 +15,9 @@ import sys
 import pytest
 
 from .context import Context
-from .files import file_above
+from .files import output_problem
 from .stash import CONTEXT_KEY
+from .text import printable
 from .report import (ReportBuilder, compare_reports, comparison_problem, item_entry, load_report, render_comparison,
                      write_report)
 
@@ -105,10 +106,10 @@ def pytest_configure(config: pytest.Config) -> None:
         path = config.getoption(flag.lstrip("-").replace("-", "_"))
         if path is not None and (not path.strip() or os.path.isdir(path)):
             raise pytest.UsageError(f"{flag} needs a file path, found {path!r}" + (" (a directory)" if path.strip() else ""))
-        if path is not None:
-            under = file_above(os.path.join(str(config.invocation_params.dir), path))
-            if under is not None:
-                raise pytest.UsageError(f"{flag} {path}: cannot be written, {under} is a file, not a folder")
+        if path is not None:  # a read-only folder or a full disk is said now, not after the whole session
+            problem = output_problem(os.path.join(str(config.invocation_params.dir), path))
+            if problem is not None:
+                raise pytest.UsageError(f"{flag} {path}: {problem}")
     if config.getoption("mcptest_html") is not None:
         from .htmlreport import unavailable
 
@@ -324,7 +325,7 @@ class _SessionHooks:
         if self.metrics:
             terminalreporter.section("mcptest: passing items")
             for nodeid, figures in sorted(self.metrics):
-                terminalreporter.write_line(f"{nodeid}: {figures}" if figures else nodeid)
+                terminalreporter.write_line(printable(f"{nodeid}: {figures}" if figures else nodeid))
         if self.summary:
             self._summarize_gates(terminalreporter)
         self._summarize_comparison(terminalreporter)
@@ -352,9 +353,9 @@ class _SessionHooks:
             rendered = render(entries) if entries else None
             if rendered is not None:
                 title, lines = rendered
-                terminalreporter.section(title)
-                for line in lines:
-                    terminalreporter.write_line(line)
+                terminalreporter.section(printable(title))
+                for line in lines:  # notes and floors quote what cassettes hold: escaped, never run by the terminal
+                    terminalreporter.write_line(printable(line))
 
     def _summarize_comparison(self, terminalreporter) -> None:
         """This run against ``--mcptest-compare``'s baseline: the verdict of the paired
@@ -363,7 +364,7 @@ class _SessionHooks:
             return
         terminalreporter.section(f"mcptest: compared with {self.config.getoption('mcptest_compare')}")
         for line in render_comparison(self.comparison, self.config.option.verbose > 0, "-v").splitlines():
-            terminalreporter.write_line(line)
+            terminalreporter.write_line(printable(line))
         problem = comparison_problem(self.comparison)
         if problem:
             terminalreporter.write_line(f"mcptest: {problem}", red=True)
@@ -399,19 +400,30 @@ class _SessionHooks:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.builder is not None and self.config.getoption("mcptest_report"):
             path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_report"))
-            write_report(path, self.builder.to_dict())
+            self._written("--mcptest-report", session, write_report, path, self.builder.to_dict())
         if self.builder is not None and self.config.getoption("mcptest_html"):
             from .htmlreport import write_html
 
             compare = self.config.getoption("mcptest_compare")
             path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_html"))
-            write_html(path, self.builder.to_dict(), self.comparison, os.path.basename(compare) if compare else "")
+            self._written("--mcptest-html", session, write_html, path, self.builder.to_dict(), self.comparison,
+                          os.path.basename(compare) if compare else "")
         if self.builder is not None and self.config.getoption("mcptest_markdown"):
             from .markdown import write_markdown
 
             compare = self.config.getoption("mcptest_compare")
             path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_markdown"))
-            write_markdown(path, self.builder.to_dict(), self.comparison, os.path.basename(compare) if compare else "")
+            self._written("--mcptest-markdown", session, write_markdown, path, self.builder.to_dict(),
+                          self.comparison, os.path.basename(compare) if compare else "")
+
+    def _written(self, flag: str, session, write, path: str, *args) -> None:
+        """``write(path, *args)``; a disk that filled up during the session is said in one
+        line and the session fails (exit 2), never a traceback or a green run without its report."""
+        try:
+            write(path, *args)
+        except OSError as exc:
+            sys.stderr.write(f"mcptest: {flag} {path}: not written: {exc.strerror or exc}\n")
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
 
 
 def pytest_assertrepr_compare(config, op, left, right):

@@ -11,7 +11,7 @@ import os
 
 from .engine.paths import leaves
 from .engine.values import show
-from .text import INDENT, plural, table
+from .text import INDENT, plural, printable, table
 from .verdict import RunVerdict, Verdict
 
 
@@ -43,7 +43,13 @@ def _counts(verdict: Verdict) -> str:
 
 
 def render_verdict(verdict: Verdict, file: str | None = None) -> str:
-    """The whole failure report of one block; ``file`` is how to show its path."""
+    """The whole failure report of one block; ``file`` is how to show its path. Control and
+    bidi characters that a cassette or a server put in a name are shown escaped
+    (:func:`~pytest_mcptest.text.printable`): this text reaches terminals and JUnit XML."""
+    return printable(_verdict_text(verdict, file))
+
+
+def _verdict_text(verdict: Verdict, file: str | None) -> str:
     block = verdict.block
     where = f"{file or block.file}:{block.line}"
     if verdict.problems:

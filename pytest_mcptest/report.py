@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import sys
 from typing import Any, Optional
 
 from .engine.paths import json_pointer
@@ -126,10 +128,22 @@ def junit_properties(kind: str, verdict) -> list[tuple[str, Any]]:
             values.append((path, "true" if node else "false"))
         elif isinstance(node, (int, float)) and node == node:  # not nan
             values.append((path, round(node, 6) if isinstance(node, float) else node))
-    props += [(f"mcptest.envelope.{path}", value) for path, value in values[:MAX_PROPERTIES]]
+    props += [(_xml_safe(f"mcptest.envelope.{path}"), value) for path, value in values[:MAX_PROPERTIES]]
     if len(values) > MAX_PROPERTIES:
         props.append(("mcptest.envelope_omitted", len(values) - MAX_PROPERTIES))
     return props
+
+
+# What XML 1.0 cannot hold (controls but tab, newline and return; surrogates; U+FFFE, U+FFFF),
+# and tab, newline and return too, which a property's name should not hold either.
+_NOT_XML = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u061c\u200e\u200f\u2028\u2029"
+                      "\u202a-\u202e\u2066-\u2069]")
+
+
+def _xml_safe(name: str) -> str:
+    """A property name that XML can hold: pytest escapes a property's value but writes its
+    name as it is, so a tool name with ``\\x0b`` once made ``--junitxml`` unparseable."""
+    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", name) if _NOT_XML.search(name) else name
 
 
 def phase_outcome(report) -> Optional[str]:
@@ -322,6 +336,24 @@ def _report_problem(data) -> Optional[tuple[str, str]]:
         for key in ("file", "message"):
             if not isinstance(error.get(key), str):
                 return f"/errors/{i}/{key}", f"an error needs a string \"{key}\", found {type_name(error.get(key))}"
+    return _huge_integer(data)
+
+
+_FLOAT_MAX = int(sys.float_info.max)
+
+
+def _huge_integer(data) -> Optional[tuple[str, str]]:
+    """(pointer, message) for the first integer no float can hold (a 400-digit cost once
+    ended ``--html`` and ``--compare`` in an ``OverflowError``), or None."""
+    stack: list = [(data, [])]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((v, path + [k]) for k, v in reversed(node.items()) if isinstance(v, (dict, list, int)))
+        elif isinstance(node, list):  # pushed last first: the first in the file is said
+            stack.extend((v, path + [i]) for i, v in reversed(list(enumerate(node))) if isinstance(v, (dict, list, int)))
+        elif type(node) is int and not -_FLOAT_MAX <= node <= _FLOAT_MAX:
+            return json_pointer(path[:POINTER_PARTS]), f"a number of {len(str(abs(node)))} digits, too large to compare or chart"
     return None
 
 

@@ -3,6 +3,8 @@ counted nouns, so that every kind of block reads alike."""
 
 from __future__ import annotations
 
+import re
+
 INDENT = "  "
 
 
@@ -28,3 +30,22 @@ def findings(failures) -> list[str]:
     if not failures:
         return []
     return [""] + [f"{INDENT}{f.gate}: {f.message}" for f in failures]
+
+
+# C0 controls but tab and newline, DEL, C1 controls, the bidi embeddings, overrides, isolates
+# and marks, and the Unicode line separators: what could move a terminal's cursor, set its
+# title, clear its screen or show text in another order than it is.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print to a terminal: each control or bidi character written as its
+    escape (``\\x1b``, ``\\u202e``), newlines and tabs kept. Applied to every text that holds
+    what a cassette, a catalog or a server said (tool names, ``meta.model``, descriptions)
+    where it is printed: failure text, notes, ``mcptest doctor``."""
+    return _UNSAFE.sub(_escape, text) if _UNSAFE.search(text) else text
+
+
+def _escape(match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

@@ -192,7 +192,7 @@ def test_a_failed_write_leaves_the_old_cassette_and_no_temporary(tmp_path, monke
     path = tmp_path / "c.json"
     write_cassette(str(path), {"mcptest_cassette": 1, "runs": []})
     before = path.read_bytes()
-    real_open, real_replace = open, os.replace
+    real_open, real_fdopen = os.open, os.fdopen
 
     class Failing:
         def __init__(self, fh):
@@ -204,22 +204,27 @@ def test_a_failed_write_leaves_the_old_cassette_and_no_temporary(tmp_path, monke
         def __exit__(self, *exc):
             self.fh.close()
 
+        def fileno(self):
+            return self.fh.fileno()
+
         def write(self, text):
             self.fh.write(text[:10])
             raise error
 
-    def fake_open(file, mode="r", *args, **kwargs):
-        if ".tmp-" in str(file) and "w" in mode:
-            if where == "open":
-                raise error
-            fh = real_open(file, mode, *args, **kwargs)
-            return Failing(fh) if where == "write" else fh
-        return real_open(file, mode, *args, **kwargs)
+    def fake_open(file, flags, *args, **kwargs):
+        if ".tmp-" in str(file) and where == "open":
+            raise error
+        return real_open(file, flags, *args, **kwargs)
+
+    def fake_fdopen(fd, mode="r", *args, **kwargs):
+        fh = real_fdopen(fd, mode, *args, **kwargs)
+        return Failing(fh) if where == "write" and "w" in mode else fh
 
     def fake_replace(src, dst):
         raise error
 
-    monkeypatch.setattr("builtins.open", fake_open)
+    monkeypatch.setattr(os, "open", fake_open)
+    monkeypatch.setattr(os, "fdopen", fake_fdopen)
     if where == "replace":
         monkeypatch.setattr(os, "replace", fake_replace)
     with pytest.raises(type(error)):

@@ -124,6 +124,27 @@ def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
     decision = modes.decide(ctx.record_mode, shown, exists, len(cassette.runs) if cassette else 0,
                             getattr(block, "runs", None), can_record=can_record, recorder="the live agent runner",
                             needs=getattr(gate, "RECORD_NEEDS", None))
+    if decision.records and not ctx.dry_run:
+        with _locked(path):  # items sharing a cassette (pytest -n 2) record it once: the second replays
+            cassette = _load(path, shown, ctx)
+            decision = modes.decide(ctx.record_mode, shown, cassette is not None,
+                                    len(cassette.runs) if cassette else 0, getattr(block, "runs", None),
+                                    can_record=can_record, recorder="the live agent runner",
+                                    needs=getattr(gate, "RECORD_NEEDS", None))
+            return _carry_out(decision, block, ctx, gate, path, shown, cassette)
+    return _carry_out(decision, block, ctx, gate, path, shown, cassette)
+
+
+def _locked(path: str):
+    from ..files import locked
+
+    return locked(path)
+
+
+def _carry_out(decision: Any, block: Any, ctx: Context, gate: Any, path: str, shown: str,
+               cassette: Optional[Cassette]) -> Source:
+    """:func:`open_cassette` once decided (under the cassette's lock when it records)."""
+    modes = _record_modes()
     if decision.action == modes.FAIL:
         raise SourceError("cassette", shown, decision.message)
     notes, said = [], []

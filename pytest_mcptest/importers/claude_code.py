@@ -14,6 +14,7 @@ in order of first appearance; ``sessionId`` and the first ``cwd``, ``gitBranch``
 from __future__ import annotations
 
 from .anthropic import content_blocks, run_messages
+from ..engine.values import type_name
 from .common import Loc, Source, make_cassette
 
 KIND = "claude-code"
@@ -34,7 +35,10 @@ def import_claude_code(path: str, text: str) -> dict:
         if event.get("type") not in MESSAGE_EVENTS or event.get("message") is None or event.get("isSidechain") is True:
             continue
         message = src.need_dict(event["message"], loc / "message", "an event's 'message'")
-        session = sessions.setdefault(event.get("sessionId"), {"messages": [], "meta": {}})
+        session_id = event.get("sessionId")
+        if session_id is not None and not isinstance(session_id, str):  # a list or an object cannot name a run
+            raise src.fail(loc / "sessionId", f"'sessionId' must be a string, found {type_name(session_id)}")
+        session = sessions.setdefault(session_id, {"messages": [], "meta": {}})
         for key in _KEPT:
             if isinstance(event.get(key), str):
                 session["meta"].setdefault(key, event[key])

@@ -53,6 +53,15 @@ def server_specs(servers: Mapping[str, Mapping], names: Sequence[str]) -> tuple[
     return tuple(specs)
 
 
+def server_environment(extra: Optional[Mapping[str, str]]) -> dict[str, str]:
+    """What a live run's server is started with: the SDK's default environment (``PATH``,
+    ``HOME``, ``USER``, ...: what ``mcp``'s own stdio client passes) and the suite's ``env:``
+    over it; never this process's whole environment, which holds the model providers' keys."""
+    from mcp.client.stdio import get_default_environment
+
+    return {**get_default_environment(), **{str(k): str(v) for k, v in (extra or {}).items()}}
+
+
 def _argv(command: Sequence[str]) -> list[str]:
     if command and command[0] == "mcptest":
         return [sys.executable, "-m", "pytest_mcptest.cli", *command[1:]]
@@ -92,9 +101,10 @@ async def open_servers(specs: Sequence[ServerSpec], call_timeout: float = 60.0):
         for spec in specs:
             argv = _argv(spec.command)
             tail, faults, raw_pages = StderrTail(), [], []
-            env = {str(k): str(v) for k, v in (spec.env or {}).items()}
+            env = server_environment(spec.env)
             try:
-                session = await stack.enter_async_context(open_session(argv, env, spec.cwd, tail, faults, raw_pages))
+                session = await stack.enter_async_context(
+                    open_session(argv, env, spec.cwd, tail, faults, raw_pages, inherit=False))
                 with anyio.fail_after(spec.timeout):  # scoped to the exchange: the session outlives it
                     await session.initialize()
                     tools = await _all_pages(session, raw_pages)

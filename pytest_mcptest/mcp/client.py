@@ -158,14 +158,15 @@ def _run_sync(fn, *args):
 
 @contextlib.asynccontextmanager
 async def open_session(command: list[str], env: Optional[dict], cwd: Optional[str], tail: StderrTail,
-                       stdout_faults: list[str], raw_pages: list[dict]):
+                       stdout_faults: list[str], raw_pages: list[dict], inherit: bool = True):
     """A ``ClientSession`` (not yet initialized) over the stdio server ``command``.
 
     The server runs in its own process group (session), ended as a whole when the block
     ends, however it ends; its stderr goes into ``tail``, bounded; stdout lines that are not
     JSON-RPC are counted into ``stdout_faults`` (not logged); each raw ``tools/list``
     result is appended to ``raw_pages``. The catalog client and the live agent runner both
-    start their servers here.
+    start their servers here; with ``inherit`` False the server gets ``env`` alone, not
+    this process's environment (the live runner's servers: no provider key reaches them).
     """
     import anyio
     from mcp import ClientSession
@@ -177,7 +178,7 @@ async def open_session(command: list[str], env: Optional[dict], cwd: Optional[st
         try:
             process = await anyio.open_process(
                 command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err_write,
-                cwd=cwd, env={**os.environ, **(env or {})}, start_new_session=True)
+                cwd=cwd, env={**os.environ, **(env or {})} if inherit else dict(env or {}), start_new_session=True)
         finally:
             os.close(err_write)  # the server holds the only write end now
         to_session, session_reads = anyio.create_memory_object_stream(0)

@@ -168,7 +168,7 @@ class Recorder:
             return None
         how = {modes.APPEND: store.APPEND, modes.REWRITE: store.NEW}.get(decision.action, store.REPLACE)
         if decision.action == modes.RECORD and self._recorded is None:
-            how = store.NEW
+            how = store.FIRST  # another test (pytest -n 2) may have recorded the same cassette meanwhile
         stamp = store.utc_now()
         run = self.run()
         run["meta"]["recorded_at"] = stamp

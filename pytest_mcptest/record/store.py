@@ -8,17 +8,19 @@ replay would refuse.
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
 import time
 from typing import Optional
 
 from ..cassette import CASSETTE_VERSION, dump_cassette, parse_cassette, write_cassette
 from ..errors import InputError
+from ..files import locked, read_text
 from .drift import catalog_sha256
 from .redact import Redactor
 
 NEW, APPEND, REPLACE = "new", "append", "replace"
+FIRST = "first"  # new, unless another recorder wrote the cassette meanwhile: then appended to it, nothing lost
 
 
 def utc_now() -> str:
@@ -29,16 +31,13 @@ def utc_now() -> str:
 def read_raw(path: str) -> Optional[dict]:
     """The existing cassette at ``path`` as plain JSON (checked by the reader), or ``None``.
 
-    Raises :class:`InputError` when it exists but is not a cassette v1 with ``runs``.
+    Raises :class:`InputError` when it exists but is not a cassette v1 with ``runs`` (or is
+    no regular file: a FIFO or a device holds no runs to add to).
     """
-    if not os.path.exists(path):
-        return None
-    with open(path, "rb") as fh:
-        data = fh.read()
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+        text = read_text(path)
+    except FileNotFoundError:
+        return None
     cassette = parse_cassette(path, text)
     if cassette.shape != "v1":
         raise InputError(path, "holds a single run in an older shape (no 'runs'); a recorder adds runs only to "
@@ -73,11 +72,26 @@ def merge(existing: Optional[dict], runs: list, catalog: dict, meta: dict, how: 
 def save(path: str, runs: list, catalog: dict, meta: dict, how: str, redactor: Redactor) -> dict:
     """Merge, redact, check and write atomically; returns what was written (as JSON data).
 
-    The existing cassette is read again here, at the end, so runs appended by another
-    recorder meanwhile are kept.
+    The existing cassette is read again here, at the end, under an advisory lock held
+    until the new one is in place (:func:`~pytest_mcptest.files.locked`), so runs that
+    other recorders append meanwhile, in this process or another, are kept: eight
+    sessions appending at once leave eight runs.
     """
-    existing = read_raw(path) if how != NEW else None
-    data = redactor.value(merge(existing, runs, catalog, meta, how))
-    parse_cassette(path, dump_cassette(data))
-    write_cassette(path, data, overwrite=True)
+    with locked(path):
+        existing = read_raw(path) if how != NEW else None
+        if how == FIRST:
+            how = APPEND if existing is not None else NEW
+        data = redactor.value(merge(existing, runs, catalog, meta, how))
+        parse_cassette(path, dump_cassette(data))
+        write_cassette(path, data, overwrite=True)
     return data
+
+
+@contextlib.contextmanager
+def reserved(path: str):
+    """Hold ``path`` for one recording session that will write it anew: a second session
+    aimed at the same file is refused at its start (:class:`BlockingIOError`) instead of
+    both recording and one overwriting the other. Appending sessions do not reserve: they
+    merge under :func:`save`'s lock."""
+    with locked(path, wait=False):
+        yield
