@@ -466,8 +466,10 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("server_command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
     rec.set_defaults(func=_record)
 
+    from .importers import IMPORTERS
+
     imp = sub.add_parser("import", help="turn existing logs into a cassette")
-    imp.add_argument("kind", choices=["auto", "openai-chat", "anthropic", "otel", "claude-code", "swe-agent"],
+    imp.add_argument("kind", choices=["auto", *IMPORTERS],
                      help="the log's format; auto guesses it from the content and says which it chose")
     imp.add_argument("file", metavar="FILE", help="the log to read (JSON or JSONL)")
     imp.add_argument("-o", "--output", required=True, metavar="CASSETTE", help="the cassette to write")

@@ -17,6 +17,8 @@ IMPORTERS: dict[str, tuple[str, str]] = {
     "otel": ("otel", "import_otel"),
     "claude-code": ("claude_code", "import_claude_code"),
     "swe-agent": ("swe_agent", "import_swe_agent"),
+    "mcp-cassette": ("mcp_jsonrpc", "import_mcp_cassette"),
+    "mcp-recorder": ("mcp_jsonrpc", "import_mcp_recorder"),
 }
 
 
