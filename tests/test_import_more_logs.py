@@ -125,6 +125,8 @@ NEW_SHAPES = [
     ("mcp-cassette-sampling.mcp.json", "mcp-cassette"),
     ("mcp-cassette-npm-tiny-server.golden.cassette.jsonl", "mcp-cassette"),
     ("claude-code-web-sample_session.json", "claude-code"),
+    ("openai-responses-function-call.json", "openai-responses"),
+    ("openai-responses-mcp-call.json", "openai-responses"),
 ]
 
 
@@ -143,3 +145,66 @@ def test_a_new_shape_named_as_another_kind_is_refused_naming_it(tmp_path, capsys
     assert main(["import", wrong, str(LOGS / name), "-o", str(out)]) == 2
     assert f"this looks like a log of kind {kind}, not {wrong}" in capsys.readouterr().err
     assert not out.exists()
+
+
+# -- the OpenAI Responses API --------------------------------------------------------------------
+
+
+def test_responses_function_call_over_two_exchanges_is_one_run(tmp_path, capsys):
+    data, cassette, line = _import(tmp_path, capsys, "openai-responses", "openai-responses-function-call.json")
+    assert "1 runs, 1 tool calls (0 errors" in line
+    [call] = data["runs"][0]["tool_calls"]
+    assert (call["name"], call["id"], call["args"], call["turn"]) == (
+        "get_capital", "call_YfwRsW8sUxDKipwyhWTzOXCA", {"country": "PotatoLand"}, 0)
+    assert call["result"] == {"content": [{"type": "text", "text": "Potato City"}]}
+    run = data["runs"][0]
+    assert run["conversation"]["tokens"] == {"input": 40 + 67, "output": 18 + 11, "total": 58 + 78}
+    assert run["meta"] == {"model": "gpt-4o-2024-08-06"}
+    # the second request repeats the history: only its new item (the output) is added
+    assert [t.get("type") for t in run["conversation"]["turns"]] == [None, "function_call", "function_call_output",
+                                                                     "message"]
+    assert cassette.runs[0].final_responses == ("The capital of PotatoLand is Potato City.",)
+    assert data["catalog"]["default"]["tools"][0]["name"] == "get_capital"
+
+
+def test_responses_mcp_call_and_list_tools(tmp_path, capsys):
+    data, cassette, _line = _import(tmp_path, capsys, "openai-responses", "openai-responses-mcp-call.json")
+    [call] = data["runs"][0]["tool_calls"]
+    assert (call["name"], call["server"], call["error"]) == ("ask_question", "deepwiki", False)
+    assert call["args"]["repoName"] == "pydantic/pydantic-ai"
+    assert call["result"]["content"][0]["text"].startswith("Pydantic AI is a Python agent framework")
+    tools = data["catalog"]["deepwiki"]["tools"]
+    assert [t["name"] for t in tools] == ["ask_question"]  # allowed_tools narrowed the list
+    assert "inputSchema" in tools[0] and "input_schema" not in tools[0]
+    assert data["runs"][0]["conversation"]["tokens"] == {"input": 1207 + 1109, "output": 535 + 444,
+                                                         "total": 1742 + 1553}
+    assert len(cassette.runs) == 1 and len(cassette.runs[0].final_responses) == 2  # two user turns answered
+
+
+def test_responses_shapes_chaining_and_failures():
+    first = {"id": "resp_1", "object": "response", "model": "gpt-5", "output": [
+        {"type": "mcp_call", "id": "mcp_1", "server_label": "shop", "name": "refund", "arguments": "{oops",
+         "output": None, "error": "refused", "status": "failed"},
+        {"type": "custom_tool_call", "call_id": "c1", "name": "patch", "input": "*** Begin"},
+        {"type": "web_search_call", "id": "ws_1", "status": "failed", "action": {"type": "search", "query": "q"}}],
+        "usage": {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7}}
+    second = {"request": {"previous_response_id": "resp_1", "input": [
+        {"type": "custom_tool_call_output", "call_id": "c1", "output": "Error: no such file"}]},
+        "response": {"id": "resp_2", "output": [{"type": "message", "role": "assistant",
+                                                 "content": [{"type": "output_text", "text": "done"}]}]}}
+    other = {"input": "hello", "model": "gpt-5-mini"}
+    data = import_text("openai-responses", "r.jsonl", "\n".join(json.dumps(v) for v in (first, second, other)))
+    run, alone = data["runs"]
+    assert [(c["name"], c.get("server"), c["error"], c.get("args")) for c in run["tool_calls"]] == [
+        ("refund", "shop", True, {"_raw": "{oops"}), ("patch", None, True, {"input": "*** Begin"}),
+        ("web_search", None, True, {"type": "search", "query": "q"})]
+    assert run["tool_calls"][0]["result"] == {"content": [{"type": "text", "text": "refused"}], "isError": True}
+    assert run["tool_calls"][0]["args_invalid_json"] and run["conversation"]["tokens"]["total"] == 7
+    assert alone["tool_calls"] == [] and alone["meta"] == {"model": "gpt-5-mini"}
+    assert alone["conversation"]["turns"] == [{"role": "user", "content": "hello"}]
+    # a bare list of items is one run
+    items = [{"role": "user", "content": "x"}, {"type": "function_call", "call_id": "a", "name": "f", "arguments": "{}"}]
+    assert import_text("openai-responses", "i.json", json.dumps(items))["runs"][0]["tool_calls"][0]["name"] == "f"
+    with pytest.raises(InputError) as exc:
+        import_text("openai-responses", "r.json", json.dumps({"output": [{"content": "no type"}]}))
+    assert exc.value.pointer == "/output/0" and "needs 'type'" in exc.value.message

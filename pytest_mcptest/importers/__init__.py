@@ -19,6 +19,7 @@ IMPORTERS: dict[str, tuple[str, str]] = {
     "swe-agent": ("swe_agent", "import_swe_agent"),
     "mcp-cassette": ("mcp_jsonrpc", "import_mcp_cassette"),
     "mcp-recorder": ("mcp_jsonrpc", "import_mcp_recorder"),
+    "openai-responses": ("openai_responses", "import_openai_responses"),
 }
 
 

@@ -346,22 +346,25 @@ class Catalog:
             return
         src.need_list(tools, loc, "'tools'")
         for i, entry in enumerate(tools):
-            here = loc / i
-            src.need_dict(entry, here, "a tool definition")
-            if isinstance(entry.get("function"), dict):
-                entry, here = entry["function"], here / "function"
-            name = src.need_name(entry.get("name"), here / "name", "a tool definition's 'name'")
-            if name in self.tools:
-                continue
-            tool: dict = {"name": name}
-            description = entry.get("description")
-            if description is not None:
-                tool["description"] = src.opt_str(description, here / "description", "a tool's 'description'")
-            for key in ("inputSchema", "input_schema", "parameters"):
-                if entry.get(key) is not None:
-                    tool["inputSchema"] = src.need_dict(entry[key], here / key, f"a tool's '{key}'")
-                    break
-            self.tools[name] = tool
+            self.add_one(src, entry, loc / i)
+
+    def add_one(self, src: Source, entry, here: Loc) -> None:
+        """Add one tool definition, in any shape :meth:`add_all` reads."""
+        src.need_dict(entry, here, "a tool definition")
+        if isinstance(entry.get("function"), dict):
+            entry, here = entry["function"], here / "function"
+        name = src.need_name(entry.get("name"), here / "name", "a tool definition's 'name'")
+        if name in self.tools:
+            return
+        tool: dict = {"name": name}
+        description = entry.get("description")
+        if description is not None:
+            tool["description"] = src.opt_str(description, here / "description", "a tool's 'description'")
+        for key in ("inputSchema", "input_schema", "parameters"):
+            if entry.get(key) is not None:
+                tool["inputSchema"] = src.need_dict(entry[key], here / key, f"a tool's '{key}'")
+                break
+        self.tools[name] = tool
 
     def to_dict(self) -> dict:
         return {self.server: {"tools": list(self.tools.values())}}
