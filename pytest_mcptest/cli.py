@@ -128,12 +128,11 @@ def _cassette_path_problem(path: str) -> str:
 def _import(args) -> int:
     """Turn an existing log into a cassette, checked by reading it back before it is written."""
     from .cassette import dump_cassette, parse_cassette, write_cassette
-    from .files import read_text
-    from .importers import import_text
+    from .importers import import_text, read_log
     from .importers.common import catalog_file, parse_once, summary
 
     try:
-        text = read_text(args.file)
+        text = read_log(args.file)
     except FileNotFoundError:
         print(f"{args.file}: cannot read: no such file", file=sys.stderr)
         return EXIT_USAGE

@@ -12,7 +12,7 @@ import pytest
 from pytest_mcptest.cassette import load_cassette
 from pytest_mcptest.cli import main
 from pytest_mcptest.errors import InputError
-from pytest_mcptest.importers import import_text
+from pytest_mcptest.importers import import_text, read_log
 from pytest_mcptest.importers.detect import detect_kind
 
 LOGS = Path(__file__).parent / "data" / "logs"
@@ -127,15 +127,19 @@ NEW_SHAPES = [
     ("claude-code-web-sample_session.json", "claude-code"),
     ("openai-responses-function-call.json", "openai-responses"),
     ("openai-responses-mcp-call.json", "openai-responses"),
+    ("inspect-ai-browser.json", "inspect-ai"),
+    ("inspect-ai-log_message_deduplication.eval", "inspect-ai"),
+    ("openai-agents-trace.jsonl", "openai-agents"),
 ]
 
 
 @pytest.mark.parametrize("name, kind", NEW_SHAPES)
 def test_auto_tells_the_new_shapes_apart(tmp_path, capsys, name, kind):
-    assert detect_kind(name, (LOGS / name).read_text()) == kind
+    text = read_log(str(LOGS / name))
+    assert detect_kind(name, text) == kind
     auto, _cassette, line = _import(tmp_path, capsys, "auto", name)
     assert line.endswith(f"detected as {kind}")
-    assert auto["runs"] == import_text(kind, name, (LOGS / name).read_text())["runs"]
+    assert auto["runs"] == import_text(kind, name, text)["runs"]
 
 
 @pytest.mark.parametrize("name, kind", NEW_SHAPES)
@@ -208,3 +212,77 @@ def test_responses_shapes_chaining_and_failures():
     with pytest.raises(InputError) as exc:
         import_text("openai-responses", "r.json", json.dumps({"output": [{"content": "no type"}]}))
     assert exc.value.pointer == "/output/0" and "needs 'type'" in exc.value.message
+
+
+# -- inspect_ai ----------------------------------------------------------------------------------
+
+
+def test_inspect_ai_json_log(tmp_path, capsys):
+    data, cassette, line = _import(tmp_path, capsys, "inspect-ai", "inspect-ai-browser.json")
+    assert "1 runs, 4 tool calls (0 errors" in line
+    run = data["runs"][0]
+    assert [(c["name"], c["args"], c["turn"]) for c in run["tool_calls"]] == [
+        ("web_browser_go", {"url": "https://www.aisi.gov.uk/"}, 0), ("web_browser_click", {"element_id": 151}, 1),
+        ("web_browser_click", {"element_id": 884}, 2), ("web_browser_click", {"element_id": 903}, 3)]
+    assert run["tool_calls"][0]["id"] == "call_35FTpd6shR9efioDgeEBZ33s"
+    assert (run["task"], run["trial"]) == (1, 1)
+    assert run["conversation"]["tokens"] == {"input": 15235, "output": 281, "total": 15516}
+    assert run["meta"] == {"model": "openai/gpt-4o-mini", "scores": {"includes": "C"}}
+    assert [t["name"] for t in data["catalog"]["default"]["tools"]][:2] == ["web_browser_go", "web_browser_click"]
+    assert cassette.runs[0].final_responses[0].startswith("The AI Security Institute")
+
+
+def test_inspect_ai_eval_zip_one_run_per_sample_and_epoch(tmp_path, capsys):
+    data, _cassette, line = _import(tmp_path, capsys, "auto", "inspect-ai-log_streaming.eval")
+    assert line.endswith("detected as inspect-ai") and "4 runs, 0 tool calls" in line
+    assert sorted((r["task"], r["trial"], r["conversation"]["tokens"]["total"]) for r in data["runs"]) == [
+        (1, 1, 67), (1, 2, 68), (2, 1, 62), (2, 2, 61)]
+    data, _cassette, _line = _import(tmp_path, capsys, "inspect-ai", "inspect-ai-log_message_deduplication.eval")
+    run = data["runs"][0]
+    assert [c["name"] for c in run["tool_calls"]] == ["bash"] * 5 and run["tool_calls"][0]["args"] == {"cmd": "ls"}
+    assert run["tool_calls"][4]["result"]["content"][0]["text"].startswith("bin\nboot")
+    assert [t["name"] for t in data["catalog"]["default"]["tools"]] == ["bash", "python"]
+
+
+def test_inspect_ai_tool_errors_and_bad_zips(tmp_path, capsys):
+    log = {"version": 2, "eval": {"task": "t", "model": "m"}, "samples": [{"id": "a", "epoch": 1, "messages": [
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "b1", "function": "bash", "arguments": {}}]},
+        {"role": "tool", "content": "", "tool_call_id": "b1", "function": "bash",
+         "error": {"type": "timeout", "message": "Command timed out before completing."}}]}]}
+    [call] = import_text("inspect-ai", "l.json", json.dumps(log))["runs"][0]["tool_calls"]
+    assert call["error"] and call["result"]["content"][0]["text"] == "Command timed out before completing."
+    broken = tmp_path / "broken.eval"
+    broken.write_bytes(b"PK\x03\x04 not really a zip")
+    assert main(["import", "auto", str(broken), "-o", str(tmp_path / "c.json")]) == 2
+    assert capsys.readouterr().err.startswith(f"{broken}: cannot read the zip")
+    with pytest.raises(InputError) as exc:
+        import_text("inspect-ai", "l.json", json.dumps({"eval": {}}))
+    assert "expected an inspect_ai eval log" in exc.value.message
+
+
+# -- the OpenAI Agents SDK -----------------------------------------------------------------------
+
+
+def test_openai_agents_trace(tmp_path, capsys):
+    data, cassette, line = _import(tmp_path, capsys, "openai-agents", "openai-agents-trace.jsonl")
+    assert "1 runs, 3 tool calls (1 errors" in line
+    run = data["runs"][0]
+    assert [(c["name"], c.get("server"), c["args"], c["error"], c["turn"]) for c in run["tool_calls"]] == [
+        ("lookup_order", None, {"order_id": "A0"}, True, 0), ("lookup_order", None, {"order_id": "A17"}, False, 1),
+        ("get_weather", "shop", {"city": "Sacramento"}, False, 1)]
+    assert run["tool_calls"][0]["error_message"] == ("Error running tool (non-fatal): Tool execution failed. "
+                                                     "Error details are redacted.")
+    assert run["conversation"]["tokens"] == {"input": 120 + 180 + 260, "output": 18 + 30 + 16,
+                                             "total": 138 + 210 + 276}
+    assert run["meta"]["model"] == "gpt-4o-mini" and run["meta"]["workflow_name"] == "Agent workflow"
+    assert cassette.runs[0].final_responses == ("Order A17 has shipped; it is 72F in Sacramento.",)
+    assert "catalog" not in data
+
+
+def test_openai_agents_batch_shape_and_bad_records():
+    spans = [json.loads(line) for line in (LOGS / "openai-agents-trace.jsonl").read_text().splitlines()]
+    batch = import_text("openai-agents", "b.json", json.dumps({"data": spans}))
+    assert [c["name"] for c in batch["runs"][0]["tool_calls"]] == ["lookup_order", "lookup_order", "get_weather"]
+    with pytest.raises(InputError) as exc:
+        import_text("openai-agents", "b.json", json.dumps({"data": [{"object": "span"}]}))
+    assert exc.value.pointer == "/data/0/object" and "expected 'object' trace or trace.span" in exc.value.message
