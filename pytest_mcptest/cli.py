@@ -148,12 +148,11 @@ def _cassette_path_problem(path: str) -> str:
 def _import(args) -> int:
     """Turn an existing log into a cassette, checked by reading it back before it is written."""
     from .cassette import dump_cassette, parse_cassette, write_cassette
-    from .files import read_text
-    from .importers import import_text
+    from .importers import import_text, read_log
     from .importers.common import catalog_file, parse_once, summary
 
     try:
-        text = read_text(args.file)
+        text = read_log(args.file)
     except FileNotFoundError:
         print(f"{args.file}: cannot read: no such file", file=sys.stderr)
         return EXIT_USAGE
@@ -622,8 +621,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="how long one answer may take (default 30)")
     ver.set_defaults(func=_verify, server_command=[])  # the command after -- (see main)
 
+    from .importers import IMPORTERS
+
     imp = sub.add_parser("import", help="turn existing logs into a cassette")
-    imp.add_argument("kind", choices=["auto", "openai-chat", "anthropic", "otel", "claude-code", "swe-agent"],
+    imp.add_argument("kind", choices=["auto", *IMPORTERS],
                      help="the log's format; auto guesses it from the content and says which it chose")
     imp.add_argument("file", metavar="FILE", help="the log to read (JSON or JSONL)")
     imp.add_argument("-o", "--output", required=True, metavar="CASSETTE", help="the cassette to write")

@@ -427,7 +427,8 @@ def test_otel_errors_with_positions():
 
 
 def test_registry_is_lazy_and_complete():
-    assert set(IMPORTERS) == {"openai-chat", "anthropic", "otel", "claude-code", "swe-agent"}
+    assert set(IMPORTERS) == {"openai-chat", "anthropic", "otel", "claude-code", "swe-agent", "mcp-cassette",
+                              "mcp-recorder", "openai-responses", "openai-agents", "inspect-ai"}
     assert get_importer("otel") is import_otel
     assert import_text("anthropic", "c.json", "[]")["runs"][0]["tool_calls"] == []
 

@@ -10,6 +10,7 @@ import os
 from functools import lru_cache
 from typing import Any, Optional
 
+import attrs
 import msgspec
 
 from ..cassette import Cassette, load_cassette
@@ -163,6 +164,9 @@ def _carry_out(decision: Any, block: Any, ctx: Context, gate: Any, path: str, sh
             raise SourceError("cassette", shown, f"recording {shown} failed: no cassette was written")
     elif decision.note:
         notes.append(decision.note)
+    cassette, cost_note = _priced(cassette, block)
+    if cost_note:
+        notes.append(cost_note)
     runs = cassette.runs if decision.runs_to_judge is None else cassette.runs[:decision.runs_to_judge]
     if not runs:
         raise SourceError("cassette", shown, f"{shown} holds no runs")
@@ -174,6 +178,21 @@ def _carry_out(decision: Any, block: Any, ctx: Context, gate: Any, path: str, sh
     calls = len(runs[0].tool_calls) if len(runs) == 1 else sum(len(run.tool_calls) for run in runs)
     head = f"cassette {shown}, {plural(len(runs), 'run')}, {plural(calls, 'call')}"
     return Source(shown, runs, head, cassette, tuple(notes), tuple(said))
+
+
+def _priced(cassette: Cassette, block: Any) -> tuple[Cassette, Optional[str]]:
+    """The cassette with ``cost_micros`` worked out for the runs that have tokens but no cost
+    (``live/pricing.py``: the live tier's price table, a ``price:`` under ``models:``), and
+    the note that says which model had no price."""
+    if all(run.cost_micros is not None or not run.tokens for run in cassette.runs):
+        return cassette, None  # every run costed, or nothing to cost: the common case, no import
+    from ..live.pricing import replay_costs
+
+    recorded = cassette.meta.get("model") if cassette.meta else None
+    suite = getattr(block, "model", None)
+    runs, note = replay_costs(cassette.runs, recorded if isinstance(recorded, str) else None,
+                              suite if isinstance(suite, str) else None, getattr(block, "models", None))
+    return attrs.evolve(cassette, runs=runs), note
 
 
 def _drift(block: Any, cassette: Cassette, shown: str, ctx: Context) -> str:

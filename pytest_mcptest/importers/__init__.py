@@ -17,6 +17,11 @@ IMPORTERS: dict[str, tuple[str, str]] = {
     "otel": ("otel", "import_otel"),
     "claude-code": ("claude_code", "import_claude_code"),
     "swe-agent": ("swe_agent", "import_swe_agent"),
+    "mcp-cassette": ("mcp_jsonrpc", "import_mcp_cassette"),
+    "mcp-recorder": ("mcp_jsonrpc", "import_mcp_recorder"),
+    "openai-responses": ("openai_responses", "import_openai_responses"),
+    "openai-agents": ("openai_agents", "import_openai_agents"),
+    "inspect-ai": ("inspect_ai", "import_inspect_ai"),
 }
 
 
@@ -24,6 +29,19 @@ def get_importer(kind: str) -> Callable[[str, str], dict]:
     """The importer for ``kind`` (one of :data:`IMPORTERS`)."""
     module, function = IMPORTERS[kind]
     return getattr(importlib.import_module(f"{__name__}.{module}"), function)
+
+
+def read_log(path: str) -> str:
+    """The text of the log at ``path``, read as every user file is; a zip (an inspect_ai ``.eval``
+    log) is turned into the JSON form its importer reads."""
+    from ..files import decode_text, read_bytes
+
+    data = read_bytes(path)
+    if bytes(data[:4]) == b"PK\x03\x04":
+        from .inspect_ai import eval_zip_text
+
+        return eval_zip_text(path, bytes(data))
+    return decode_text(bytes(data), path)
 
 
 def import_text(kind: str, path: str, text: str) -> dict:

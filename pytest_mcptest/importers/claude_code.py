@@ -1,4 +1,5 @@
-"""Claude Code session transcripts (``~/.claude/projects/*/<session>.jsonl``) -> cassette v1.
+"""Claude Code session transcripts (``~/.claude/projects/*/<session>.jsonl``, or the web
+sessions' export ``{"loglines": [...]}``) -> cassette v1.
 
 A transcript is JSONL with one event per line; the events of ``type`` ``user`` and ``assistant``
 carry an Anthropic message under ``message``, read as :mod:`.anthropic` reads a conversation
@@ -29,6 +30,8 @@ def import_claude_code(path: str, text: str) -> dict:
     if len(records) == 1 and isinstance(records[0][0], list):  # a JSON array of events
         doc, loc = records[0]
         records = [(event, loc / i) for i, event in enumerate(doc)]
+    elif len(records) == 1 and isinstance(records[0][0], dict) and "loglines" in records[0][0]:
+        records = _loglines(src, *records[0])  # the web sessions' export
     sessions: dict = {}
     for event, loc in records:
         src.need_dict(event, loc, "a transcript event")
@@ -52,6 +55,12 @@ def import_claude_code(path: str, text: str) -> dict:
         extra = {"meta": session["meta"]} if session["meta"] else {}
         runs.append(run_messages(src, session["messages"], None, Loc(), [], extra))
     return make_cassette(KIND, path, runs)
+
+
+def _loglines(src: Source, doc: dict, loc: Loc) -> list:
+    """The events of a ``{"loglines": [...]}`` export, each with its place in the file."""
+    events = src.need_list(doc["loglines"], loc / "loglines", "'loglines'")
+    return [(event, loc / "loglines" / i) for i, event in enumerate(events)]
 
 
 def _append(messages: list, message: dict, loc: Loc) -> None:

@@ -274,11 +274,20 @@ def make_run(calls: list, turns: list, tokens: Optional[dict], extra: Optional[d
     return run
 
 
-def make_cassette(kind: str, path: str, runs: list, tools: Optional["Catalog"] = None) -> dict:
+def make_cassette(kind: str, path: str, runs: list, tools=None, meta: Optional[dict] = None) -> dict:
+    """A cassette of ``runs``; ``tools`` is a :class:`Catalog` or a list of them (one per server),
+    ``meta`` what the log says of itself (model, time of recording), added to the cassette's."""
     data: dict = {"mcptest_cassette": CASSETTE_VERSION,
                   "meta": {"recorder": f"mcptest import {kind}", "source": os.path.basename(path)}}
-    if tools is not None and tools.tools:
-        data["catalog"] = tools.to_dict()
+    if meta:
+        data["meta"].update(meta)
+    catalogs = tools if isinstance(tools, (list, tuple)) else [] if tools is None else [tools]
+    merged: dict = {}
+    for catalog in catalogs:
+        if catalog.tools:
+            merged.update(catalog.to_dict())
+    if merged:
+        data["catalog"] = merged
     data["runs"] = runs
     return data
 
@@ -316,8 +325,18 @@ class Catalog:
 
     SERVER = "default"
 
-    def __init__(self):
+    def __init__(self, server: str = SERVER):
+        self.server = server
         self.tools: dict[str, dict] = {}
+
+    def add_verbatim(self, src: Source, tools, loc: Loc) -> None:
+        """Add a ``tools/list`` answer's tools as the server wrote them (``title``,
+        ``outputSchema``, ``annotations`` kept); the first definition of a name wins."""
+        src.need_list(tools, loc, "'tools'")
+        for i, entry in enumerate(tools):
+            src.need_dict(entry, loc / i, "a tool definition")
+            name = src.need_name(entry.get("name"), loc / i / "name", "a tool definition's 'name'")
+            self.tools.setdefault(name, entry)
 
     def add_all(self, src: Source, tools, loc: Loc) -> None:
         """Add a ``tools`` array: OpenAI chat (``{type: function, function: {name, description,
@@ -327,25 +346,28 @@ class Catalog:
             return
         src.need_list(tools, loc, "'tools'")
         for i, entry in enumerate(tools):
-            here = loc / i
-            src.need_dict(entry, here, "a tool definition")
-            if isinstance(entry.get("function"), dict):
-                entry, here = entry["function"], here / "function"
-            name = src.need_name(entry.get("name"), here / "name", "a tool definition's 'name'")
-            if name in self.tools:
-                continue
-            tool: dict = {"name": name}
-            description = entry.get("description")
-            if description is not None:
-                tool["description"] = src.opt_str(description, here / "description", "a tool's 'description'")
-            for key in ("inputSchema", "input_schema", "parameters"):
-                if entry.get(key) is not None:
-                    tool["inputSchema"] = src.need_dict(entry[key], here / key, f"a tool's '{key}'")
-                    break
-            self.tools[name] = tool
+            self.add_one(src, entry, loc / i)
+
+    def add_one(self, src: Source, entry, here: Loc) -> None:
+        """Add one tool definition, in any shape :meth:`add_all` reads."""
+        src.need_dict(entry, here, "a tool definition")
+        if isinstance(entry.get("function"), dict):
+            entry, here = entry["function"], here / "function"
+        name = src.need_name(entry.get("name"), here / "name", "a tool definition's 'name'")
+        if name in self.tools:
+            return
+        tool: dict = {"name": name}
+        description = entry.get("description")
+        if description is not None:
+            tool["description"] = src.opt_str(description, here / "description", "a tool's 'description'")
+        for key in ("inputSchema", "input_schema", "parameters"):
+            if entry.get(key) is not None:
+                tool["inputSchema"] = src.need_dict(entry[key], here / key, f"a tool's '{key}'")
+                break
+        self.tools[name] = tool
 
     def to_dict(self) -> dict:
-        return {self.SERVER: {"tools": list(self.tools.values())}}
+        return {self.server: {"tools": list(self.tools.values())}}
 
 
 def catalog_file(path: str, text: str) -> dict:

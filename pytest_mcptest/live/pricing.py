@@ -11,6 +11,9 @@ plain input: an upper bound for cached prompts.
 The table holds the providers' published list prices for the models it names, as
 known when it was written; newer models are not in it and prices change, so a
 ``price:`` setting is the way to be exact.
+
+On replay, :func:`replay_costs` prices the recorded runs that have tokens but no cost (an
+imported log, a recorder that knew no price) with the same table and the same rounding.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from __future__ import annotations
 import re
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Optional
+
+import attrs
 
 from .provider import Price, Usage
 
@@ -62,3 +67,55 @@ def cost_micros(usage: Usage, price: Price) -> int:
     """``usage`` at ``price``, in micro-dollars, rounded half up (exact decimal arithmetic)."""
     exact = Decimal(usage.input) * Decimal(str(price.input)) + Decimal(usage.output) * Decimal(str(price.output))
     return int(exact.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def _name(model: str) -> str:
+    """A model id without its provider: ``openai:gpt-5`` and ``openai/gpt-5`` are ``gpt-5``."""
+    return model.partition(":")[2] if ":" in model else model
+
+
+def override_price(models: Optional[dict], model: Optional[str]) -> Optional[Price]:
+    """The ``price:`` the suite's ``models:`` block sets for ``model`` (``provider:name``): by
+    the model's key, else its provider's; ``None`` when it sets none or cannot be read."""
+    if not models or not model:
+        return None
+    from .provider import LiveError, parse_model, settings_for
+
+    try:
+        return settings_for(models, parse_model(model)).price
+    except (LiveError, ValueError):
+        return None  # a bad models: block is reported where the suite is read, not on replay
+
+
+def replay_costs(runs: tuple, recorded_model: Optional[str], suite_model: Optional[str],
+                 models: Optional[dict]) -> tuple[tuple, Optional[str]]:
+    """The runs with ``cost_micros`` worked out where the recording has tokens but no cost, and
+    a note when a model was named but has no price.
+
+    A run's model is the one its ``meta.model`` names (what answered), else the cassette's
+    ``meta.model``, else the suite's ``model:``. The price is the suite's ``price:`` for its
+    model (in ``models:``), else the same table and rounding the live tier bills with
+    (:func:`price_of`, :func:`cost_micros`), so a replayed run costs what recording it did.
+    A recorded ``cost_micros`` is kept as it is."""
+    override = override_price(models, suite_model)
+    out, unpriced = [], []
+    for run in runs:
+        tokens = run.tokens or {}
+        if run.cost_micros is not None or not isinstance(tokens.get("input"), (int, float)) \
+                or not isinstance(tokens.get("output"), (int, float)):
+            out.append(run)
+            continue
+        named = (run.meta or {}).get("model") if isinstance((run.meta or {}).get("model"), str) else None
+        model = named or recorded_model or suite_model
+        price = override or (price_of(_name(model)) if model else None)
+        if price is None:
+            if model and model not in unpriced:
+                unpriced.append(model)
+            out.append(run)
+            continue
+        out.append(attrs.evolve(run, cost_micros=cost_micros(Usage(tokens["input"], tokens["output"]), price)))
+    note = None
+    if unpriced:
+        note = (f"cost_micros left out: no known price for {', '.join(unpriced)} "
+                "(set price: {input: ..., output: ...} for it under models:)")
+    return tuple(out), note
