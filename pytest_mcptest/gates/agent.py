@@ -23,6 +23,7 @@ from ..suite.doc import Doc, common, defaults, expectations, golden, near, plain
 from ..suite.model import Block
 from ..text import INDENT, findings, plural, table
 from ..verdict import Failure, GateResult
+from . import claims as claims_gate
 from . import distractors, stability
 from .sources import record_live, resolve_server, startable
 
@@ -72,6 +73,7 @@ class AgentBlock(Block):
     token_efficiency: Optional[ClassGate] = None
     discovery: dict = attrs.field(factory=dict)  # {name_free: bool}: metadata, judged via the classes
     stability: Optional[stability.StabilityGate] = None
+    claims: Optional[claims_gate.ClaimsSpec] = None  # what the final answer says, against the calls
 
     @property
     def has_spec001_gates(self) -> bool:
@@ -179,6 +181,9 @@ def build(doc: Doc, parts, raw: dict) -> AgentBlock | tuple[Block, ...]:
     suite_servers = doc.root.get("servers") or {}
     suite_dir = os.path.dirname(os.path.abspath(doc.path))
     plan = raw.get("distractors")
+    efs = _class_gate(doc, parts, raw, "equal_function_sets")
+    efficiency = _class_gate(doc, parts, raw, "token_efficiency")
+    classes = next((g.classes for g in (efs, efficiency) if g is not None), ())
     agent = AgentBlock(
         model=merged.get("model"), prompt=merged.get("prompt"), system_prompt=merged.get("system_prompt"),
         servers=servers, runs=merged.get("runs"),
@@ -187,8 +192,8 @@ def build(doc: Doc, parts, raw: dict) -> AgentBlock | tuple[Block, ...]:
         distractor_plan=None if not isinstance(plan, dict) else _plan(plan),
         trace=_expected_trace(doc, parts + ["expected_trace"], merged.get("expected_trace")),
         golden=golden(merged.get("golden")),
-        equal_function_sets=_class_gate(doc, parts, raw, "equal_function_sets"),
-        token_efficiency=_class_gate(doc, parts, raw, "token_efficiency"),
+        equal_function_sets=efs, token_efficiency=efficiency,
+        claims=claims_gate.build(doc, parts + ["claims"], raw.get("claims"), classes),
         tool_selection=None if floor is None else SelectionFloor(
             floor["expected_tool"], floor["min_selection_rate"], floor.get("max_total_tokens"),
             expectations(doc, parts + ["tool_selection", "expect"], floor.get("expect"))),
@@ -225,7 +230,12 @@ def judge_run(block: AgentBlock, run, number: int, total: int, ctx: Context) -> 
                               f"{sc.backtracks} backtracks, {sc.repeated_tools} repeated tools", number)
             failures.append(failure)
             lines += findings([failure])
-    return GateResult(envelope, tuple(failures), tuple(lines))
+    summary: tuple = ()
+    if block.claims is not None:
+        envelope["claims"], found, more, summary = claims_gate.judge(block.claims, run, number, total, block.name, ctx)
+        failures += found
+        lines += more
+    return GateResult(envelope, tuple(failures), tuple(lines), summary=summary)
 
 
 def _trace_lines(trace: TraceValidation, calls) -> list[str]:
@@ -464,6 +474,7 @@ def _task(block: AgentBlock, runs: int):
     plan = block.distractor_plan
     return AgentTask(model=block.model, prompt=block.prompt, servers=server_specs(block.server_entries, block.servers),
                      system_prompt=block.system_prompt, runs=runs, name=block.name,
+                     rubric=claims_gate.statements(block.claims),
                      distractors=DistractorPlan(*plan) if plan and plan[0] else None)
 
 
