@@ -166,3 +166,26 @@ def test_a_claims_item_fails_in_pytest_with_the_claims_section(pytester):
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*claims: 1 of 1 claim made is not backed by the calls*",
                                  "*'refunded'*\"I have refunded order 7.\"*needs a successful call to refund_order*"])
+
+
+def _doc_blocks(name: str) -> list[str]:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / name).read_text(encoding="utf-8")
+    return [b.split("```", 1)[0] for b in text.split("```yaml\n")[1:] if "claims:" in b.split("```", 1)[0]]
+
+
+def test_the_docs_claims_suites_load_and_judge_as_they_say(tmp_path):
+    (agent_doc,) = _doc_blocks("agents.md")
+    (scenario_doc,) = _doc_blocks("scenarios.md")
+    (tmp_path / "support.json").write_text(json.dumps({"mcptest_cassette": 1, "runs": [{
+        "tool_calls": [{"name": "find_order", "server": "shop", "args": {"order": "A17"}},
+                       {"name": "refund_order", "args": {}, "error": True}],
+        "conversation": {"turns": [{"role": "user", "content": "?"}, {"role": "assistant", "content":
+                                   "I looked up your order A17. I have refunded your order!"}]}}]}))
+    (agent,) = _blocks(tmp_path, agent_doc)
+    verdict = evaluate(agent)
+    assert [c["claim"] for c in verdict.envelope["claims"]["unsupported"]] == ["refunded"]
+    assert verdict.envelope["claims"]["supported"] == 1
+    (scenario,) = _blocks(tmp_path, scenario_doc)
+    assert scenario.claims.claims[0].backed_by[0].count == 2
