@@ -24,7 +24,7 @@ from ..suite.model import Block
 from ..text import INDENT, findings, plural, table
 from ..verdict import Failure, GateResult
 from . import claims as claims_gate
-from . import distractors, stability
+from . import distractors, matrix, stability
 from .sources import record_live, resolve_server, startable
 
 KIND = "agent"
@@ -74,6 +74,7 @@ class AgentBlock(Block):
     discovery: dict = attrs.field(factory=dict)  # {name_free: bool}: metadata, judged via the classes
     stability: Optional[stability.StabilityGate] = None
     claims: Optional[claims_gate.ClaimsSpec] = None  # what the final answer says, against the calls
+    matrix: Optional[str] = None  # the test's name as written, when `model:` lists several (gates/matrix.py)
 
     @property
     def has_spec001_gates(self) -> bool:
@@ -203,9 +204,11 @@ def build(doc: Doc, parts, raw: dict) -> AgentBlock | tuple[Block, ...]:
         stability=stability.build(doc, parts, raw),
         **common(doc, parts, raw, KIND))
     _over_all_runs_in_per_run_expect(doc, parts, agent)
+    models = matrix.models_of(doc, parts + ["model"] if "model" in raw else parts + ["agent"], merged.get("model"))
+    agents = (agent,) if models is None else tuple(matrix.expand(agent, models))
     if raw.get("distractors") is None:
-        return agent
-    return agent, distractors.build_for_agent(doc, parts, raw, agent)
+        return agents[0] if models is None else agents
+    return tuple(b for a in agents for b in (a, distractors.build_for_agent(doc, parts, raw, a)))
 
 
 # --------------------------------------------------------------------------- judging one run
@@ -265,6 +268,18 @@ def judge_all(block: AgentBlock, source, ctx: Context, verdicts: tuple = ()) -> 
     """Spec 001's gates over every run: selection F1 (micro-averaged), the pass^k floor,
     the orchestration diagnostics (pooled) and token efficiency (from the cassette's catalog);
     and ``stability:`` over the runs' own verdicts."""
+    result = _gates_over_all_runs(block, source, verdicts)
+    if block.matrix is None:
+        return result
+    selection = result.envelope.get("tool_selection", {}) if result is not None else {}
+    pair = matrix.pair(block, source.items, verdicts, selection if "selection_rate" in selection else None)
+    if result is None:
+        return GateResult({"model_matrix": pair}, expect=(), summary=((matrix.MATRIX, pair),))
+    return GateResult({**result.envelope, "model_matrix": pair}, result.failures, result.lines, result.expect,
+                      result.summary + ((matrix.MATRIX, pair),), result.replaces_runs)
+
+
+def _gates_over_all_runs(block: AgentBlock, source, verdicts: tuple) -> GateResult | None:
     if not block.has_aggregates:
         return None
     spec001 = _spec001_gates(block, source)
@@ -452,7 +467,7 @@ def _token_section(entries: list[tuple[str, Any]]) -> tuple[str, list[str]]:
     return f"mcptest: {TOKENS}", lines
 
 
-SUMMARY_SECTIONS = {FLOORS: _floor_section, TOKENS: _token_section}
+SUMMARY_SECTIONS = {FLOORS: _floor_section, TOKENS: _token_section, **matrix.SUMMARY_SECTIONS}
 
 
 # --------------------------------------------------------------------------- recording live

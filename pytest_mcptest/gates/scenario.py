@@ -28,6 +28,7 @@ from ..suite.model import Block
 from ..text import INDENT, table
 from ..verdict import Failure, GateResult
 from . import claims as claims_gate
+from . import matrix
 from .sources import named_servers, record_live, startable
 
 KIND = "scenario"
@@ -49,6 +50,7 @@ class ScenarioBlock(Block):
     server_entries: dict = attrs.field(factory=dict, eq=False)
     models: dict = attrs.field(factory=dict, eq=False)
     claims: Optional[claims_gate.ClaimsSpec] = None  # what the final answer says, against the calls
+    matrix: Optional[str] = None  # the scenario's name as written, when `model:` lists several (gates/matrix.py)
 
 
 # --------------------------------------------------------------------------- building
@@ -135,7 +137,14 @@ def _forbidden(doc: Doc, parts, raw) -> tuple[ForbiddenRule, ...]:
     )
 
 
-def build(doc: Doc, parts, raw: dict) -> ScenarioBlock:
+def build(doc: Doc, parts, raw: dict) -> ScenarioBlock | tuple[ScenarioBlock, ...]:
+    """A scenario; with a list of models, one per model (``gates/matrix.py``)."""
+    block = _build(doc, parts, raw)
+    models = matrix.models_of(doc, parts + ["model"], raw.get("model"))
+    return block if models is None else tuple(matrix.expand(block, models))
+
+
+def _build(doc: Doc, parts, raw: dict) -> ScenarioBlock:
     transitions = doc.built_once(_transitions, parts + ["transitions"], raw.get("transitions"))
     forbidden = doc.built_once(_forbidden, parts + ["forbidden"], raw.get("forbidden"))
     expect_state = tuple((path_at(doc, parts + ["expect_state", k], k), v)
@@ -183,6 +192,14 @@ def judge_run(block: ScenarioBlock, run, number: int, total: int, ctx: Context) 
         failures += found
         lines += more
     return GateResult(envelope, tuple(failures), tuple(lines), summary=summary)
+
+
+def judge_all(block: ScenarioBlock, source, ctx: Context, verdicts: tuple = ()) -> Optional[GateResult]:
+    """Only for a model matrix: the pair's figures over its runs (``model_matrix``)."""
+    if block.matrix is None:
+        return None
+    pair = matrix.pair(block, source.items, verdicts)
+    return GateResult({"model_matrix": pair}, expect=(), summary=((matrix.MATRIX, pair),))
 
 
 def _world_lines(result: WorldResult) -> list[str]:
