@@ -17,7 +17,7 @@ import attrs
 
 from ..suite.doc import Doc
 from ..suite.model import slugify
-from ..text import plural
+from ..matrix_report import pair_line
 
 MATRIX = "model matrix"
 
@@ -32,8 +32,8 @@ def models_of(doc: Doc, parts: list, raw: Any) -> Optional[tuple[str, ...]]:
         slug = slugify(model)
         if slug in seen:
             twin = seen[slug]
-            same = "listed twice" if twin == model else f"would share its cassette with {twin!r} (both slug to {slug!r})"
-            raise doc.error(parts + [i], f"model {model!r} is {same}; each model of a matrix is its own item")
+            same = "is listed twice" if twin == model else f"would share its cassette with {twin!r} (both slug to {slug!r})"
+            raise doc.error(parts + [i], f"model {model!r} {same}; each model of a matrix is its own item")
         seen[slug] = model
     return tuple(raw)
 
@@ -71,33 +71,6 @@ def pair(block: Any, runs: tuple, verdicts: tuple, floor: Optional[dict] = None)
     if costs:
         out.update(cost_micros=sum(costs), costed_runs=len(costs))
     return out
-
-
-def _number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
-
-
-def _percent(rate: float) -> str:
-    return f"{_number(round(rate * 100, 6))}%"
-
-
-def pair_line(p: dict) -> str:
-    """``selection 9/10 (90%), pass^k 90%, tokens 1520 median / 1840 max, cost $0.012600``:
-    spec 001's cost-vs-accuracy line, for one (test, model) pair."""
-    parts = []
-    if "selection_rate" in p:
-        parts.append(f"selection {p['selected']}/{p['runs']} ({_percent(p['selection_rate'])})")
-    else:
-        parts.append(f"runs passed {p['passed_runs']}/{p['runs']}")
-    parts.append(f"pass^k {_percent(p['pass_k'])}")
-    parts.append(f"tokens {_number(p['tokens_median'])} median / {_number(p['tokens_max'])} max"
-                 if "tokens_median" in p else "tokens not recorded")
-    if "cost_micros" in p:
-        partial = "" if p["costed_runs"] == p["runs"] else f" ({p['costed_runs']} of {plural(p['runs'], 'run')} priced)"
-        parts.append(f"cost ${p['cost_micros'] / 1e6:.6f}{partial}")
-    else:
-        parts.append("cost not recorded")
-    return ", ".join(parts)
 
 
 def _section(entries: list[tuple[str, Any]]) -> tuple[str, list[str]]:
