@@ -147,3 +147,14 @@ def test_a_matrix_of_two_models_records_two_cassettes_live_and_replays_as_two_it
                                      "selection 2/2 (100%), pass^k 100%, tokens 300 median / 300 max"])
         replay.stdout.fnmatch_lines([f"    [[]{model}[]]*selection 2/2 (100%), pass^k 100%, "
                                      "tokens 300 median / 300 max, cost $0.*"])
+
+
+def test_the_docs_matrix_suite_loads_as_two_items(tmp_path):
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "agents.md").read_text(encoding="utf-8")
+    (block,) = [b.split("```", 1)[0] for b in text.split("```yaml\n")[1:] if "model: [" in b.split("```", 1)[0]]
+    (tmp_path / "m.mcptest.yml").write_text(block)
+    assert [(b.name, b.cassette) for b in load_suite(str(tmp_path / "m.mcptest.yml")).blocks] == [
+        ("weather selection [openai:gpt-4o-mini]", "weather-selection-openai-gpt-4o-mini.json"),
+        ("weather selection [anthropic:claude-haiku-4-5]", "weather-selection-anthropic-claude-haiku-4-5.json")]
