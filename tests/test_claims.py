@@ -189,3 +189,44 @@ def test_the_docs_claims_suites_load_and_judge_as_they_say(tmp_path):
     assert verdict.envelope["claims"]["supported"] == 1
     (scenario,) = _blocks(tmp_path, scenario_doc)
     assert scenario.claims.claims[0].backed_by[0].count == 2
+
+
+LIVE = """\
+servers:
+  shop: {command: ["mcptest", "mock", "--tools-from", "shop.yml"]}
+agents:
+  - name: weather
+    model: openai:gpt-4o-mini
+    servers: [shop]
+    prompt: What is the weather in Sacramento?
+    cassette: weather.json
+    claims:
+      - {says: "It is", backed_by: get_weather}
+      - judge: The answer reports only what the calls show
+"""
+
+
+def test_a_live_recording_asks_the_judge_about_judge_claims_and_the_replay_reads_its_verdict(pytester, monkeypatch):
+    from live_fake import MANIFEST, OPENAI_KEY, FakeProvider, reply
+
+    def script(seen):
+        if seen.system.startswith("You are a strict"):
+            return reply(seen, text=json.dumps({"results": [{"id": 1, "holds": False, "reason": "invented"}]}))
+        if not seen.results:
+            return reply(seen, calls=(("get_weather", {"city": "Sacramento"}),))
+        return reply(seen, text=f"It is {seen.results[-1]}.")
+
+    (pytester.path / "shop.yml").write_text(MANIFEST)
+    pytester.makefile(".mcptest.yml", s=LIVE)
+    with FakeProvider(script) as fake:
+        monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.url + "/v1")
+        live = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mcptest-record-mode=once")
+    live.assert_outcomes(failed=1)
+    (run,) = json.loads((pytester.path / "weather.json").read_text())["runs"]
+    assert [(j["criterion"], j["verdict"]) for j in run["judgments"]] == [
+        ("The answer reports only what the calls show", "fail")]
+    replay = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    replay.assert_outcomes(failed=1)
+    replay.stdout.fnmatch_lines(["*claims: the judge found this claim unsupported: "
+                                 "'The answer reports only what the calls show' (*: invented)*"])
