@@ -485,6 +485,13 @@ def _verify(args) -> int:
     return verify(args)
 
 
+def _init(args) -> int:
+    """Write a starting suite from a cassette (``init_suite.py``)."""
+    from .init_suite import command
+
+    return command(args.cassette, args.kind, args.output, args.force)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -632,6 +639,14 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--tools", metavar="TOOLS.json", help="tool definitions kept apart from the log, recorded "
                      "as the cassette's catalog (replacing any the log has)")
     imp.set_defaults(func=_import)
+
+    init = sub.add_parser("init", help="write a starting suite from what a cassette recorded")
+    init.add_argument("cassette", metavar="CASSETTE", help="the cassette to start from")
+    init.add_argument("--kind", choices=["agent", "scenario"], help="the block to write (default: scenario when "
+                      "the cassette was recorded for a scenario, else agent)")
+    init.add_argument("-o", "--output", metavar="SUITE", help="write the suite there (default: print it)")
+    init.add_argument("--force", action="store_true", help="overwrite SUITE if it exists")
+    init.set_defaults(func=_init)
     return parser
 
 

@@ -20,6 +20,7 @@ from importlib import resources
 from typing import Any, Optional
 
 from .files import atomic_write, utf8_safe
+from .matrix_report import matrix_section
 
 OUTCOMES = ("failed", "error", "xpassed", "xfailed", "skipped", "passed")
 MAX_COMPARE_ROWS = 200
@@ -227,7 +228,7 @@ def render_html(report: dict, comparison: Optional[dict] = None, baseline_name: 
         "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
         f"<title>{escape(title)}</title><style>{_asset('report.css')}</style></head><body>"
         f"<header><h1>{escape(title)}</h1></header><main>"
-        f"{_summary(report)}{_comparison(comparison, baseline_name)}{_charts(report)}"
+        f"{_summary(report)}{matrix_section(report)}{_comparison(comparison, baseline_name)}{_charts(report)}"
         '<section id="items"><h2>Items</h2><div class="filters">'
         '<label>kind <select id="f-kind"><option value="">all</option>'
         + "".join(f'<option value="{escape(k)}">{escape(k)}</option>' for k in options["kinds"]) + "</select></label>"

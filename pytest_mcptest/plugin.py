@@ -69,6 +69,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="when a suite's model, prompt or live catalog no longer matches its cassette (default: warn)")
     group.addoption("--mcptest-require-judgments", dest="mcptest_require_judgments", action="store_true",
                     help="a conversation criterion with no recorded judge verdict fails instead of being deferred")
+    group.addoption("--mcptest-update-expect", dest="mcptest_update_expect", action="store_true",
+                    help="rewrite a failing item's expected_trace:, golden: and expect_state: from its recording, "
+                         "keeping the file's comments and layout, and show the diff")
     parser.addini("mcptest_cassette_dir", "where cassettes are looked up, relative to the ini file", default=None)
     parser.addini("mcptest_record_mode", "cassette record mode (none, once, new_episodes, all, rewrite)", default="none")
     parser.addini("mcptest_files", "extra glob patterns of suite files to collect", type="linelist", default=[])
@@ -264,6 +267,10 @@ def pytest_runtest_makereport(item, call):
                 from .render import passing_metrics
 
                 report.mcptest_metrics = passing_metrics(item.verdict)  # plain text: crosses xdist
+            if item.verdict is not None and report.failed and item.config.getoption("mcptest_update_expect"):
+                from .update_expect import proposals
+
+                report.mcptest_update = proposals(item.verdict, item.config.stash[CONTEXT_KEY])  # plain data
             if item.verdict is not None and item.verdict.summary:
                 # (section, plain payload) pairs for the terminal summary, across xdist too
                 report.mcptest_summary = [list(entry) for entry in item.verdict.summary]
@@ -284,6 +291,8 @@ class _SessionHooks:
         self.summary: dict[str, list] = {}  # section -> [(nodeid, payload)], from the items' gates
         self.metrics: list[tuple[str, str]] = []  # (nodeid, figures) of the items that passed, under -v
         self.comparison: dict | None = None
+        self.updates: list[dict] = []  # --mcptest-update-expect: what the failed items' processes proposed
+        self.updated: list = []  # (file, diff lines, notes), once the controller has applied them
 
     def _is_suite(self, nodeid: str) -> bool:
         name = nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
@@ -320,6 +329,8 @@ class _SessionHooks:
             self.summary.setdefault(section, []).append((report.nodeid, payload))
         if getattr(report, "mcptest_metrics", None) is not None and report.passed:
             self.metrics.append((report.nodeid, report.mcptest_metrics))
+        if getattr(report, "mcptest_update", None):
+            self.updates.append(report.mcptest_update)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.metrics:
@@ -329,6 +340,12 @@ class _SessionHooks:
         if self.summary:
             self._summarize_gates(terminalreporter)
         self._summarize_comparison(terminalreporter)
+        if self.updated:
+            from .update_expect import summary_lines
+
+            terminalreporter.section("mcptest: updated expectations")
+            for line in summary_lines(self.updated):
+                terminalreporter.write_line(line)
         if _github_actions() and self.builder is not None:
             self._annotate(terminalreporter)
 
@@ -388,6 +405,10 @@ class _SessionHooks:
             session.config.option.continue_on_collection_errors = True
 
     def pytest_sessionfinish(self, session) -> None:
+        if self.updates and not hasattr(self.config, "workerinput"):  # the controller alone writes suites
+            from .update_expect import apply
+
+            self.updated = apply(self.updates)
         if self.baseline is not None and self.builder is not None:
             # A comparison that lines nothing up exits 2, as `mcptest report --compare`
             # does and as pytest does when collection failed (its 4 is kept for a bad

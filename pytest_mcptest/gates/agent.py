@@ -23,7 +23,8 @@ from ..suite.doc import Doc, common, defaults, expectations, golden, near, plain
 from ..suite.model import Block
 from ..text import INDENT, findings, plural, table
 from ..verdict import Failure, GateResult
-from . import distractors, stability
+from . import claims as claims_gate
+from . import distractors, matrix, stability
 from .sources import record_live, resolve_server, startable
 
 KIND = "agent"
@@ -72,6 +73,8 @@ class AgentBlock(Block):
     token_efficiency: Optional[ClassGate] = None
     discovery: dict = attrs.field(factory=dict)  # {name_free: bool}: metadata, judged via the classes
     stability: Optional[stability.StabilityGate] = None
+    claims: Optional[claims_gate.ClaimsSpec] = None  # what the final answer says, against the calls
+    matrix: Optional[str] = None  # the test's name as written, when `model:` lists several (gates/matrix.py)
 
     @property
     def has_spec001_gates(self) -> bool:
@@ -179,6 +182,9 @@ def build(doc: Doc, parts, raw: dict) -> AgentBlock | tuple[Block, ...]:
     suite_servers = doc.root.get("servers") or {}
     suite_dir = os.path.dirname(os.path.abspath(doc.path))
     plan = raw.get("distractors")
+    efs = _class_gate(doc, parts, raw, "equal_function_sets")
+    efficiency = _class_gate(doc, parts, raw, "token_efficiency")
+    classes = next((g.classes for g in (efs, efficiency) if g is not None), ())
     agent = AgentBlock(
         model=merged.get("model"), prompt=merged.get("prompt"), system_prompt=merged.get("system_prompt"),
         servers=servers, runs=merged.get("runs"),
@@ -187,8 +193,8 @@ def build(doc: Doc, parts, raw: dict) -> AgentBlock | tuple[Block, ...]:
         distractor_plan=None if not isinstance(plan, dict) else _plan(plan),
         trace=_expected_trace(doc, parts + ["expected_trace"], merged.get("expected_trace")),
         golden=golden(merged.get("golden")),
-        equal_function_sets=_class_gate(doc, parts, raw, "equal_function_sets"),
-        token_efficiency=_class_gate(doc, parts, raw, "token_efficiency"),
+        equal_function_sets=efs, token_efficiency=efficiency,
+        claims=claims_gate.build(doc, parts + ["claims"], raw.get("claims"), classes),
         tool_selection=None if floor is None else SelectionFloor(
             floor["expected_tool"], floor["min_selection_rate"], floor.get("max_total_tokens"),
             expectations(doc, parts + ["tool_selection", "expect"], floor.get("expect"))),
@@ -198,9 +204,11 @@ def build(doc: Doc, parts, raw: dict) -> AgentBlock | tuple[Block, ...]:
         stability=stability.build(doc, parts, raw),
         **common(doc, parts, raw, KIND))
     _over_all_runs_in_per_run_expect(doc, parts, agent)
+    models = matrix.models_of(doc, parts + ["model"] if "model" in raw else parts + ["agent"], merged.get("model"))
+    agents = (agent,) if models is None else tuple(matrix.expand(agent, models))
     if raw.get("distractors") is None:
-        return agent
-    return agent, distractors.build_for_agent(doc, parts, raw, agent)
+        return agents[0] if models is None else agents
+    return tuple(b for a in agents for b in (a, distractors.build_for_agent(doc, parts, raw, a)))
 
 
 # --------------------------------------------------------------------------- judging one run
@@ -225,7 +233,12 @@ def judge_run(block: AgentBlock, run, number: int, total: int, ctx: Context) -> 
                               f"{sc.backtracks} backtracks, {sc.repeated_tools} repeated tools", number)
             failures.append(failure)
             lines += findings([failure])
-    return GateResult(envelope, tuple(failures), tuple(lines))
+    summary: tuple = ()
+    if block.claims is not None:
+        envelope["claims"], found, more, summary = claims_gate.judge(block.claims, run, number, total, block.name, ctx)
+        failures += found
+        lines += more
+    return GateResult(envelope, tuple(failures), tuple(lines), summary=summary)
 
 
 def _trace_lines(trace: TraceValidation, calls) -> list[str]:
@@ -255,6 +268,18 @@ def judge_all(block: AgentBlock, source, ctx: Context, verdicts: tuple = ()) -> 
     """Spec 001's gates over every run: selection F1 (micro-averaged), the pass^k floor,
     the orchestration diagnostics (pooled) and token efficiency (from the cassette's catalog);
     and ``stability:`` over the runs' own verdicts."""
+    result = _gates_over_all_runs(block, source, verdicts)
+    if block.matrix is None:
+        return result
+    selection = result.envelope.get("tool_selection", {}) if result is not None else {}
+    pair = matrix.pair(block, source.items, verdicts, selection if "selection_rate" in selection else None)
+    if result is None:
+        return GateResult({"model_matrix": pair}, expect=(), summary=((matrix.MATRIX, pair),))
+    return GateResult({**result.envelope, "model_matrix": pair}, result.failures, result.lines, result.expect,
+                      result.summary + ((matrix.MATRIX, pair),), result.replaces_runs)
+
+
+def _gates_over_all_runs(block: AgentBlock, source, verdicts: tuple) -> GateResult | None:
     if not block.has_aggregates:
         return None
     spec001 = _spec001_gates(block, source)
@@ -442,7 +467,7 @@ def _token_section(entries: list[tuple[str, Any]]) -> tuple[str, list[str]]:
     return f"mcptest: {TOKENS}", lines
 
 
-SUMMARY_SECTIONS = {FLOORS: _floor_section, TOKENS: _token_section}
+SUMMARY_SECTIONS = {FLOORS: _floor_section, TOKENS: _token_section, **matrix.SUMMARY_SECTIONS}
 
 
 # --------------------------------------------------------------------------- recording live
@@ -464,6 +489,7 @@ def _task(block: AgentBlock, runs: int):
     plan = block.distractor_plan
     return AgentTask(model=block.model, prompt=block.prompt, servers=server_specs(block.server_entries, block.servers),
                      system_prompt=block.system_prompt, runs=runs, name=block.name,
+                     rubric=claims_gate.statements(block.claims),
                      distractors=DistractorPlan(*plan) if plan and plan[0] else None)
 
 

@@ -27,6 +27,8 @@ from ..suite.doc import Doc, common, golden, path_at, plain
 from ..suite.model import Block
 from ..text import INDENT, table
 from ..verdict import Failure, GateResult
+from . import claims as claims_gate
+from . import matrix
 from .sources import named_servers, record_live, startable
 
 KIND = "scenario"
@@ -47,6 +49,8 @@ class ScenarioBlock(Block):
     judge: dict = attrs.field(factory=dict)  # config.judge: the rubric's judge (model, temperature, ...)
     server_entries: dict = attrs.field(factory=dict, eq=False)
     models: dict = attrs.field(factory=dict, eq=False)
+    claims: Optional[claims_gate.ClaimsSpec] = None  # what the final answer says, against the calls
+    matrix: Optional[str] = None  # the scenario's name as written, when `model:` lists several (gates/matrix.py)
 
 
 # --------------------------------------------------------------------------- building
@@ -133,7 +137,14 @@ def _forbidden(doc: Doc, parts, raw) -> tuple[ForbiddenRule, ...]:
     )
 
 
-def build(doc: Doc, parts, raw: dict) -> ScenarioBlock:
+def build(doc: Doc, parts, raw: dict) -> ScenarioBlock | tuple[ScenarioBlock, ...]:
+    """A scenario; with a list of models, one per model (``gates/matrix.py``)."""
+    block = _build(doc, parts, raw)
+    models = matrix.models_of(doc, parts + ["model"], raw.get("model"))
+    return block if models is None else tuple(matrix.expand(block, models))
+
+
+def _build(doc: Doc, parts, raw: dict) -> ScenarioBlock:
     transitions = doc.built_once(_transitions, parts + ["transitions"], raw.get("transitions"))
     forbidden = doc.built_once(_forbidden, parts + ["forbidden"], raw.get("forbidden"))
     expect_state = tuple((path_at(doc, parts + ["expect_state", k], k), v)
@@ -155,6 +166,7 @@ def build(doc: Doc, parts, raw: dict) -> ScenarioBlock:
                          system_prompt=raw.get("system_prompt"), servers=servers, runs=raw.get("runs"),
                          judge=plain((raw.get("config") or {}).get("judge") or {}),
                          server_entries=named_servers(doc, parts, servers), models=plain(doc.root.get("models") or {}),
+                         claims=claims_gate.build(doc, parts + ["claims"], raw.get("claims")),
                          **common(doc, parts, raw, KIND))
 
 
@@ -172,8 +184,22 @@ def judge_run(block: ScenarioBlock, run, number: int, total: int, ctx: Context) 
     for diff in result.state_diff:
         leaves = "; ".join(f"{path}: expected {show(e)}, got {show(a)}" for path, e, a in diff.leaves())
         failures.append(Failure("expect_state", leaves, number))
-    lines = tuple(_world_lines(result)) if failures else ()
-    return GateResult(result.to_dict(copy_state=False), tuple(failures), lines)  # the result goes now
+    lines = _world_lines(result) if failures else []
+    envelope = result.to_dict(copy_state=False)  # the result goes now
+    summary: tuple = ()
+    if block.claims is not None:
+        envelope["claims"], found, more, summary = claims_gate.judge(block.claims, run, number, total, block.name, ctx)
+        failures += found
+        lines += more
+    return GateResult(envelope, tuple(failures), tuple(lines), summary=summary)
+
+
+def judge_all(block: ScenarioBlock, source, ctx: Context, verdicts: tuple = ()) -> Optional[GateResult]:
+    """Only for a model matrix: the pair's figures over its runs (``model_matrix``)."""
+    if block.matrix is None:
+        return None
+    pair = matrix.pair(block, source.items, verdicts)
+    return GateResult({"model_matrix": pair}, expect=(), summary=((matrix.MATRIX, pair),))
 
 
 def _world_lines(result: WorldResult) -> list[str]:
@@ -209,7 +235,8 @@ def _task(block: ScenarioBlock, runs: int):
 
     return AgentTask(model=block.model, prompt=block.prompt, servers=server_specs(block.server_entries, block.servers),
                      system_prompt=block.system_prompt, runs=runs, name=block.name,
-                     rubric=rubric_statements(block.world.rubric) if block.world.rubric is not None else (),
+                     rubric=(rubric_statements(block.world.rubric) if block.world.rubric is not None else ())
+                     + claims_gate.statements(block.claims),
                      judge=block.judge)
 
 

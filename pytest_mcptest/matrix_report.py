@@ -1,0 +1,86 @@
+"""A model matrix's figures in words: the terminal's per-pair line and, in the HTML
+report, models side by side: each model matrix (``model:`` a list) as one
+table, a row per model, from the items' ``model_matrix`` envelopes (``gates/matrix.py``).
+
+Reads report entries only (plain dicts), so ``--mcptest-html`` and ``mcptest report --html``
+show the same table for the same report.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from .text import plural
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _percent(rate: float) -> str:
+    return f"{_number(round(rate * 100, 6))}%"
+
+
+def pair_line(p: dict) -> str:
+    """``selection 9/10 (90%), pass^k 90%, tokens 1520 median / 1840 max, cost $0.012600``:
+    spec 001's cost-vs-accuracy line, for one (test, model) pair."""
+    parts = []
+    if "selection_rate" in p:
+        parts.append(f"selection {p['selected']}/{p['runs']} ({_percent(p['selection_rate'])})")
+    else:
+        parts.append(f"runs passed {p['passed_runs']}/{p['runs']}")
+    parts.append(f"pass^k {_percent(p['pass_k'])}")
+    parts.append(f"tokens {_number(p['tokens_median'])} median / {_number(p['tokens_max'])} max"
+                 if "tokens_median" in p else "tokens not recorded")
+    if "cost_micros" in p:
+        partial = "" if p["costed_runs"] == p["runs"] else f" ({p['costed_runs']} of {plural(p['runs'], 'run')} priced)"
+        parts.append(f"cost ${p['cost_micros'] / 1e6:.6f}{partial}")
+    else:
+        parts.append("cost not recorded")
+    return ", ".join(parts)
+
+
+def matrix_pairs(items: list[dict]) -> dict[tuple[str, str], list[tuple[dict, dict]]]:
+    """(file, test) -> [(item, its pair figures)], in the report's order (sorted by id)."""
+    groups: dict[tuple[str, str], list] = {}
+    for item in items:
+        pair = (item.get("envelope") or {}).get("model_matrix")
+        if isinstance(pair, dict) and isinstance(pair.get("test"), str) and isinstance(pair.get("model"), str):
+            groups.setdefault((str(item.get("file", "")), pair["test"]), []).append((item, pair))
+    return groups
+
+
+def _cell_percent(value) -> str:
+    return _percent(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else "-"
+
+
+def _line_of(p: dict) -> str:
+    """The pair's line, or nothing when a report read from a file lacks what it needs."""
+    try:
+        return pair_line(p)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return ""
+
+
+def matrix_section(report: dict) -> str:
+    """The ``Models side by side`` section; empty when the report holds no matrix."""
+    groups = matrix_pairs(report.get("items", []))
+    if not groups:
+        return ""
+    tables = []
+    for (file, test), pairs in sorted(groups.items()):
+        rows = []
+        for item, p in pairs:
+            tokens = (f"{p['tokens_median']:g} / {p['tokens_max']:g}" if isinstance(p.get("tokens_median"), (int, float))
+                      and isinstance(p.get("tokens_max"), (int, float)) else "not recorded")
+            cost = f"${p['cost_micros'] / 1e6:.6f}" if isinstance(p.get("cost_micros"), (int, float)) else "not recorded"
+            rows.append(f'<tr class="o-{escape(str(item.get("outcome", "")))}"><td><code>{escape(p["model"])}</code></td>'
+                        f'<td>{escape(str(item.get("outcome", "")))}</td>'
+                        f'<td data-count="{escape(str(item.get("id")))}/selection">{_cell_percent(p.get("selection_rate"))}</td>'
+                        f'<td data-count="{escape(str(item.get("id")))}/pass_k">{_cell_percent(p.get("pass_k"))}</td>'
+                        f'<td>{escape(tokens)}</td><td data-count="{escape(str(item.get("id")))}/cost">{escape(cost)}</td>'
+                        f'<td class="values">{escape(_line_of(p))}</td></tr>')
+        tables.append(f"<h3><code>{escape(file)}::{escape(test)}</code></h3>"
+                      '<table class="matrix"><tr><th>model</th><th>outcome</th><th>selection rate</th><th>pass^k</th>'
+                      f'<th>tokens median / max</th><th>cost</th><th>line</th></tr>{"".join(rows)}</table>')
+    return f'<section id="models"><h2>Models side by side</h2>{"".join(tables)}</section>'
