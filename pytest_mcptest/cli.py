@@ -351,7 +351,7 @@ def _doctor_block(args, **how):
 
 
 def _doctor(args) -> int:
-    """Every description and security finding, tool by tool, then the verdict of spec 001's
+    """Every description and security finding, tool by tool, then the verdict of the
     default gates and the security gate (the ``tool_quality`` item's): exit 1 when the
     catalog misses them. ``--security`` and ``--lock FILE`` judge only their own gate
     (see ``doctor.py``); ``--cassette`` lints a recording."""
@@ -514,7 +514,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with --record: list which items would call which model how many times, calling nothing")
     run.set_defaults(func=_run)
 
-    scenario = sub.add_parser("scenario", help="scenario worlds (spec 000)")
+    scenario = sub.add_parser("scenario", help="scenario worlds")
     scenario_sub = scenario.add_subparsers(dest="action", required=True, parser_class=_Parser)
     srun = scenario_sub.add_parser("run", help="replay a suite's scenarios against their worlds")
     srun.add_argument("suite", metavar="SUITE")

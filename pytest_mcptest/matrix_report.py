@@ -23,7 +23,7 @@ def _percent(rate: float) -> str:
 
 def pair_line(p: dict) -> str:
     """``selection 9/10 (90%), pass^k 90%, tokens 1520 median / 1840 max, cost $0.012600``:
-    spec 001's cost-vs-accuracy line, for one (test, model) pair."""
+    the cost-vs-accuracy line, for one (test, model) pair."""
     parts = []
     if "selection_rate" in p:
         parts.append(f"selection {p['selected']}/{p['runs']} ({_percent(p['selection_rate'])})")

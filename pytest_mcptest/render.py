@@ -110,7 +110,7 @@ def _runs_in_brief(verdict: Verdict, failing: list) -> list[str]:
 
 
 def _aggregate_section(verdict: Verdict, suite_file: str) -> list[str]:
-    """The gates judged over every run (spec 001): FLOOR lines, failed expects with their line."""
+    """The gates judged over every run: FLOOR lines, failed expects with their line."""
     agg = verdict.aggregate
     if agg is None or not agg.failures:
         return []

@@ -75,7 +75,7 @@ class RunVerdict(msgspec.Struct, frozen=True):
 
 
 class AggregateVerdict(msgspec.Struct, frozen=True):
-    """The gates judged once over every run of a cassette (spec 001's selection, floors,
+    """The gates judged once over every run of a cassette (selection, floors,
     orchestration, token efficiency, distractors)."""
 
     envelope: dict

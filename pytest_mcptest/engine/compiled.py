@@ -12,7 +12,7 @@ a guard whose way leads through something that is not a plain dict asks the guar
 effects that cannot all be planned (a key to create, a list, ``from_arg``, a value that
 is not a number) go to ``world._careful_effects``, which applies them all or nothing and
 says why one failed. So a compiled rule decides and writes what the rule objects would
-(``tests/test_properties.py`` holds both to a plain reading of spec 000).
+(``tests/test_properties.py`` holds both to a plain reading of the scenario rules).
 
 The text of a function depends only on the rule's shape (its paths, operators and the
 kinds of its values); the values themselves are bound by name. Shapes are compiled once

@@ -1,4 +1,4 @@
-"""Conversation scenarios (spec 002), decided offline from a recorded run.
+"""Conversation scenarios, decided offline from a recorded run.
 
 An MCProbe scenario is judged by a synthetic user and an LLM judge. Replayed in CI,
 there is neither, so this module decides what the recording alone decides (tools

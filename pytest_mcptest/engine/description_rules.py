@@ -1,4 +1,4 @@
-"""The tool-description lint (spec 001, "Tool-description quality"): rules DESC-001..013.
+"""The tool-description lint: rules DESC-001..013.
 
 ``lint_tool`` reads one tool of a ``tools/list`` answer and returns its findings; a tool
 no rule fires on gets one synthetic Pass finding (rule ``DESC-000``) so a report shows

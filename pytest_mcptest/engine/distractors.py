@@ -1,4 +1,4 @@
-"""Distractor accuracy (spec 001): pad the tool list with look-alikes, then score
+"""Distractor accuracy: pad the tool list with look-alikes, then score
 whether the agent still chose the declared correct tools.
 
 Three parts, all deterministic:

@@ -1,4 +1,4 @@
-"""Golden-path scoring (spec 004): how much work a recorded path wasted.
+"""Golden-path scoring: how much work a recorded path wasted.
 
 ``score_golden_path`` reads only call names. Three waste counts are always
 reported; only the dimensions the policy enables move the penalty

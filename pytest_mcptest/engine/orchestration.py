@@ -1,4 +1,4 @@
-"""The five orchestration diagnostics of a name-free scenario (spec 001).
+"""The five orchestration diagnostics of a name-free scenario.
 
 A run can reach the right capability yet waste calls, call the right tool with
 malformed arguments, or fail once and never recover. Each diagnostic is an integer

@@ -1,4 +1,4 @@
-"""The unbiased pass^k estimator (spec 001; tau-bench's convention): the chance that
+"""The unbiased pass^k estimator (tau-bench's convention): the chance that
 k runs drawn from the n recorded are all successes, exact with fractions."""
 
 from __future__ import annotations

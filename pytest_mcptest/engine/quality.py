@@ -1,4 +1,4 @@
-"""Tool-description quality scores (TDQS) and the ``tool_quality:`` envelope (spec 001).
+"""Tool-description quality scores (TDQS) and the ``tool_quality:`` envelope.
 
 Each tool gets a deterministic score in 0..1, the weighted sum of six heuristics, each
 itself in 0..1. The weights sum to 1 and favour what decides whether an agent can pick

@@ -1,4 +1,4 @@
-"""A scenario's ``rubric:`` (spec 000): secondary judge evidence beside the world's oracles.
+"""A scenario's ``rubric:``: secondary judge evidence beside the world's oracles.
 
 The rubric is one statement or a list of them. A live recording asks a judge model about
 each and writes its verdicts into the run's ``judgments`` (keyed by the exact statement

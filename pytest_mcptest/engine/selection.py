@@ -1,4 +1,4 @@
-"""Tool selection (spec 001): equal-function-set F1 and the pass^k floor (the unbiased
+"""Tool selection: equal-function-set F1 and the pass^k floor (the unbiased
 pass^k estimator itself is in :mod:`.passk`, the id rules in :mod:`.toolid`).
 
 Equal-function sets score *capabilities*, not exact tool ids: a class is a named

@@ -1,4 +1,4 @@
-"""Tool-surface tokens and the token-efficiency figures (spec 001), counted offline.
+"""Tool-surface tokens and the token-efficiency figures, counted offline.
 
 The tokenizer is ``cl100k_base``. tiktoken normally downloads its vocabulary on first
 use; a test run must never reach the network, so the ranks come from the gzipped copy

@@ -1,4 +1,4 @@
-"""The tool-description benchmark (spec 001, ``mcptest tool-bench``): do descriptions carry
+"""The tool-description benchmark (``mcptest tool-bench``): do descriptions carry
 the selection signal?
 
 A deterministic lexical selector picks one tool per intent; each mutation edits one

@@ -1,7 +1,7 @@
 """Which tool a recorded call names, and whether a declared id names it.
 
 A declared id is ``server.tool`` (server-qualified: only that tool on that server) or a
-bare ``tool`` (that tool on any server; spec 001's counting rule). This module is also
+bare ``tool`` (that tool on any server; the counting rule). This module is also
 the one edge where loose inputs become typed ones: the engine's public functions accept
 runs and calls as the cassette reader gives them (``Run`` and ``ToolCall``) and, for
 callers of the public API, as names or plain dicts; :func:`calls_of` and :func:`as_call`

@@ -1,4 +1,4 @@
-"""Offline trajectory validation (spec 004): do the recorded calls fit an expected plan?
+"""Offline trajectory validation: do the recorded calls fit an expected plan?
 
 An expected trace is a match mode and a list of expected calls, each a tool name and an
 argument shape (``any``, ``ignore``, ``exact``, ``subset``, ``schema``). Side by side,

@@ -1,4 +1,4 @@
-"""The scenario-world engine (spec 000): replay recorded calls against a hidden world.
+"""The scenario-world engine: replay recorded calls against a hidden world.
 
 A scenario declares a seed state, the transitions tool calls may make, the calls
 that are forbidden, and oracles. :func:`replay_world` walks a run's calls in order

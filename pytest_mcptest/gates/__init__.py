@@ -47,7 +47,7 @@ def replays_only(kind: str, record_mode: str) -> bool:
 
 
 def document_gate(root: Any):
-    """The gate that claims a whole document (spec 002's scenario file), if any."""
+    """The gate that claims a whole document (the scenario file), if any."""
     for module in GATES.values():
         claims = getattr(module, "claims_document", None)
         if claims is not None and claims(root):

@@ -34,7 +34,7 @@ SECTIONS = ("agents", "tests")
 @attrs.frozen
 class ClassGate:
     """``equal_function_sets:`` or ``token_efficiency:``: the classes and the gate's own
-    ``expect:`` (spec 001's default already applied when it was empty or omitted)."""
+    ``expect:`` (the default already applied when it was empty or omitted)."""
 
     classes: tuple = ()  # engine FunctionClass values
     expect: tuple = ()
@@ -42,7 +42,7 @@ class ClassGate:
 
 @attrs.frozen
 class SelectionFloor:
-    """``tool_selection:``: the pass^k floor over every run of the cassette (spec 001)."""
+    """``tool_selection:``: the pass^k floor over every run of the cassette."""
 
     expected_tool: str
     min_selection_rate: float
@@ -52,7 +52,7 @@ class SelectionFloor:
 
 @attrs.frozen
 class AgentBlock(Block):
-    """An agent test (spec 001/004): a recorded agent run gated on its calls and path."""
+    """An agent test: a recorded agent run gated on its calls and path."""
 
     model: Optional[str] = None
     prompt: Optional[str] = None
@@ -78,7 +78,7 @@ class AgentBlock(Block):
 
     @property
     def has_spec001_gates(self) -> bool:
-        """Any of spec 001's gates over all runs: selection F1, the floor, orchestration, tokens."""
+        """Any of the gates over all runs: selection F1, the floor, orchestration, tokens."""
         return any(g is not None for g in (self.equal_function_sets, self.tool_selection,
                                             self.orchestration, self.token_efficiency))
 
@@ -97,7 +97,7 @@ class AgentBlock(Block):
 
 # --------------------------------------------------------------------------- building
 
-# Spec 001's default gate of a class gate whose `expect:` is empty or omitted.
+# the default gate of a class gate whose `expect:` is empty or omitted.
 CLASS_GATE_DEFAULTS = {"equal_function_sets": {"tool_selection.f1": {">=": 50}},
                        "token_efficiency": {"token_efficiency.f1": {">=": 50}}}
 
@@ -265,7 +265,7 @@ def _trace_lines(trace: TraceValidation, calls) -> list[str]:
 
 
 def judge_all(block: AgentBlock, source, ctx: Context, verdicts: tuple = ()) -> GateResult | None:
-    """Spec 001's gates over every run: selection F1 (micro-averaged), the pass^k floor,
+    """the gates over every run: selection F1 (micro-averaged), the pass^k floor,
     the orchestration diagnostics (pooled) and token efficiency (from the cassette's catalog);
     and ``stability:`` over the runs' own verdicts."""
     result = _gates_over_all_runs(block, source, verdicts)
@@ -363,7 +363,7 @@ def _token_efficiency(cassette, score, envelope: dict) -> Optional[Failure]:
     return None
 
 
-# --------------------------------------------------------------------------- the floor in words (spec 001)
+# --------------------------------------------------------------------------- the floor in words
 
 
 def _show_number(value: float) -> str:
@@ -443,7 +443,7 @@ FLOORS = "tool-selection floors"
 
 
 def _floor_section(entries: list[tuple[str, Any]]) -> tuple[str, list[str]]:
-    """Every agent item's tool-selection floor: spec 001's ``[PASS]``/``[FAIL]`` line, and
+    """Every agent item's tool-selection floor: the ``[PASS]``/``[FAIL]`` line, and
     the FLOOR lines of each floor that failed."""
     lines = []
     for nodeid, message in sorted(entries):

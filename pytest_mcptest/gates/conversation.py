@@ -1,8 +1,8 @@
-"""Conversation scenarios in MCProbe's format (spec 002): a synthetic user, an agent and
+"""Conversation scenarios in MCProbe's format: a synthetic user, an agent and
 a judge. On replay, tool usage, budgets, turns and loops are decided from the cassette;
 recorded judge verdicts are replayed by exact criterion text and the rest deferred.
 
-Spec 002 leaves the agent to the harness; here a scenario names it with ``model:`` (and
+MCProbe's format leaves the agent to the harness; here a scenario names it with ``model:`` (and
 optionally ``system_prompt:``, ``servers:`` from the suite, ``runs:``), and a record
 mode that asks for it plays the scenario live (``live/conversation.py``): the synthetic
 user and the judge default to the agent's model, ``config`` overrides them.
@@ -32,7 +32,7 @@ SECTIONS = ("conversations",)
 
 @attrs.frozen
 class ConversationBlock(Block):
-    """An MCProbe-shaped conversation scenario (spec 002), with spec 002's defaults applied."""
+    """An MCProbe-shaped conversation scenario, with the defaults applied."""
 
     description: str = ""
     spec: ConversationSpec = attrs.field(factory=ConversationSpec)
@@ -57,7 +57,7 @@ TRAIT_DEFAULTS = {"patience": "medium", "verbosity": "concise", "expertise": "no
 
 
 def build(doc: Doc, parts, raw: dict) -> ConversationBlock:
-    """Spec 002's scenario: strings trimmed, defaults applied (max_turns 10, medium/concise/novice)."""
+    """the scenario: strings trimmed, defaults applied (max_turns 10, medium/concise/novice)."""
     user = plain(raw["synthetic_user"])
     behaviour = user.setdefault("clarification_behavior", {})
     behaviour.setdefault("known_facts", [])

@@ -1,4 +1,4 @@
-"""Distractors (spec 001): an agent's ``distractors:`` block as its own item,
+"""Distractors: an agent's ``distractors:`` block as its own item,
 ``<agent> [distractors]``. Look-alike tools are injected beside the real ones the agent
 saw (from the cassette's ``catalog``); each run is scored on whether it chose the
 correct tools or a distractor, and accuracy comes with a certified lower bound.
@@ -22,7 +22,7 @@ from ..verdict import Failure, GateResult
 KIND = "distractors"
 SECTIONS = ()  # never a list of its own: an agent's `distractors:` block
 
-# Spec 001's default gate of a `distractors:` block whose `expect:` is empty or omitted.
+# the default gate of a `distractors:` block whose `expect:` is empty or omitted.
 DEFAULT = {"distractors.accuracy": {">=": 50}}
 SUFFIX = " [distractors]"
 

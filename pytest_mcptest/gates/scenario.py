@@ -1,4 +1,4 @@
-"""Scenario worlds (spec 000): a hidden world that each recorded call changes through
+"""Scenario worlds: a hidden world that each recorded call changes through
 declared transitions; the block fails on invalid actions, forbidden transitions and a
 final state that differs from ``expect_state:``.
 
@@ -37,7 +37,7 @@ SECTIONS = ("scenarios",)
 
 @attrs.frozen
 class ScenarioBlock(Block):
-    """A scenario world (spec 000)."""
+    """A scenario world."""
 
     world: WorldSpec = attrs.field(factory=WorldSpec)
     # The agent of a live recording (None: the scenario can only be replayed).
@@ -57,7 +57,7 @@ class ScenarioBlock(Block):
 
 
 # Operator words of other tools: as the key of a one-key object they are most likely an
-# operator mcptest does not have, though spec 000 reads the object as a literal value.
+# operator mcptest does not have, though the scenario format reads the object as a literal value.
 FOREIGN_OPERATORS = frozenset({
     "add", "sub", "subtract", "mul", "multiply", "div", "divide", "mod", "pow", "incr", "decr", "increment",
     "decrement", "append", "push", "pop", "remove", "delete", "unset", "merge", "toggle", "between", "in",
@@ -68,7 +68,7 @@ FOREIGN_OPERATORS = frozenset({
 def _near_operator(doc: Doc, parts, key: str, value: Any, ops, literal_hint: str) -> None:
     """Refuse a one-key object whose key looks like a misspelled operator (``mn``, ``decr``),
     and warn (at its line, on every collection) when it is another tool's operator word
-    (``mul``, ``between``): spec 000 reads it as a literal value, which is rarely meant."""
+    (``mul``, ``between``): the scenario format reads it as a literal value, which is rarely meant."""
     if isinstance(value, dict) and len(value) == 1:
         (word,) = value
         close = difflib.get_close_matches(str(word), ops, n=1, cutoff=0.5)
@@ -77,7 +77,7 @@ def _near_operator(doc: Doc, parts, key: str, value: Any, ops, literal_hint: str
                             f"(operators: {', '.join(ops)}; {literal_hint})")
         if str(word).lower() in FOREIGN_OPERATORS:
             doc.warn(parts + [key, word], f"{key!r}: {{{word}: ...}} is not an operator here (operators: "
-                     f"{', '.join(ops)}); it is read as a literal object, as spec 000 says ({literal_hint})")
+                     f"{', '.join(ops)}); it is read as a literal object, as the scenario format says ({literal_hint})")
 
 
 def _guards(doc: Doc, parts, raw) -> tuple[Guard, ...]:

@@ -298,7 +298,7 @@ def catalog_source(shown: str, catalog: Any) -> Source:
 def named_servers(doc: Any, parts: list, names: Any) -> dict:
     """The resolved ``servers:`` entries of the document that a conversation or scenario
     names for its live recording; a name the document does not define is a collection
-    error at its line (a standalone spec 002 document defines none: such a scenario
+    error at its line (a standalone MCProbe document defines none: such a scenario
     belongs in a suite's ``conversations:`` list)."""
     if not names:
         return {}

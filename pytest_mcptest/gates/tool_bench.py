@@ -1,4 +1,4 @@
-"""Tool-bench (spec 001): does each description carry the selection signal? Intents are
+"""Tool-bench: does each description carry the selection signal? Intents are
 matched to tools by their descriptions, then each mutation (a description stripped,
 truncated, swapped) must drop selection accuracy by at least ``min_drop``.
 

@@ -1,6 +1,6 @@
-"""Catalog quality (spec 001): a server's tool descriptions and schemas scored and linted
+"""Catalog quality: a server's tool descriptions and schemas scored and linted
 (DESC-001..013, SCH-001..004, the six-heuristic score), from a saved ``tools/list``
-snapshot or a live server. With no ``expect:``, spec 001's default gates apply.
+snapshot or a live server. With no ``expect:``, the default gates apply.
 
 The same catalog gets the security lint (SEC-001..012, ``engine/security_rules.py``):
 its counts are ``security.*`` in the envelope, and a Critical finding fails the item
@@ -44,7 +44,7 @@ class ToolQualityBlock(Block):
 
 
 def _with_defaults(fields: dict) -> dict:
-    """Spec 001's defaults when ``expect:`` is omitted: min_score >= 0.50, mean_score >= 0.70, no critical."""
+    """the defaults when ``expect:`` is omitted: min_score >= 0.50, mean_score >= 0.70, no critical."""
     if not fields["expect"]:
         from ..engine.quality import DEFAULT_GATES
 
@@ -72,7 +72,7 @@ def build(doc: Doc, parts, raw: dict) -> ToolQualityBlock:
 def for_server(name: str, server: dict, file: str, security: bool = True, lint: bool = True,
                lock: Optional[str] = None) -> ToolQualityBlock:
     """The block ``mcptest doctor`` judges: one resolved server (a snapshot or a live
-    command) with spec 001's default gates and the security gate, exactly as a
+    command) with the default gates and the security gate, exactly as a
     ``tool_quality:`` entry would be. Without ``lint`` the default gates are left out
     (``--security``, ``--lock`` alone); without ``security`` no security finding fails it.
     ``lock`` is the lock to compare with (``--lock``), else the server's own ``lock:``."""

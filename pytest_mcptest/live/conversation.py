@@ -1,4 +1,4 @@
-"""Conversations live (spec 002): a synthetic user, the agent with its servers, a judge.
+"""Conversations live: a synthetic user, the agent with its servers, a judge.
 
 :func:`record_conversation` plays one MCProbe scenario ``runs`` times. The synthetic user
 is a model given the scenario's persona, traits (patience, verbosity, expertise), known
@@ -43,10 +43,10 @@ class ConversationTask:
 
     name: str
     model: str                                   # the agent's provider:name
-    synthetic_user: Mapping                      # spec 002's synthetic_user block
+    synthetic_user: Mapping                      # the synthetic_user block
     evaluation: ConversationSpec
     servers: tuple[ServerSpec, ...] = ()
-    config: Mapping = attrs.field(factory=dict)  # spec 002's config: {synthetic_user: {...}, judge: {...}}
+    config: Mapping = attrs.field(factory=dict)  # the config: {synthetic_user: {...}, judge: {...}}
     user_model: Optional[str] = None             # default: the agent's model
     judge_model: Optional[str] = None            # default: the agent's model
     system_prompt: Optional[str] = None          # the agent's

@@ -1,6 +1,6 @@
 """The judge: a model that decides numbered statements about one recorded run.
 
-Used for a conversation's criteria (spec 002) and for a scenario's ``rubric:`` (spec 000).
+Used for a conversation's criteria and for a scenario's ``rubric:``.
 The judge reads the transcript (messages, and every tool call with its arguments and
 shortened result, in order) and is asked whether each statement *holds*, with a one
 sentence reason, as one JSON object. The recorded ``verdict`` is the test's outcome: a

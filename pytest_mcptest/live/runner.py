@@ -8,7 +8,7 @@ without calling a tool or ``max_turns`` model replies have been spent (the run i
 marked ``stopped: max_turns``). A call to an injected distractor, or to a name that was
 never shown, is answered with a fixed "not available" error and never reaches a server.
 
-With a ``rubric`` (a scenario's, spec 000), the judge (:mod:`.judge`) then decides each
+With a ``rubric`` (a scenario's), the judge (:mod:`.judge`) then decides each
 rubric statement from the run's transcript; its verdicts are the run's ``judgments``
 and its spend is in ``meta.judge``.
 

@@ -88,7 +88,7 @@ def expectations(doc: Doc, parts, raw) -> tuple:
 
 
 def defaults(entries, line: int | None) -> tuple:
-    """A gate's default ``expect:`` (spec 001's), compiled at the line of the block."""
+    """A gate's default ``expect:``, compiled at the line of the block."""
     return tuple(compile_expectation(e, line=line) for e in entries)
 
 
