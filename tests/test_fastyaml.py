@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import pathlib
 import sys
-import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -240,8 +239,9 @@ def test_load_documents_reads_through_the_fast_reader_and_errors_through_libyaml
     assert exc.value.line == 4 and "duplicate key 'c'" in exc.value.message
 
 
-def test_pathological_texts_are_declined_in_linear_time():
-    started = time.perf_counter()
+def test_pathological_texts_are_declined():
+    """Texts the reader declines (libyaml reads them instead); how fast it declines them is
+    measured in benchmarks/bench_yaml.py, not here."""
     assert fastyaml.read("".join(f"{' ' * i}-\n" for i in range(3000))) is None  # deep block nesting
     assert fastyaml.read("a: " + "[" * 150 + "]" * 150 + "\n") is None  # deep flow nesting
     assert fastyaml.read("a: b" + " " * 200_000 + "c: d\n") is None
@@ -249,7 +249,6 @@ def test_pathological_texts_are_declined_in_linear_time():
     assert fastyaml.read("a: " + "x " * 100_000 + ":\n") is None
     assert fastyaml.read("k: [" + "a " * 100_000 + "\n") is None
     assert fastyaml.read("a:\n" + "  - x\n" * 50_000) is not None
-    assert time.perf_counter() - started < 5
 
 
 # --- property tests: a grammar of the subset, rendered in its styles, then mutated

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -224,12 +223,11 @@ def billion_laughs(levels: int = 9, width: int = 9) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_alias_bomb_is_refused_quickly(tmp_path):
+def test_alias_bomb_is_refused_before_it_expands(tmp_path):
+    """The loader counts what aliases would expand to and refuses before building it (how
+    fast: benchmarks/bench_yaml.py)."""
     text = billion_laughs()
-    start = time.perf_counter()
     err = suite_error(tmp_path, text)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 2.0, f"took {elapsed:.2f}s to refuse a billion laughs"
     assert "aliases expand" in err.message and "refusing" in err.message
     assert err.line is not None and 1 <= err.line <= text.count("\n")
     assert err.render().startswith(f"{err.path}:{err.line}: ")
@@ -237,9 +235,7 @@ def test_alias_bomb_is_refused_quickly(tmp_path):
 
 def test_alias_bomb_in_second_document_is_refused(tmp_path):
     text = "scenarios:\n  - name: fine\n---\n" + billion_laughs()
-    start = time.perf_counter()
     err = suite_error(tmp_path, text)
-    assert time.perf_counter() - start < 2.0
     assert "aliases expand" in err.message
     assert err.line is not None and err.line > 3
 
@@ -267,9 +263,7 @@ def test_modest_aliases_are_fine(tmp_path):
     ],
 )
 def test_recursive_alias_is_refused(tmp_path, text, line):
-    start = time.perf_counter()
     err = suite_error(tmp_path, text)
-    assert time.perf_counter() - start < 2.0
     assert_at(err, line, "recursive")
 
 
