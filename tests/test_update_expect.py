@@ -135,3 +135,13 @@ def test_a_flow_expect_state_is_rewritten_on_its_line_and_an_equal_value_is_not_
     assert new == "scenarios:\n  - name: s\n    expect_state:\n      a: 1\n" and notes == [
         "s: expect_state a: the runs end with different values; left as written",
         "s: expect_state b: no run has this path; removed"]
+
+
+def test_keys_from_a_merge_or_holding_an_anchor_are_left_as_written():
+    proposal = {"file": "f", "name": "s", "updates": {"expect_state": [["set", 2]]}}
+    merged = "base: &b\n  expect_state: {a: 1}\nscenarios:\n  - <<: *b\n    name: s\n"
+    assert rewrite(merged, [proposal]) == (merged, [
+        "s: not rewritten: expect_state: is not written in its own entry (an anchor or merge?)"])
+    anchored = "scenarios:\n  - name: s\n    expect_state: &st {a: 1}\n"
+    assert rewrite(anchored, [proposal]) == (anchored, [
+        "s: not rewritten: expect_state: holds a YAML anchor that other places may use"])
