@@ -93,9 +93,11 @@ def proposals(verdict, ctx) -> Optional[dict]:
     head = {"file": block.file, "name": block.name}
     if getattr(block, "matrix", None) is not None:
         return {**head, "note": f"not rewritten: its entry {block.matrix!r} is shared by every model of the matrix"}
+    from .errors import InputError
+
     try:
         runs = _judged_runs(block, ctx)
-    except Exception as exc:  # the cassette moved since the item ran: say so, rewrite nothing
+    except (OSError, InputError, ValueError) as exc:  # the cassette moved since the item ran: rewrite nothing
         return {**head, "note": f"not rewritten: its cassette could not be read again ({exc})"}
     from .init_suite import golden
 
@@ -182,6 +184,15 @@ def _with_comment(line: str, mapping, key) -> str:
         return line + "\n"
     column = getattr(getattr(token, "start_mark", None), "column", 0) or 0
     return line + " " * max(2, column - len(line)) + text + "\n"
+
+
+def _anchored(value: Any) -> bool:
+    """Whether ``value`` or anything in it carries an anchor (``&name``) an alias may refer to."""
+    anchor = getattr(value, "anchor", None)
+    if anchor is not None and getattr(anchor, "value", None):
+        return True
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return any(_anchored(v) for v in items)
 
 
 class _Edits:
@@ -275,11 +286,16 @@ def rewrite(text: str, file_proposals: list[dict]) -> tuple[str, list[str]]:
             notes.append(f"{name}: not rewritten: no entry of that name in the file any more")
             continue
         for key, value in proposal["updates"].items():
-            if key not in entry:
-                notes.append(f"{name}: not rewritten: {key}: is not written in its own entry")
+            if key not in entry or key not in entry.lc.data:
+                notes.append(f"{name}: not rewritten: {key}: is not written in its own entry (an anchor or merge?)")
+            elif _anchored(entry[key]):
+                notes.append(f"{name}: not rewritten: {key}: holds a YAML anchor that other places may use")
             elif key == "expect_state":
                 said: list[str] = []
-                _state_edits(edits, entry, value, said)
+                try:
+                    _state_edits(edits, entry, value, said)
+                except KeyError:  # a path that comes from an anchor or merge has no line of its own
+                    said = [f"not rewritten: {key}: some of its paths are not written in its own entry"]
                 notes += [f"{name}: {n}" for n in said]
             else:
                 _whole_key(edits, entry, key, value, ("block", 0, key))
@@ -289,6 +305,8 @@ def rewrite(text: str, file_proposals: list[dict]) -> tuple[str, list[str]]:
 def apply(all_proposals: list[dict]) -> list[tuple[str, list[str], list[str]]]:
     """Apply the proposals, one read and one atomic write per file: ``(file, its unified
     diff lines, notes)`` for each file that had a proposal."""
+    from ruamel.yaml.error import YAMLError
+
     from .files import atomic_write
 
     by_file: dict[str, list[dict]] = {}
@@ -300,7 +318,7 @@ def apply(all_proposals: list[dict]) -> list[tuple[str, list[str], list[str]]]:
             with open(path, encoding="utf-8", newline="") as fh:
                 text = fh.read()
             new, notes = rewrite(text, by_file[path])
-        except Exception as exc:  # the file changed under us, or cannot be read: leave it
+        except (OSError, UnicodeDecodeError, ValueError, YAMLError) as exc:  # unreadable, or no longer YAML: leave it
             out.append((path, [], [f"not rewritten: {exc}"]))
             continue
         diff = list(difflib.unified_diff(text.splitlines(), new.splitlines(), f"a/{os.path.basename(path)}",

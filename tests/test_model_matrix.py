@@ -84,6 +84,8 @@ def test_k_selects_a_model_and_each_pair_gets_its_line(matrix, pytester):
     items = json.loads((pytester.path / "r.json").read_text())["items"]
     assert [i["envelope"]["model_matrix"]["model"] for i in items if i["name"].startswith("weather")] == [
         "claude-sonnet-4-5", "gpt-5"]
+    gpt = next(i for i in items if i["name"] == "weather selection [gpt-5]")
+    assert [r["name"] for r in gpt["runs"]] == ["weather selection [gpt-5] #1", "weather selection [gpt-5] #2"]
     page = (pytester.path / "r.html").read_text()
     assert "<h2>Models side by side</h2>" in page
     assert '<td data-count="m.mcptest.yml::weather selection [gpt-5]/selection">50%</td>' in page

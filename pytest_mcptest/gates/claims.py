@@ -10,6 +10,7 @@ deferred, as a conversation's criteria are (``--mcptest-require-judgments`` fail
 
 from __future__ import annotations
 
+import re
 from typing import Any, Optional
 
 import attrs
@@ -92,7 +93,7 @@ def build(doc: Doc, parts: list, raw: Any, classes: tuple = ()) -> Optional[Clai
                                   b, classes) for j, b in enumerate(backed))
         try:
             claims.append(Claim(phrase, backings, regex))
-        except Exception as exc:  # re.error: the pattern does not compile
+        except re.error as exc:
             raise doc.error(here + ["says", "regex"], f"says.regex is not a valid regular expression: {exc}") from None
     return ClaimsSpec(tuple(claims), tuple(judged))
 
