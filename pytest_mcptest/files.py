@@ -469,6 +469,9 @@ def output_problem(path: str) -> Optional[str]:
         st: Optional[os.stat_result] = os.stat(path)
     except FileNotFoundError:
         st = None
+    except NotADirectoryError:
+        above = file_above(path)
+        return f"cannot be written, {above} is a file, not a folder" if above else "cannot be written: not a folder"
     except OSError as exc:
         return f"cannot be written: {exc.strerror or exc}"
     if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
