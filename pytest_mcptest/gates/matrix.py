@@ -74,12 +74,14 @@ def pair(block: Any, runs: tuple, verdicts: tuple, floor: Optional[dict] = None)
 
 
 def _section(entries: list[tuple[str, Any]]) -> tuple[str, list[str]]:
-    """Every matrix item's pair line, grouped by its file and test, models in written order."""
+    """Every matrix item's pair line, grouped by its file and test, models by their item's node
+    id: the same order whichever worker ran which item (under xdist items finish in any order)."""
     lines = []
     groups: dict[tuple[str, str], list] = {}
     for nodeid, p in entries:
         groups.setdefault((nodeid.split("::", 1)[0], p["test"]), []).append((nodeid, p))
     for (file, test), pairs in sorted(groups.items()):
+        pairs.sort(key=lambda pair: pair[0])
         lines.append(f"{file}::{test}")
         width = max(len(p["model"]) for _, p in pairs) + 2
         lines += [f"    {'[' + p['model'] + ']':<{width}}  {pair_line(p)}" for _, p in pairs]
