@@ -44,7 +44,7 @@ def _svg(name: str, draw: Callable, height: float) -> str:
     style = {"svg.hashsalt": f"mcptest-{name}", "svg.fonttype": "none", "font.size": 9, "text.parse_math": False,
              "axes.spines.top": False, "axes.spines.right": False}
     with matplotlib.rc_context(style):
-        fig = Figure(figsize=(7.5, height), layout="constrained")
+        fig = Figure(figsize=(11, height), layout="constrained")  # the page's width; the SVG scales to it
         FigureCanvasSVG(fig)
         draw(fig)
         out = io.StringIO()
@@ -75,22 +75,48 @@ def _items(report: dict) -> list[dict]:
     return [i for i in report.get("items", []) if isinstance(i, dict) and isinstance(i.get("envelope"), dict)]
 
 
+def _integer_axis(axis, values: Iterable[int]) -> None:
+    """Whole-number ticks on an axis of counts (k, distractors): never ``1.900 ... 2.100``,
+    and half a step of room each side when there is a single value."""
+    from matplotlib.ticker import FixedLocator, MaxNLocator
+
+    values = sorted(set(values))
+    if len(values) <= 12:  # a tick on each value drawn
+        axis.set_major_locator(FixedLocator(values))
+    else:
+        axis.set_major_locator(MaxNLocator(integer=True))
+    if len(values) == 1:
+        axis.axes.set_xlim(values[0] - 0.5, values[0] + 0.5)
+
+
+_STYLES = ("-", "--", "-.", ":")
+_MARKERS = ("o", "s", "^", "D", "v", "P")
+
+
 def pass_k_chart(report: dict) -> Optional[str]:
     curves = [(item, c) for item in _items(report) if (c := _pass_hat_k(item["envelope"]))]
     if not curves:
         return None
     curves.sort(key=lambda ic: (ic[1][max(ic[1])], ic[0]["id"]))  # lowest pass^k at the largest k first
-    shown = curves[:MAX_CURVES]
+    # Items with the very same curve are one series, named together: drawn apart, the
+    # later line would hide the earlier one exactly.
+    series: dict = {}
+    for item, curve in curves:
+        series.setdefault(tuple(sorted(curve.items())), []).append(item)
+    grouped = list(series.items())
+    shown = grouped[:MAX_CURVES]
 
     def draw(fig):
         ax = fig.add_subplot()
-        for item, curve in shown:
-            ks = sorted(curve)
-            ax.plot(ks, [curve[k] for k in ks], marker="o", markersize=3, label=_short(_name(item)))
+        for n, (points, items) in enumerate(shown):
+            label = _short(_name(items[0])) + (f" (and {len(items) - 1} more, the same curve)" if len(items) > 1 else "")
+            ax.plot([k for k, _ in points], [v for _, v in points], marker=_MARKERS[n % len(_MARKERS)], markersize=4,
+                    linestyle=_STYLES[n // 10 % len(_STYLES)], label=label)
         ax.set_xlabel("k (runs that must all pass)")
         ax.set_ylabel("pass^k")
         ax.set_ylim(-0.02, 1.02)
-        more = f" (the {len(shown)} lowest of {len(curves)})" if len(curves) > len(shown) else ""
+        _integer_axis(ax.xaxis, [k for points, _ in shown for k, _ in points])
+        more = f" (the {len(shown)} lowest of {len(grouped)})" if len(grouped) > len(shown) else ""
         ax.set_title("pass^k per agent item" + more)
         ax.legend(fontsize=7, loc="upper right")
 
@@ -120,6 +146,7 @@ def distractor_chart(report: dict) -> Optional[str]:
                 ax.plot([p[0] for p in lower], [p[1] for p in lower], linestyle="--", marker=".", color=colour,
                         label=_short(f"{source}: certified lower bound"))
         ax.set_xlabel("distractors injected")
+        _integer_axis(ax.xaxis, [p[0] for _, points in shown for p in points])
         ax.set_ylabel("accuracy (%)")
         ax.set_ylim(-2, 102)
         ax.set_title("distractor ladder: accuracy and certified lower bound")

@@ -137,9 +137,43 @@ def _show(value) -> str:
     return repr(round(value, 6)) if isinstance(value, float) else str(value)
 
 
+def _verdict(comparison: dict) -> str:
+    """The paired tests' verdict and the significant changes (every test, folded away)."""
+    sig = comparison.get("significance")
+    if not isinstance(sig, dict):
+        return ""
+    tests = sig.get("tests") or []
+    verdict = str(sig.get("verdict", "within noise"))
+    tone = {"regressed": "bad", "improved": "good"}.get(verdict, "neutral")
+
+    def row(t: dict) -> str:
+        unit = "%" if t["unit"] == "percent" else ""
+        points = " points" if t["unit"] == "percent" else ""
+        tone_row = {"worse": "bad", "better": "good"}.get(t["change"], "") if t["significant"] else ""
+        return (f'<tr class="{tone_row}"><td>{escape(t["change"] if t["significant"] else "noise")}</td>'
+                f'<td><code>{escape(t["id"])}</code></td><td>{escape(t["measure"])}</td>'
+                f'<td>{t["before"]:g}{unit} &rarr; {t["after"]:g}{unit}</td>'
+                f'<td>{t["effect"]:+g}{points} (95% CI {t["interval"][0]:g} to {t["interval"][1]:g})</td>'
+                f'<td>{t["p"]:.3g} ({t["p_adjusted"]:.3g})</td><td>{escape(t["test"])}</td></tr>')
+
+    head = ("<tr><th>change</th><th>item</th><th>measure</th><th>before &rarr; after</th><th>effect</th>"
+            "<th>p (adjusted)</th><th>test</th></tr>")
+    significant = [t for t in tests if t.get("significant")]
+    text = (f'<p class="verdict {tone}"><strong data-verdict="{escape(verdict)}">{escape(verdict.upper())}</strong>: '
+            f'<span data-count="significant">{len(significant)}</span> of {len(tests)} paired tests significant at '
+            f'alpha {sig.get("alpha", 0.05):g}, {escape(str(sig.get("correction", "Holm")))}-corrected.</p>')
+    if significant:
+        text += f'<table class="significant">{head}{"".join(row(t) for t in significant)}</table>'
+    if len(tests) > len(significant):
+        text += (f'<details><summary>every paired test ({len(tests)})</summary>'
+                 f'<table class="tests">{head}{"".join(row(t) for t in tests)}</table></details>')
+    return text
+
+
 def _comparison(comparison: Optional[dict], baseline_name: str) -> str:
-    """Floor flips first, then the changed items, worst first: most flips to failed, then an
-    outcome that changed, then the largest delta."""
+    """The verdict and the significant changes first, then floor flips, then the changed
+    items, worst first: most flips to failed, then an outcome that changed, then the
+    largest delta."""
     if comparison is None:
         return ""
     flips = comparison.get("floor_flips", [])
@@ -165,7 +199,7 @@ def _comparison(comparison: Optional[dict], baseline_name: str) -> str:
                     f'<td class="values">{values}</td></tr>')
     more = (f'<p class="muted">... and {len(changed) - MAX_COMPARE_ROWS} more changed items</p>'
             if len(changed) > MAX_COMPARE_ROWS else "")
-    return (f'<section id="comparison"><h2>Compared with {escape(baseline_name)}</h2>'
+    return (f'<section id="comparison"><h2>Compared with {escape(baseline_name)}</h2>{_verdict(comparison)}'
             f'<p><span data-count="regressions">{comparison.get("regressions", 0)}</span> flips to failed, '
             f'{len(flips)} floor flips, {len(changed)} changed items, {len(comparison.get("added", []))} added, '
             f'{len(comparison.get("removed", []))} removed, {comparison.get("common", 0)} compared.</p>'

@@ -66,8 +66,9 @@ def _stability(items: list[dict]) -> list[str]:
         last = f"pass^{list(curve)[-1]} {list(curve.values())[-1]:g}%" if curve else ""
         icc = s.get("icc")
         mde = s.get("mde")
+        flips = f"{s['flip_rate']:g}%" if isinstance(s.get("flip_rate"), (int, float)) else ""
         rows.append(f"| {_cell(item['id'])} | {s['pass_rate']:g}% ({s.get('pass_rate_low', 0):g}-"
-                    f"{s.get('pass_rate_high', 100):g}) | {last} | {s.get('flip_rate', '')}% | "
+                    f"{s.get('pass_rate_high', 100):g}) | {last} | {flips} | "
                     f"{'' if icc is None else f'{icc:.2f}'} | {'' if mde is None else f'{mde:g} points'} |")
     if not rows:
         return []

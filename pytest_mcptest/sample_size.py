@@ -59,6 +59,9 @@ def _problem(args) -> str | None:
         return "--discordant is the paired design's share of differing pairs: add --design paired"
     if not 0 < args.rate <= 1:
         return f"--rate must be above 0 and at most 1, found {args.rate:g}"
+    for name in ("alpha", "power"):
+        if not 0 < getattr(args, name) < 1:
+            return f"--{name} must be strictly between 0 and 1, found {getattr(args, name):g}"
     return None
 
 
@@ -66,8 +69,9 @@ def _runs_for(args, drop: float) -> float:
     """Runs (pairs, for the paired design) per side that detect ``drop``."""
     if args.design == "paired":
         return pw.paired_runs_needed(drop, _discordant(args, drop), args.alpha, args.power)
-    if args.exact:
-        return pw.exact_runs_needed(args.rate, drop, args.alpha, args.power)
+    if args.exact:  # searched upward from a little below the normal answer, which is close
+        normal = pw.runs_needed(pw.cohen_h(args.rate, args.rate - drop), args.alpha, args.power, 0.0)
+        return pw.exact_runs_needed(args.rate, drop, args.alpha, args.power, start=int(0.9 * normal))
     ratio = 0.0 if args.design == "one-sample" else 1.0
     effective = pw.runs_needed(pw.cohen_h(args.rate, args.rate - drop), args.alpha, args.power, ratio)
     return effective * pw.design_effect(args.trials, args.icc)
@@ -148,7 +152,11 @@ def run(args) -> int:
     if problem:
         print(f"mcptest power: {problem}", file=sys.stderr)
         return 2
-    result = answer(args)
+    try:
+        result = answer(args)
+    except ValueError as exc:  # an exact search past its limit, a paired drop above the discordant share
+        print(f"mcptest power: {exc}", file=sys.stderr)
+        return 2
     if args.json:
         sys.stdout.write(json.dumps(result, indent=2, sort_keys=True) + "\n")
     else:

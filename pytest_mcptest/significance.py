@@ -265,9 +265,10 @@ def verdict_lines(result: dict, every: bool = False) -> list[str]:
                 f"or items whose outcome flipped)"]
     worse = sum(1 for t in significant if t["change"] == "worse")
     better = sum(1 for t in significant if t["change"] == "better")
+    split = (f" ({worse} worse, {better} better, {len(significant) - worse - better} of unknown direction)"
+             if significant else "")
     lines = [f"verdict: {head}: {len(significant)} of {len(tests)} paired test{'s' if len(tests) != 1 else ''} "
-             f"significant at alpha {result['alpha']:g}, {result['correction']}-corrected "
-             f"({worse} worse, {better} better, {len(significant) - worse - better} of unknown direction)"]
+             f"significant at alpha {result['alpha']:g}, {result['correction']}-corrected{split}"]
     for test in (tests if every else significant):
         mark = {"worse": "WORSE", "better": "BETTER", "changed": "CHANGED"}[test["change"]] if test["significant"] \
             else "noise"

@@ -123,3 +123,30 @@ def test_a_long_report_lists_the_first_500_and_more_on_request(browser, tmp_path
     page.select_option("#f-outcome", "failed")
     assert len(_listed(page)) == 300 and page.text_content("#shown") == "300 of 1200 items match"
     assert watched.problems == []
+
+
+def test_the_compare_view_shows_the_verdict_first(browser, tmp_path):
+    from pytest_mcptest.report import compare_reports
+    from tau_reports import TAU, tau_report, ten_tasks_fail
+
+    base, new = tau_report(TAU["runs"]), tau_report(ten_tasks_fail(TAU["runs"]))
+    page_file = tmp_path / "compare.html"
+    page_file.write_text(render_html(new, compare_reports(new, base), "base.json"), encoding="utf-8")
+    watched = Watched(browser, page_file.as_uri())
+    page = watched.page
+    first = page.locator("#comparison > *:nth-child(2)")
+    assert first.evaluate("e => e.className") == "verdict bad"
+    assert first.text_content().startswith("REGRESSED: 2 of 3 paired tests significant at alpha 0.05, Holm-corrected")
+    rows = page.eval_on_selector_all("#comparison table.significant tr", "rows => rows.map(r => r.textContent)")
+    assert len(rows) == 3 and "pass rate" in rows[1] and "42% → 34.5%" in rows[1]
+    assert not page.is_visible("#comparison table.tests")  # every test: folded away until asked for
+    page.click("#comparison details summary")
+    assert page.is_visible("#comparison table.tests")
+    assert watched.problems == []
+
+
+def test_charts_use_the_width_of_the_page(watched):
+    widths = watched.page.evaluate("""() => [document.querySelector('main').clientWidth,
+        ...[...document.querySelectorAll('figure.chart svg')].map(s => s.getBoundingClientRect().width)]""")
+    main, charts = widths[0], widths[1:]
+    assert charts and all(w > 0.9 * (main - 60) for w in charts), widths

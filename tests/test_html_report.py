@@ -167,3 +167,44 @@ def test_the_call_table_numbers_calls_from_1_within_each_run():
     done = subprocess.run(["node", "-e", probe], capture_output=True, text=True, check=True)
     assert json.loads(done.stdout) == [[["#1", 1, {"name": "a"}], ["#1", 2, {"name": "b"}], ["#2", 1, {"name": "c"}]],
                                        [["", 1, {"name": "x"}]]]
+
+
+def test_the_compare_view_leads_with_the_verdict_and_the_significant_changes():
+    from tau_reports import TAU, tau_report, ten_tasks_fail
+
+    base, new = tau_report(TAU["runs"]), tau_report(ten_tasks_fail(TAU["runs"]))
+    html = render_html(new, compare_reports(new, base), "base.json")
+    section = re.search(r'<section id="comparison">.*?</section>', html, re.S).group(0)
+    verdict = section.index('data-verdict="regressed"')
+    significant = section.index('<table class="significant">')
+    assert verdict < significant < section.index("flips to failed") < section.index('<table class="deltas">')
+    table = re.search(r'<table class="significant">.*?</table>', section, re.S).group(0)
+    assert table.count("<tr") == 3 and "pass rate" in table and "pass^4" not in table  # only what is significant
+    assert "-7.5 points (95% CI -13 to -3)" in table
+    assert '<summary>every paired test (3)</summary>' in section  # the rest, folded away
+
+
+def _tick_labels(svg: str) -> list[str]:
+    return re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+
+
+def test_pass_k_ticks_are_whole_and_identical_curves_are_one_series():
+    from pytest_mcptest.charts import pass_k_chart
+
+    def item(name, curve):
+        return {"id": f"s::{name}", "name": name, "envelope": {"stability": {"pass_hat_k": curve}}}
+
+    svg = pass_k_chart({"items": [item("a", {"1": 50.0, "2": 25.0}), item("b", {"1": 50.0, "2": 25.0}),
+                                  item("c", {"1": 80.0, "2": 70.0})]})
+    labels = _tick_labels(svg)
+    assert "a (and 1 more, the same curve)" in labels and "c" in labels and "b" not in labels
+    x_axis = "k (runs that must all pass)"
+    assert labels[:labels.index(x_axis)] == ["1", "2"]  # whole numbers only, no 1.25, 1.5, 1.75
+    single = _tick_labels(pass_k_chart({"items": [item("one", {"1": 60.0})]}))
+    assert single[:single.index(x_axis)] == ["1"]  # not 0.96 ... 1.04
+
+
+def test_charts_fill_the_page_width():
+    from pytest_mcptest.htmlreport import _asset
+
+    assert "figure.chart svg{width:100%;height:auto}" in _asset("report.css")

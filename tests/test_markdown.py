@@ -76,7 +76,7 @@ def test_markdown_cells_escape_pipes_and_stability_shows_noise():
                            "pass_hat_k": {"1": 42.0, "4": 20.0}, "flip_rate": 52.0, "icc": 0.4046, "mde": 19.3}}}]}
     text = render_markdown(report)
     assert "| s:4 | a\\|b | agent | expect: got `x` \\| not y |" in text
-    assert "| s::a\\|b | 42% (35.37-48.93) | pass^4 20% | 52.0% | 0.40 | 19.3 points |" in text
+    assert "| s::a\\|b | 42% (35.37-48.93) | pass^4 20% | 52% | 0.40 | 19.3 points |" in text
 
 
 def test_annotations_point_at_the_suite_line_and_escape_newlines():

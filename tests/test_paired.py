@@ -149,3 +149,24 @@ def test_items_are_paired_by_outcome_over_the_suite():
     assert suite["id"] == "(all items)" and suite["significant"] and suite["change"] == "worse"
     assert suite["p"] == pytest.approx(2 * 0.5 ** 12)
     assert render_comparison(comparison).splitlines()[0].startswith("verdict: REGRESSED: 1 of 1 paired test ")
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.booleans(), st.booleans()), min_size=2, max_size=24))
+def test_swapping_the_sides_flips_every_effect_and_keeps_every_p(rows):
+    """Runs as (task, passed before, passed after), trials numbered within each task."""
+    trials: dict = {}
+    before, after = [], []
+    for task, a, b in rows:
+        trial = trials[task] = trials.get(task, -1) + 1
+        before.append((task, trial, 1.0 if a else 0.0))
+        after.append((task, trial, 1.0 if b else 0.0))
+    forward = significance(tau_report(after), tau_report(before))
+    backward = significance(tau_report(before), tau_report(after))
+    assert [(t["measure"], t["p"], t["p_adjusted"]) for t in forward["tests"]] == \
+           [(t["measure"], t["p"], t["p_adjusted"]) for t in backward["tests"]]
+    assert [t["effect"] for t in forward["tests"]] == [-t["effect"] for t in backward["tests"]]
+    flipped = {"regressed": "improved", "improved": "regressed"}
+    assert backward["verdict"] == flipped.get(forward["verdict"], forward["verdict"])
+    same = significance(tau_report(before), tau_report(before))
+    assert same["tests"] == [] and same["verdict"] == "within noise"

@@ -90,6 +90,9 @@ def test_the_command_names_tasks_trials_and_the_formula(capsys):
     assert data["runs"] == 200 and round(100 * data["drop"], 1) == 19.3  # what stability.mde says of tau-bench's runs
     assert main(["power", "--rate", "0.9", "--drop", "0.1", "--design", "one-sample", "--exact"]) == 0
     assert capsys.readouterr().out.startswith(f"{pw.exact_runs_needed(0.9, 0.1, 0.05, 0.8)} tasks x 1 trial = ")
+    assert main(["power", "--rate", "0.5", "--drop", "0.05", "--design", "one-sample", "--exact", "--json"]) == 0
+    runs = json.loads(capsys.readouterr().out)["runs"]
+    assert runs == pw.exact_runs_needed(0.5, 0.05, 0.05, 0.8, start=600)  # the search starts near the answer
     assert main(["power", "--rate", "0.42", "--drop", "0.1", "--design", "paired"]) == 0
     assert "pairs of runs to detect" in capsys.readouterr().out
 
@@ -98,6 +101,8 @@ def test_the_command_names_tasks_trials_and_the_formula(capsys):
     (["--rate", "0.4"], "either --drop D"), (["--rate", "0.4", "--drop", "0.5"], "at most --rate"),
     (["--rate", "0.4", "--drop", "0.1", "--exact"], "--design one-sample"),
     (["--rate", "0.4", "--drop", "0.1", "--discordant", "0.3"], "--design paired"),
+    (["--rate", "0.4", "--drop", "0.1", "--alpha", "0"], "--alpha must be strictly between 0 and 1"),
+    (["--rate", "0.4", "--drop", "0.1", "--design", "paired", "--discordant", "0.05"], "drop <= discordant share"),
 ])
 def test_options_that_do_not_fit_exit_2(capsys, args, needle):
     assert main(["power"] + args) == 2

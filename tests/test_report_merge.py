@@ -69,3 +69,21 @@ def test_the_command_exits_2_with_the_reason(tmp_path, capsys):
     (tmp_path / "bad.json").write_text("[]")
     assert main(["report", "merge", str(a), str(tmp_path / "bad.json"), "-o", str(tmp_path / "o.json")]) == 2
     assert "bad.json" in capsys.readouterr().err
+
+
+def test_the_documented_github_actions_recipe_is_a_workflow_that_uses_real_options():
+    import yaml
+
+    text = (ROOT / "docs" / "reports.md").read_text(encoding="utf-8")
+    block = text.split("A GitHub Actions workflow, end to end", 1)[1].split("```\n", 1)[1].split("```", 1)[0]
+    workflow = yaml.safe_load(block)
+    shard, report = workflow["jobs"]["shard"], workflow["jobs"]["report"]
+    assert shard["strategy"]["matrix"]["group"] == [1, 2, 3] and report["needs"] == "shard"
+    commands = [step["run"] for step in report["steps"] if "run" in step]
+    assert "mcptest report merge shard-*.json -o report.json" in commands
+    final = " ".join(commands[-1].split())
+    assert final.startswith("mcptest report report.json --compare baseline/report.json --html report.html")
+    from pytest_mcptest.cli import build_parser
+
+    args = build_parser().parse_args(final.replace('"$GITHUB_STEP_SUMMARY"', "summary.md").split()[1:])
+    assert args.fail_on == ["failed", "regression"] and args.markdown == "summary.md"

@@ -36,6 +36,7 @@ def _hand_icc1(groups):
     return (msb - msw) / (msb + (k - 1) * msw)
 
 
+@pytest.mark.filterwarnings("ignore:The inplace keyword")  # pingouin's own pandas call, not ours
 def test_tau_bench_flip_rate_icc_and_detectable_drop():
     """tau-bench #57 reports flip rates of 43-64% and ICC(1) of 0.41-0.53 on such runs."""
     result = stability([(task, reward == 1) for task, _trial, reward in TAU["runs"]])

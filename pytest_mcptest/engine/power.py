@@ -22,6 +22,8 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 
+from .beta import regularized_beta
+
 _Z = NormalDist()
 MAX_RUNS = 10_000_000  # searches stop here: a drop that needs more is not worth the machine time
 
@@ -94,32 +96,38 @@ def paired_detectable_drop(pairs: float, discordant: float, alpha: float, power:
     return _bisect(lambda d: pairs - paired_runs_needed(d, discordant, alpha, power), 1e-12, discordant)
 
 
-def _lower_tail(n: int, p: float) -> list[float]:
-    """``P(X <= x)`` for ``X ~ Binomial(n, p)``, x = 0..n, summed in log space."""
-    out, total = [], 0.0
-    logp, logq = math.log(p) if p > 0 else -math.inf, math.log1p(-p) if p < 1 else -math.inf
-    for x in range(n + 1):
-        term = (math.lgamma(n + 1) - math.lgamma(x + 1) - math.lgamma(n - x + 1)
-                + (x * logp if x else 0.0) + ((n - x) * logq if n - x else 0.0))
-        total += math.exp(term) if term > -745 else 0.0
-        out.append(min(1.0, total))
-    return out
+def binomial_cdf(x: int, n: int, p: float) -> float:
+    """``P(X <= x)`` for ``X ~ Binomial(n, p)``, as the beta CDF ``I_{1-p}(n - x, x + 1)``:
+    a continued fraction of about ``sqrt(n)`` terms instead of a sum of ``x`` terms."""
+    if x < 0:
+        return 0.0
+    if x >= n:
+        return 1.0
+    if p <= 0.0:
+        return 1.0
+    if p >= 1.0:
+        return 0.0
+    return regularized_beta(1.0 - p, n - x, x + 1)
 
 
 def exact_power(n: int, rate: float, drop: float, alpha: float) -> float:
     """Power of the exact binomial test of ``rate`` with ``n`` runs when the true rate is
-    ``rate - drop``: the chance of a count in the lower tail of probability ``alpha / 2``."""
-    null = _lower_tail(n, rate)
-    cut = -1
-    while cut + 1 <= n and null[cut + 1] <= alpha / 2:
-        cut += 1
-    if cut < 0:
+    ``rate - drop``: the chance of a count in the lower tail of probability ``alpha / 2``
+    (the largest count whose tail is at most that, found by bisection)."""
+    if binomial_cdf(0, n, rate) > alpha / 2:
         return 0.0
-    return _lower_tail(n, rate - drop)[cut]
+    low, high = 0, n  # cdf(low) <= alpha/2 < cdf(high) (cdf(n) is 1)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if binomial_cdf(middle, n, rate) <= alpha / 2:
+            low = middle
+        else:
+            high = middle
+    return binomial_cdf(low, n, rate - drop)
 
 
 def exact_runs_needed(rate: float, drop: float, alpha: float, power: float, start: int = 1,
-                      limit: int = 20_000) -> int:
+                      limit: int = 1_000_000) -> int:
     """The smallest number of runs at which :func:`exact_power` reaches ``power`` (searched
     from ``start``; exact power is not monotone in ``n``, so every ``n`` is tried)."""
     for n in range(max(1, start), limit + 1):
