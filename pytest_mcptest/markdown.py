@@ -5,7 +5,7 @@ Both read the JSON report (and a comparison) only, like the HTML report: what th
 writes with ``--mcptest-markdown`` is what ``mcptest report R.json --markdown`` writes from
 the saved report. The Markdown is short on purpose: counts, each failure at its
 ``file:line``, the floors that did not hold, the stability figures, and of a comparison
-its verdict with the significant changes only.
+its verdict with the significant changes only; a model matrix's models side by side.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Iterable, Optional
 
 from .engine.paths import leaves
 from .files import atomic_write
+from .matrix_report import matrix_markdown
 
 MAX_LISTED = 50  # failures and floors listed; the rest are counted
 MAX_MESSAGE = 300  # characters of a failure message in a table cell or an annotation title line
@@ -132,6 +133,7 @@ def render_markdown(report: dict, comparison: Optional[dict] = None, baseline_na
         lines += ["", "### Floors that did not hold", ""]
         lines += [f"- {_code(item['id'])}: {_code(path)}" for item, path in floors[:MAX_LISTED]]
     lines += _stability(items)
+    lines += matrix_markdown(report)
     if comparison is not None:
         lines += _comparison(comparison, baseline_name)
     return "\n".join(lines) + "\n"

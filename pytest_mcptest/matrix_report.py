@@ -62,6 +62,33 @@ def _line_of(p: dict) -> str:
         return ""
 
 
+def tokens_cell(p: dict) -> str:
+    """A pair's tokens as ``median / max``, or that they were not recorded."""
+    if isinstance(p.get("tokens_median"), (int, float)) and isinstance(p.get("tokens_max"), (int, float)):
+        return f"{p['tokens_median']:g} / {p['tokens_max']:g}"
+    return "not recorded"
+
+
+def cost_cell(p: dict) -> str:
+    """A pair's recorded cost in dollars, or that it was not recorded."""
+    return f"${p['cost_micros'] / 1e6:.6f}" if isinstance(p.get("cost_micros"), (int, float)) else "not recorded"
+
+
+def matrix_markdown(report: dict) -> list[str]:
+    """The Markdown lines of ``Models side by side`` (none when the report holds no matrix):
+    one table per test, one row per model, with the pair's cost-vs-accuracy line."""
+    lines: list[str] = []
+    for (file, test), pairs in sorted(matrix_pairs(report.get("items", [])).items()):
+        lines += ["", f"**{file}::{test}**".replace("|", "\\|"), "",
+                  "| model | outcome | selection rate | pass^k | tokens median / max | cost | line |",
+                  "|---|---|---|---|---|---|---|"]
+        for item, p in pairs:
+            cells = (p["model"], item.get("outcome", ""), _cell_percent(p.get("selection_rate")),
+                     _cell_percent(p.get("pass_k")), tokens_cell(p), cost_cell(p), _line_of(p))
+            lines.append("| " + " | ".join(" ".join(str(c).split()).replace("|", "\\|") for c in cells) + " |")
+    return ["", "### Models side by side", *lines] if lines else []
+
+
 def matrix_section(report: dict) -> str:
     """The ``Models side by side`` section; empty when the report holds no matrix."""
     groups = matrix_pairs(report.get("items", []))
@@ -71,9 +98,7 @@ def matrix_section(report: dict) -> str:
     for (file, test), pairs in sorted(groups.items()):
         rows = []
         for item, p in pairs:
-            tokens = (f"{p['tokens_median']:g} / {p['tokens_max']:g}" if isinstance(p.get("tokens_median"), (int, float))
-                      and isinstance(p.get("tokens_max"), (int, float)) else "not recorded")
-            cost = f"${p['cost_micros'] / 1e6:.6f}" if isinstance(p.get("cost_micros"), (int, float)) else "not recorded"
+            tokens, cost = tokens_cell(p), cost_cell(p)
             rows.append(f'<tr class="o-{escape(str(item.get("outcome", "")))}"><td><code>{escape(p["model"])}</code></td>'
                         f'<td>{escape(str(item.get("outcome", "")))}</td>'
                         f'<td data-count="{escape(str(item.get("id")))}/selection">{_cell_percent(p.get("selection_rate"))}</td>'

@@ -79,8 +79,13 @@ def test_k_selects_a_model_and_each_pair_gets_its_line(matrix, pytester):
         "*mcptest: model matrix*",
         "m.mcptest.yml::weather selection",
         "    [[]gpt-5[]]  selection 1/2 (50%), pass^k 50%, tokens 200 median / 300 max, cost $0.000100"])
-    everything = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-html=r.html", "--mcptest-report=r.json")
+    everything = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-html=r.html", "--mcptest-report=r.json",
+                                    "--mcptest-markdown=r.md")
     everything.assert_outcomes(passed=5)
+    markdown = (pytester.path / "r.md").read_text()
+    assert "### Models side by side" in markdown and "**m.mcptest.yml::weather selection**" in markdown
+    assert ("| gpt-5 | passed | 50% | 50% | 200 / 300 | $0.000100 | selection 1/2 (50%), pass^k 50%, tokens 200 "
+            "median / 300 max, cost $0.000100 |") in markdown
     items = json.loads((pytester.path / "r.json").read_text())["items"]
     assert [i["envelope"]["model_matrix"]["model"] for i in items if i["name"].startswith("weather")] == [
         "claude-sonnet-4-5", "gpt-5"]
