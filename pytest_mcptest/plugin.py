@@ -259,6 +259,10 @@ def pytest_runtest_makereport(item, call):
             if item.verdict is not None and item.verdict.summary:
                 # (section, plain payload) pairs for the terminal summary, across xdist too
                 report.mcptest_summary = [list(entry) for entry in item.verdict.summary]
+            if item.verdict is not None and report.failed:
+                from .report import failure_modes
+
+                report.mcptest_failure_modes = failure_modes(item.verdict)  # a plain dict: crosses xdist
             item.verdict = None  # rendered and reported: let it go
     return report
 
@@ -276,6 +280,7 @@ class _SessionHooks:
         self.frozen = False
         self.summary: dict[str, list] = {}  # section -> [(nodeid, payload)], from the items' gates
         self.metrics: list[tuple[str, str]] = []  # (nodeid, figures) of the items that passed, under -v
+        self.failure_modes: dict = {}  # failing runs by failure mode, over the failed items
         self.comparison: dict | None = None
         # Registered now, before pytest's own plugins register theirs, so that it runs
         # after them: cleanups run last-in, first-out.
@@ -344,6 +349,10 @@ class _SessionHooks:
             self.summary.setdefault(section, []).append((report.nodeid, payload))
         if getattr(report, "mcptest_metrics", None) is not None and report.passed:
             self.metrics.append((report.nodeid, report.mcptest_metrics))
+        if getattr(report, "mcptest_failure_modes", None) and report.failed:
+            from .engine.failure_modes import add_counts
+
+            self.failure_modes = add_counts(self.failure_modes, report.mcptest_failure_modes)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.metrics:
@@ -352,6 +361,11 @@ class _SessionHooks:
                 terminalreporter.write_line(f"{nodeid}: {figures}" if figures else nodeid)
         if self.summary:
             self._summarize_gates(terminalreporter)
+        if self.failure_modes:
+            from .engine.failure_modes import describe
+
+            terminalreporter.section("mcptest: failure modes")
+            terminalreporter.write_line(f"failing runs by mode: {describe(self.failure_modes)}")
         self._summarize_comparison(terminalreporter)
 
     def _summarize_gates(self, terminalreporter) -> None:
