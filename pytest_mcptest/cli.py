@@ -633,7 +633,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp = sub.add_parser("import", help="turn existing logs into a cassette")
     imp.add_argument("kind", choices=["auto", *IMPORTERS],
                      help="the log's format; auto guesses it from the content and says which it chose")
-    imp.add_argument("file", metavar="FILE", help="the log to read (JSON or JSONL)")
+    imp.add_argument("file", metavar="FILE", help="the log to read (JSON or JSONL; an inspect_ai .eval zip)")
     imp.add_argument("-o", "--output", required=True, metavar="CASSETTE", help="the cassette to write")
     imp.add_argument("--force", action="store_true", help="overwrite CASSETTE if it exists")
     imp.add_argument("--tools", metavar="TOOLS.json", help="tool definitions kept apart from the log, recorded "

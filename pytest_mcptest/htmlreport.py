@@ -109,6 +109,17 @@ def _listing(pairs: list[tuple[str, str]], empty: str, limit: int = 50) -> str:
     return f"<ul>{rows}{more}</ul>"
 
 
+def _modes(report: dict) -> str:
+    """The failed items' failure modes (``engine/failure_modes.py``), most first, or ``none``."""
+    from .engine.failure_modes import describe
+    from .report import failure_mode_totals
+
+    modes = report.get("failure_modes")
+    if not isinstance(modes, dict):  # a report written before failure modes: work them out
+        modes = failure_mode_totals(report.get("items", []))
+    return describe({k: v for k, v in modes.items() if isinstance(v, int)}) or "none"
+
+
 def _summary(report: dict) -> str:
     items = report.get("items", [])
     facts = _facts(items)
@@ -125,7 +136,8 @@ def _summary(report: dict) -> str:
         f'<dt>floors breached</dt><dd data-count="floors">{len(facts["floors"])}</dd>'
         f'<dt>deferred criteria</dt><dd data-count="deferred">{len(facts["deferred"])}</dd>'
         f'<dt>recorded cost</dt><dd data-count="cost">{escape(cost)}</dd>'
-        f'<dt>recorded tokens</dt><dd data-count="tokens">{escape(tokens)}</dd></dl>'
+        f'<dt>recorded tokens</dt><dd data-count="tokens">{escape(tokens)}</dd>'
+        f'<dt>failing runs by mode</dt><dd data-count="failure_modes">{escape(_modes(report))}</dd></dl>'
         f"<h3>Floors breached</h3>{_listing(facts['floors'], 'none')}"
         f"<h3>Deferred criteria (no recorded judge verdict)</h3>{_listing(facts['deferred'], 'none')}"
         f"{bad}</section>")

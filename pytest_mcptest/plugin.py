@@ -274,6 +274,10 @@ def pytest_runtest_makereport(item, call):
             if item.verdict is not None and item.verdict.summary:
                 # (section, plain payload) pairs for the terminal summary, across xdist too
                 report.mcptest_summary = [list(entry) for entry in item.verdict.summary]
+            if item.verdict is not None and report.failed:
+                from .report import failure_modes
+
+                report.mcptest_failure_modes = failure_modes(item.verdict)  # a plain dict: crosses xdist
             item.verdict = None  # rendered and reported: let it go
     return report
 
@@ -290,6 +294,7 @@ class _SessionHooks:
         self.patterns = DEFAULT_PATTERNS + tuple(config.getini("mcptest_files"))
         self.summary: dict[str, list] = {}  # section -> [(nodeid, payload)], from the items' gates
         self.metrics: list[tuple[str, str]] = []  # (nodeid, figures) of the items that passed, under -v
+        self.failure_modes: dict = {}  # failing runs by failure mode, over the failed items
         self.comparison: dict | None = None
         self.updates: list[dict] = []  # --mcptest-update-expect: what the failed items' processes proposed
         self.updated: list = []  # (file, diff lines, notes), once the controller has applied them
@@ -331,6 +336,10 @@ class _SessionHooks:
             self.metrics.append((report.nodeid, report.mcptest_metrics))
         if getattr(report, "mcptest_update", None):
             self.updates.append(report.mcptest_update)
+        if getattr(report, "mcptest_failure_modes", None) and report.failed:
+            from .engine.failure_modes import add_counts
+
+            self.failure_modes = add_counts(self.failure_modes, report.mcptest_failure_modes)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.metrics:
@@ -339,6 +348,11 @@ class _SessionHooks:
                 terminalreporter.write_line(printable(f"{nodeid}: {figures}" if figures else nodeid))
         if self.summary:
             self._summarize_gates(terminalreporter)
+        if self.failure_modes:
+            from .engine.failure_modes import describe
+
+            terminalreporter.section("mcptest: failure modes")
+            terminalreporter.write_line(f"failing runs by mode: {describe(self.failure_modes)}")
         self._summarize_comparison(terminalreporter)
         if self.updated:
             from .update_expect import summary_lines

@@ -50,12 +50,27 @@ def item_entry(nodeid: str, block, verdict) -> dict:
         from .render import render_verdict
 
         entry["text"] = render_verdict(verdict, file=entry["file"])
+        modes = failure_modes(verdict)
+        if modes:
+            entry["failure_modes"] = modes
     if verdict is not None and len(verdict.runs) > 1:
         entry["runs"] = [{"name": f"{block.name} #{r.index}", "passed": r.passed} for r in verdict.runs]
     return entry
 
 
 MAX_LIST_ENTRIES = 10_000  # per list in an item's envelope, as the report copies it
+
+
+def failure_modes(verdict) -> dict:
+    """``{mode: failing runs}`` of a failed verdict (``engine/failure_modes.py``); a recording
+    that could not be had (a missing cassette) is no failure of the agent's and has none."""
+    from .engine.failure_modes import item_modes
+
+    if verdict.problems:
+        return {}
+    runs = ((r.envelope, [(f.gate, f.message) for f in r.failures]) for r in verdict.runs)
+    overall = [(f.gate, f.message) for f in verdict.aggregate.failures] if verdict.aggregate else []
+    return item_modes(runs, overall)
 
 
 def bounded_lists(envelope: dict, limit: int) -> tuple[dict, list[str]]:
@@ -190,9 +205,23 @@ class ReportBuilder:
 def build_report(items, errors: dict[str, str]) -> dict:
     """The report document: items sorted by id, then bad files (if any) sorted by path."""
     out: dict[str, Any] = {"mcptest_report": REPORT_VERSION, "items": sorted(items, key=lambda e: e["id"])}
+    modes = failure_mode_totals(out["items"])
+    if modes:
+        out["failure_modes"] = modes
     if errors:
         out["errors"] = [{"file": k, "message": errors[k]} for k in sorted(errors)]
     return out
+
+
+def failure_mode_totals(items) -> dict:
+    """The failure modes of the failed items, summed: ``{"wrong_tool": 61, ...}``."""
+    from .engine.failure_modes import add_counts
+
+    total: dict = {}
+    for item in items:
+        if item.get("outcome") == "failed" and isinstance(item.get("failure_modes"), dict):
+            total = add_counts(total, item["failure_modes"])
+    return total
 
 
 def dumps(report: dict) -> str:

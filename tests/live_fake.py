@@ -1,8 +1,10 @@
 """A fake model provider for the live tier's tests: a real HTTP server on 127.0.0.1.
 
-It speaks the OpenAI Chat Completions wire format (``POST /v1/chat/completions``) and
-the Anthropic Messages one (``POST /v1/messages``), so the real ``openai`` and
-``anthropic`` SDK clients talk to it through ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL``.
+It speaks the OpenAI Chat Completions wire format (``POST /v1/chat/completions``), the OpenAI
+Responses one (``POST /v1/responses``) and the Anthropic Messages one (``POST /v1/messages``),
+so the real ``openai`` and ``anthropic`` SDK clients talk to it through ``OPENAI_BASE_URL`` /
+``ANTHROPIC_BASE_URL``. An OpenAI request with ``"stream": true`` is answered with server-sent
+events, as the API streams (chunks for Chat Completions, typed events for Responses).
 Each test scripts it with a function ``script(request) -> Answer``; :class:`Seen` gives
 the request a provider-neutral reading (presented tool names, system prompt, user texts,
 tool results so far) so one script serves both formats. Every request is kept, headers
@@ -40,6 +42,9 @@ class Seen:
         self.user_texts: list[str] = []
         self.results: list[str] = []
         self.assistant_turns = 0
+        if api == "responses":
+            self._read_items(body)
+            return
         messages = body.get("messages", [])
         if api == "anthropic":
             system = body.get("system", "")
@@ -60,6 +65,26 @@ class Seen:
                         self.user_texts.append(block["text"])
             elif role == "user":
                 self.user_texts.append(content)
+
+
+    def _read_items(self, body: dict) -> None:
+        """A Responses request: ``instructions`` and ``input`` items."""
+        self.system = body.get("instructions") or ""
+        items = body.get("input", [])
+        items = [{"role": "user", "content": items}] if isinstance(items, str) else items
+        model_side = False
+        for item in items:
+            kind = item.get("type", "message")
+            mine = kind == "function_call" or (kind == "message" and item.get("role") == "assistant")
+            if mine and not model_side:
+                self.assistant_turns += 1
+            model_side = mine
+            if kind == "function_call_output":
+                self.results.append(item.get("output"))
+            elif kind == "message" and item.get("role") == "user":
+                content = item.get("content")
+                self.user_texts.append(content if isinstance(content, str) else
+                                       " ".join(p.get("text", "") for p in content if isinstance(p, dict)))
 
 
 class Answer:
@@ -87,6 +112,19 @@ def reply(seen: Seen, text: str = "", calls: tuple = (), usage: tuple = (100, 20
                 "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
                 "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1],
                           "total_tokens": usage[0] + usage[1]}}
+    elif seen.api == "responses":
+        output: list = []
+        if text:
+            output.append({"type": "message", "id": f"msg_{step}", "role": "assistant", "status": "completed",
+                           "content": [{"type": "output_text", "text": text, "annotations": []}]})
+        output += [{"type": "function_call", "id": f"fc_{step}_{j}", "call_id": f"call_{step}_{j}", "name": name,
+                    "arguments": json.dumps(args), "status": "completed"} for j, (name, args) in enumerate(calls)]
+        body = {"id": f"resp_{step}", "object": "response", "created_at": 1700000000, "status": "completed",
+                "model": model or OPENAI_MODEL, "output": output, "parallel_tool_calls": True,
+                "tool_choice": "auto", "tools": [],
+                "usage": {"input_tokens": usage[0], "output_tokens": usage[1], "total_tokens": usage[0] + usage[1],
+                          "input_tokens_details": {"cached_tokens": 0},
+                          "output_tokens_details": {"reasoning_tokens": 0}}}
     else:
         content: list = [{"type": "text", "text": text}] if text else []
         content += [{"type": "tool_use", "id": f"toolu_{step}_{j}", "name": name, "input": args}
@@ -97,9 +135,51 @@ def reply(seen: Seen, text: str = "", calls: tuple = (), usage: tuple = (100, 20
     return Answer(body, delay=delay)
 
 
+def sse(seen: Seen, body: dict) -> bytes:
+    """``body`` (a whole answer) as the events the API streams it in."""
+    if seen.api == "openai":
+        choice = body["choices"][0]
+        message, head = choice["message"], {k: body[k] for k in ("id", "object", "created", "model")}
+        head["object"] = "chat.completion.chunk"
+        delta: dict = {"role": "assistant", "content": message.get("content")}
+        chunks = [{**head, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}]
+        for j, call in enumerate(message.get("tool_calls") or []):
+            chunks.append({**head, "choices": [{"index": 0, "delta": {"tool_calls": [{"index": j, **call}]},
+                                                "finish_reason": None}]})
+        chunks.append({**head, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]})
+        if (seen.body.get("stream_options") or {}).get("include_usage"):
+            chunks.append({**head, "choices": [], "usage": body["usage"]})
+        return b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
+    events = [{"type": "response.created", "response": {**body, "status": "in_progress", "output": []}}]
+    for i, item in enumerate(body["output"]):
+        if item["type"] == "message":
+            part = item["content"][0]
+            events += [
+                {"type": "response.output_item.added", "output_index": i, "item": {**item, "content": []}},
+                {"type": "response.content_part.added", "item_id": item["id"], "output_index": i, "content_index": 0,
+                 "part": {**part, "text": ""}},
+                {"type": "response.output_text.delta", "item_id": item["id"], "output_index": i, "content_index": 0,
+                 "delta": part["text"], "logprobs": []},
+                {"type": "response.output_text.done", "item_id": item["id"], "output_index": i, "content_index": 0,
+                 "text": part["text"], "logprobs": []},
+                {"type": "response.content_part.done", "item_id": item["id"], "output_index": i, "content_index": 0,
+                 "part": part}]
+        else:
+            events += [
+                {"type": "response.output_item.added", "output_index": i, "item": {**item, "arguments": ""}},
+                {"type": "response.function_call_arguments.delta", "item_id": item["id"], "output_index": i,
+                 "delta": item["arguments"]},
+                {"type": "response.function_call_arguments.done", "item_id": item["id"], "output_index": i,
+                 "arguments": item["arguments"], "name": item["name"]}]
+        events.append({"type": "response.output_item.done", "output_index": i, "item": item})
+    events.append({"type": "response.completed", "response": body})
+    return b"".join(f"event: {e['type']}\ndata: {json.dumps({**e, 'sequence_number': n})}\n\n".encode()
+                    for n, e in enumerate(events))
+
+
 def error(seen: Seen, status: int, message: str, headers: Optional[dict] = None) -> Answer:
     kind = "rate_limit_error" if status == 429 else "api_error"
-    body = ({"error": {"message": message, "type": kind}} if seen.api == "openai"
+    body = ({"error": {"message": message, "type": kind}} if seen.api in ("openai", "responses")
             else {"type": "error", "error": {"type": kind, "message": message}})
     return Answer(body, status=status, headers=headers)
 
@@ -155,7 +235,9 @@ class FakeProvider:
             def do_POST(self):
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                api = "anthropic" if self.path.rstrip("/").endswith("/messages") else "openai"
+                path = self.path.rstrip("/")
+                api = ("anthropic" if path.endswith("/messages") else "responses" if path.endswith("/responses")
+                       else "openai")
                 seen = Seen(api, body, {k.lower(): v for k, v in self.headers.items()})
                 with fake.lock:
                     fake.requests.append(seen)
@@ -168,9 +250,11 @@ class FakeProvider:
                 finally:
                     with fake.lock:
                         fake.in_flight -= 1
-                data = answer.body if isinstance(answer.body, bytes) else json.dumps(answer.body).encode()
+                streamed = body.get("stream") is True and answer.status == 200 and isinstance(answer.body, dict)
+                data = (sse(seen, answer.body) if streamed else answer.body if isinstance(answer.body, bytes)
+                        else json.dumps(answer.body).encode())
                 self.send_response(answer.status)
-                self.send_header("content-type", "application/json")
+                self.send_header("content-type", "text/event-stream" if streamed else "application/json")
                 self.send_header("content-length", str(len(data)))
                 for key, value in answer.headers.items():
                     self.send_header(key, value)

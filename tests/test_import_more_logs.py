@@ -286,3 +286,13 @@ def test_openai_agents_batch_shape_and_bad_records():
     with pytest.raises(InputError) as exc:
         import_text("openai-agents", "b.json", json.dumps({"data": [{"object": "span"}]}))
     assert exc.value.pointer == "/data/0/object" and "expected 'object' trace or trace.span" in exc.value.message
+
+
+def test_responses_objects_chained_by_their_previous_response_id():
+    one = {"id": "resp_a", "object": "response", "output": [
+        {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}]}
+    two = {"id": "resp_b", "object": "response", "previous_response_id": "resp_a", "output": [
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]}]}
+    three = {"id": "resp_c", "object": "response", "output": []}
+    runs = import_text("openai-responses", "r.json", json.dumps([one, two, three]))["runs"]
+    assert [len(r["conversation"]["turns"]) for r in runs] == [2, 0]

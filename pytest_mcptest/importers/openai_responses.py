@@ -135,7 +135,9 @@ class _Importer:
         if items is None:
             items = self._input(*request) if request is not None else []
         req = request[0] if request is not None else {} if response is None else None
-        run = self.runs[-1] if self.runs and self._continues(self.runs[-1], req, items) else None
+        previous = (req or {}).get("previous_response_id") or (response[0] if response else {}).get(
+            "previous_response_id")
+        run = self.runs[-1] if self.runs and self._continues(self.runs[-1], previous, items) else None
         if run is None:
             run = _Run()
             self.runs.append(run)
@@ -173,10 +175,10 @@ class _Importer:
         return [(item, loc / "input" / i) for i, item in enumerate(value)]
 
     @staticmethod
-    def _continues(run: _Run, request: Optional[dict], items: list) -> bool:
-        if request is None:
-            return False
-        if request.get("previous_response_id") in run.responses:
+    def _continues(run: _Run, previous, items: list) -> bool:
+        """Whether an exchange continues ``run``: it names a response of the run as its previous
+        one, or its input repeats an item of the run."""
+        if previous is not None and previous in run.responses:
             return True
         return any(_ids(item) & run.seen for item, _ in items if isinstance(item, dict))
 

@@ -45,6 +45,8 @@ class AnthropicProvider(Provider):
                 kwargs["temperature"] = temperature
             else:
                 self.ignored.add("temperature")
+        if self.settings.stream:
+            self.ignored.add("stream")  # an OpenAI setting: the whole message is asked for
         raw = await self._client.messages.with_raw_response.create(**kwargs)
         return self._json(raw)
 

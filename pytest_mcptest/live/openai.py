@@ -1,5 +1,12 @@
 """OpenAI Chat Completions through the official ``openai`` SDK, and every server that
-speaks the same wire format (Ollama, vLLM, OpenRouter, LM Studio) through a base URL.
+speaks the same wire format (Ollama, vLLM, OpenRouter, LM Studio) through a base URL; and
+the OpenAI Responses API (``model: openai-responses:<name>``), which current OpenAI models
+are called through.
+
+With ``stream: true`` in the model's ``models:`` settings the answer is asked for as a stream
+of events and put back together by the SDK's own helpers (``ChatCompletionStreamState`` for
+Chat Completions; the ``response.completed`` event's response for Responses), then read as an
+unstreamed answer is.
 
 The key is ``OPENAI_API_KEY`` and the endpoint ``OPENAI_BASE_URL`` (or ``base_url`` in
 the suite's ``models:`` block), both read by the SDK itself. The SDK retries 408, 409,
@@ -32,8 +39,21 @@ class OpenAIProvider(Provider):
             kwargs["temperature"] = temperature
         if self.settings.max_tokens is not None:
             kwargs["max_tokens"] = self.settings.max_tokens
+        if self.settings.stream:
+            return await self._streamed(kwargs)
         raw = await self._client.chat.completions.with_raw_response.create(**kwargs)
         return self._json(raw)
+
+    async def _streamed(self, kwargs: dict) -> dict:
+        """The chunks of a streamed answer, put together by the SDK into one completion."""
+        from openai.lib.streaming.chat import ChatCompletionStreamState
+
+        state = ChatCompletionStreamState()
+        stream = await self._client.chat.completions.create(**kwargs, stream=True,
+                                                            stream_options={"include_usage": True})
+        async for chunk in stream:
+            state.handle_chunk(chunk)
+        return state.get_final_completion().model_dump(mode="json")
 
     def _reply(self, data: dict) -> Reply:
         choices = data.get("choices")
@@ -63,6 +83,84 @@ class OpenAIProvider(Provider):
         return Reply(text=text, calls=tuple(calls), usage=_usage(data.get("usage")),
                      model=data.get("model") if isinstance(data.get("model"), str) else None,
                      stop_reason=choices[0].get("finish_reason"))
+
+
+class OpenAIResponsesProvider(Provider):
+    """The Responses API: the transcript as ``input`` items, the system prompt as
+    ``instructions``, function tools; the answer's ``output`` items read back."""
+
+    SDK = "openai"
+    CLIENT = "AsyncOpenAI"
+
+    async def _request(self, system, turns, tools, temperature) -> Any:
+        kwargs: dict = {"model": self.ref.name, "input": [item for t in turns for item in _items(t)]}
+        if system:
+            kwargs["instructions"] = system
+        if tools:
+            kwargs["tools"] = [{"type": "function", "name": t.name, "description": t.description,
+                                "parameters": t.input_schema} for t in tools]
+        if temperature is not None:
+            kwargs["temperature"] = temperature
+        if self.settings.max_tokens is not None:
+            kwargs["max_output_tokens"] = self.settings.max_tokens
+        if self.settings.stream:
+            return await self._streamed(kwargs)
+        raw = await self._client.responses.with_raw_response.create(**kwargs)
+        return self._json(raw)
+
+    async def _streamed(self, kwargs: dict) -> dict:
+        """The response a stream ends with: the last ``response.completed`` (or ``.incomplete``,
+        ``.failed``) event carries it whole."""
+        final = None
+        stream = await self._client.responses.create(**kwargs, stream=True)
+        async for event in stream:
+            kind = getattr(event, "type", "")
+            if kind in ("response.completed", "response.incomplete", "response.failed"):
+                final = event.response
+            elif kind == "error":
+                raise self.malformed(f"the stream ended with an error: {getattr(event, 'message', event)}")
+        if final is None:
+            raise self.malformed("the stream ended without a response.completed event")
+        return final.model_dump(mode="json")
+
+    def _reply(self, data: dict) -> Reply:
+        output = data.get("output")
+        if not isinstance(output, list):
+            raise self.malformed(f"no 'output' list in the answer (keys: {', '.join(sorted(data)) or 'none'})")
+        texts, calls = [], []
+        for i, item in enumerate(output):
+            kind = item.get("type") if isinstance(item, dict) else None
+            if kind == "message":
+                for part in item.get("content") or []:
+                    if isinstance(part, dict) and part.get("type") == "output_text":
+                        texts.append(part.get("text") or "")
+            elif kind == "function_call":
+                if not isinstance(item.get("name"), str):
+                    raise self.malformed(f"output[{i}] is a function_call with no name")
+                calls.append(_tool_use(item.get("call_id") or f"call_{i}", item["name"], item.get("arguments")))
+        usage = data.get("usage")
+        tokens = None
+        if isinstance(usage, dict) and isinstance(usage.get("input_tokens"), int) \
+                and isinstance(usage.get("output_tokens"), int):
+            tokens = Usage(usage["input_tokens"], usage["output_tokens"])
+        status = data.get("status")
+        return Reply(text="".join(texts), calls=tuple(calls), usage=tokens,
+                     model=data.get("model") if isinstance(data.get("model"), str) else None,
+                     stop_reason="tool_calls" if calls else status if isinstance(status, str) else None)
+
+
+def _items(turn: dict) -> list:
+    """A transcript message as Responses ``input`` items: an assistant's tool calls become
+    ``function_call`` items, a tool's answer a ``function_call_output``."""
+    role = turn["role"]
+    if role == "assistant":
+        items: list = [{"role": "assistant", "content": turn["content"]}] if turn.get("content") else []
+        items += [{"type": "function_call", "call_id": c["id"], "name": c["function"]["name"],
+                   "arguments": c["function"]["arguments"]} for c in turn.get("tool_calls") or ()]
+        return items
+    if role == "tool":
+        return [{"type": "function_call_output", "call_id": turn["tool_call_id"], "output": turn.get("content", "")}]
+    return [{"role": role, "content": turn.get("content", "")}]
 
 
 def _tool(tool: ToolDef) -> dict:

@@ -25,9 +25,12 @@ from typing import Any, Mapping, Optional
 
 import attrs
 
-PROVIDERS = ("anthropic", "openai")
-KEY_VARIABLES = {"anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"), "openai": ("OPENAI_API_KEY",)}
-BASE_URL_VARIABLES = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
+# ``openai-responses``: the same models and keys as ``openai``, asked through the Responses API
+PROVIDERS = ("anthropic", "openai", "openai-responses")
+KEY_VARIABLES = {"anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"), "openai": ("OPENAI_API_KEY",),
+                 "openai-responses": ("OPENAI_API_KEY",)}
+BASE_URL_VARIABLES = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL",
+                      "openai-responses": "OPENAI_BASE_URL"}
 EXTRA_HINT = "pip install 'mcptest[live]'"
 
 
@@ -106,12 +109,13 @@ class ModelSettings:
     price: Optional[Price] = None      # overrides the built-in price table
     item_max_tokens: Optional[int] = None       # per-item budget, summed over every run
     item_max_cost_usd: Optional[float] = None
+    stream: bool = False               # OpenAI: ask for the answer as a stream of events
 
 
 _SETTING_KINDS = {
     "base_url": "url", "timeout": "positive", "max_retries": "count", "max_tokens": "positive_int",
     "temperature": "number", "requests_per_minute": "positive_int", "tokens_per_minute": "positive_int",
-    "price": "price", "item_max_tokens": "positive_int", "item_max_cost_usd": "positive",
+    "price": "price", "item_max_tokens": "positive_int", "item_max_cost_usd": "positive", "stream": "bool",
 }
 
 
@@ -125,6 +129,10 @@ def _setting(key: str, value: Any, where: str) -> Any:
     if kind == "url":
         if not isinstance(value, str) or not re.match(r"^https?://", value):
             raise ValueError(f"{here}: expected an http(s) URL, found {value!r}")
+        return value
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise ValueError(f"{here}: expected true or false, found {value!r}")
         return value
     if kind == "price":
         if (not isinstance(value, Mapping) or set(value) != {"input", "output"}
@@ -332,7 +340,7 @@ def require_key(ref: ModelRef, base_url: Optional[str]) -> None:
     if any(os.environ.get(n) for n in names):
         return
     line = f"{ref}: no API key: set {names[0]} in the environment"
-    if ref.provider == "openai" and base_url:
+    if ref.provider in ("openai", "openai-responses") and base_url:
         line += f" (a local OpenAI-compatible server at {base_url} accepts any value)"
     raise LiveError(line)
 

@@ -17,6 +17,10 @@ def make_provider(ref: ModelRef, settings: ModelSettings = ModelSettings()) -> P
         from .anthropic import AnthropicProvider
 
         return AnthropicProvider(ref, settings)
+    if ref.provider == "openai-responses":
+        from .openai import OpenAIResponsesProvider
+
+        return OpenAIResponsesProvider(ref, settings)
     from .openai import OpenAIProvider
 
     return OpenAIProvider(ref, settings)
