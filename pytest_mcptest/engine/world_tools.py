@@ -47,7 +47,7 @@ class WorldTool:
 
 def template(value: Any) -> Optional[tuple[str, str]]:
     """``(from_state|from_arg, path text)`` when ``value`` is a template, else None."""
-    if type(value) is dict and len(value) == 1:
+    if isinstance(value, dict) and len(value) == 1:
         (key, path), = value.items()
         if key in TEMPLATE_KEYS and isinstance(path, str):
             return key, path
