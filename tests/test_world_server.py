@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import anyio
+from live_fake import live_env  # noqa: F401 - a fixture
 import pytest
 
 from pytest_mcptest.cassette import load_cassette
@@ -164,3 +165,55 @@ def test_serve_an_unknown_scenario_or_a_bad_suite_exits_2_with_one_clear_line(sh
     (shop.parent / "bad.mcptest.yml").write_text("scenarios:\n  - name: x\n    seeds: {}\n", encoding="utf-8")
     done = serve("bad.mcptest.yml::x")
     assert done.returncode == 2 and "Traceback" not in done.stderr and "bad.mcptest.yml:3" in done.stderr
+
+
+LIVE = """\
+scenarios:
+  - name: restock live
+    model: openai:gpt-4o-mini
+    prompt: Restock the widget shelf, then check the stock.
+    world: true
+    runs: 2
+    cassette: live-world.json
+    seed: {inventory: {widgets: 3}, shelf_full: false}
+    transitions:
+      - {tool: add_widget, effect: {inventory.widgets: {inc: 1}}, result: {from_state: inventory}}
+      - {tool: mark_full, effect: {shelf_full: true}}
+      - {tool: check_stock, result: {widgets: {from_state: inventory.widgets}, full: {from_state: shelf_full}}}
+    forbidden: [{tool: drop_inventory, reason: destructive bulk delete is never allowed}]
+    expect_state: {inventory.widgets: 5, shelf_full: true}
+"""
+
+
+def test_a_scenario_records_itself_inside_its_world_and_its_replay_reaches_the_same_state(pytester, live_env):  # noqa: F811
+    from live_fake import FakeProvider, reply
+
+    plan = ["add_widget", "add_widget", "drop_inventory", "mark_full", "check_stock"]
+
+    def script(seen):
+        done = len(seen.results)
+        if done < len(plan):
+            return reply(seen, calls=((plan[done], {}),))
+        return reply(seen, text=f"Done: {seen.results[-1]}")
+
+    pytester.makefile(".mcptest.yml", s=LIVE)
+    with FakeProvider(script) as fake:
+        live_env(fake)
+        live = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mcptest-record-mode=once",
+                                             "--mcptest-report=live.json")
+    assert {t for r in fake.requests for t in r.tool_names} == {"add_widget", "mark_full", "check_stock",
+                                                               "drop_inventory"}
+    live.assert_outcomes(failed=1)  # the agent tried the forbidden call, in both episodes
+    cassette = json.loads((pytester.path / "live-world.json").read_text())
+    assert len(cassette["runs"]) == 2
+    for run in cassette["runs"]:  # each episode from the seed: the same answers
+        calls = run["tool_calls"]
+        assert [c["name"] for c in calls] == plan
+        assert calls[2]["error"] and "destructive bulk delete" in calls[2]["result"]["content"][0]["text"]
+        assert json.loads(calls[4]["result"]["content"][0]["text"]) == {"widgets": 5, "full": True}
+    replay = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mcptest-report=replay.json")
+    replay.assert_outcomes(failed=1)
+    assert (pytester.path / "live.json").read_bytes() == (pytester.path / "replay.json").read_bytes()
+    runs = json.loads((pytester.path / "replay.json").read_text())["items"][0]["envelope"]["runs"]
+    assert [r["state"] for r in runs] == [{"inventory": {"widgets": 5}, "shelf_full": True}] * 2
+    assert [r["forbidden_transitions"] for r in runs] == [1, 1]
