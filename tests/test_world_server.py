@@ -217,3 +217,19 @@ def test_a_scenario_records_itself_inside_its_world_and_its_replay_reaches_the_s
     runs = json.loads((pytester.path / "replay.json").read_text())["items"][0]["envelope"]["runs"]
     assert [r["state"] for r in runs] == [{"inventory": {"widgets": 5}, "shelf_full": True}] * 2
     assert [r["forbidden_transitions"] for r in runs] == [1, 1]
+
+
+def test_any_suite_can_use_a_world_as_a_server(shop, pytester):
+    pytester.makefile(".mcptest.yml", shop=shop.read_text(encoding="utf-8"), quality=f"""\
+servers:
+  widgets: {{world: "shop.mcptest.yml::{NAME}"}}
+tool_quality:
+  - name: the world's catalog
+    server: widgets
+    expect:
+      - tool_count: {{exact: 5}}
+""")
+    result = pytester.runpytest("-p", "no:cacheprovider", "quality.mcptest.yml", "--mcptest-report=r.json")
+    result.assert_outcomes(passed=1)
+    envelope = json.loads((pytester.path / "r.json").read_text())["items"][0]["envelope"]
+    assert envelope["tool_count"] == 5
