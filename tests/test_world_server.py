@@ -233,3 +233,39 @@ tool_quality:
     result.assert_outcomes(passed=1)
     envelope = json.loads((pytester.path / "r.json").read_text())["items"][0]["envelope"]
     assert envelope["tool_count"] == 5
+
+
+def test_over_http_each_session_has_its_own_state_and_its_own_run(shop):
+    import socket
+
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "pytest_mcptest.cli", "serve", f"{shop.name}::{NAME}",
+                               "--http", f"127.0.0.1:{port}", "--record", "served.json"], cwd=shop.parent,
+                              stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in server.stderr:
+            if "on http://" in line:
+                break
+
+        async def one(tools):
+            async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write), \
+                    ClientSession(read, write) as client:
+                await client.initialize()
+                return [(await client.call_tool(t, {})).content[0].text for t in tools]
+
+        async def both():
+            return await one(["add_widget", "add_widget"]), await one(["add_widget", "check_stock"])
+
+        first, second = anyio.run(both)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert first == ['{"widgets": 4}', '{"widgets": 5}']
+    assert second == ['{"widgets": 4}', '{"full": false, "widgets": 4}']
+    runs = json.loads((shop.parent / "served.json").read_text())["runs"]
+    assert [[c["name"] for c in r["tool_calls"]] for r in runs] == [["add_widget"] * 2, ["add_widget", "check_stock"]]

@@ -492,17 +492,23 @@ def step(spec: WorldSpec, state: dict, name: str, args: Any, error: bool = False
     tool with no transition; else ``APPLIED`` with the transition that fired (its effects
     written, all or nothing, unless the call returned an ``error``).
     """
+    return _step(spec.forbidden_by_tool, spec.transitions_by_tool, spec.escalation_tools, state, name, args, error)
+
+
+def _step(forbidden_by_tool: dict, by_tool: dict, escalation_tools: tuple, state: dict, name: str, args: Any,
+          error: bool) -> tuple[str, Optional[str], Optional[Transition]]:
+    """:func:`step`, given the spec's lookups (a replay reads them once, not per call)."""
     # The first forbidden rule, then the first transition, whose guards all hold, each
     # asked of its compiled function (written out here: a replay asks for every call).
-    rules = spec.forbidden_by_tool.get(name)
+    rules = forbidden_by_tool.get(name)
     if rules is not None:
         for rule in rules:
             holds = rule._holds
             if holds(state) if holds is not None else rule.holds_slowly(state):
                 return FORBIDDEN, rule.reason, None
-    candidates = spec.transitions_by_tool.get(name)
+    candidates = by_tool.get(name)
     if not candidates:
-        if name in spec.escalation_tools:
+        if name in escalation_tools:
             return NOOP, None, None
         return INVALID, "no transition is declared for this tool", None
     for chosen in candidates:
@@ -521,6 +527,8 @@ def step(spec: WorldSpec, state: dict, name: str, args: Any, error: bool = False
 def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
     """Replay ``run``'s tool calls against a copy of ``spec.seed``. Pure and deterministic."""
     state = copy_json(spec.seed)
+    forbidden_by_tool = spec.forbidden_by_tool
+    by_tool = spec.transitions_by_tool
     escalation_tools = spec.escalation_tools
 
     invalid: list[CallIssue] = []
@@ -536,7 +544,7 @@ def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
         name = call.name
         if name in escalation_tools:
             escalations += 1
-        kind, reason, _ = step(spec, state, name, call.args, call.error)
+        kind, reason, _ = _step(forbidden_by_tool, by_tool, escalation_tools, state, name, call.args, call.error)
         if kind is FORBIDDEN:
             forbidden.append(CallIssue(index, name, call.args, reason))
         elif kind is INVALID:
