@@ -142,8 +142,10 @@ def test_results_fill_templates_and_schemas_are_inferred_from_the_arguments_read
      "from_state 'nowhere.at_all' names a path that is not in the seed and that no effect writes", 12),
     (("effect: {last: {from_arg: order.id}", "effect: {last: {from_arg: 'order.lines[0]'}"),
      "tool 'place': its input schema cannot be inferred from the argument path 'order.lines[0]'", 7),
+    (("effect: {cancelled: {from_arg: id}}", "effect: {cancelled: {from_arg: order_id}}"),
+     "tool 'cancel': its transitions read the argument 'order_id', which its input_schema does not declare", 5),
 ])
-def test_a_result_naming_an_absent_path_or_a_schema_that_cannot_be_inferred_is_an_error_at_its_line(
+def test_a_result_naming_an_absent_path_or_a_schema_that_cannot_be_inferred_or_lacks_an_argument_is_an_error(
         tmp_path, edit, words, line):
     path = tmp_path / "w.mcptest.yml"
     path.write_text(WORLD.replace(*edit), encoding="utf-8")

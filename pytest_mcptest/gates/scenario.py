@@ -185,7 +185,7 @@ def _own_world(doc: Doc, raw: dict, servers: tuple) -> dict:
 def _world_tools(doc: Doc, parts, raw: dict, world: WorldSpec) -> tuple:
     """The world's catalog, checked now so a bad ``result:`` template or a schema that
     cannot be inferred is a collection error at its line, not a failure while serving."""
-    from ..engine.world_tools import state_path_problem, templates, world_catalog
+    from ..engine.world_tools import argument_paths, state_path_problem, templates, world_catalog
 
     for i, t in enumerate(raw.get("transitions") or ()):
         if "result" not in t:
@@ -203,10 +203,20 @@ def _world_tools(doc: Doc, parts, raw: dict, world: WorldSpec) -> tuple:
     for name, entry in (raw.get("tools") or {}).items():
         declared[name] = {**declared.get(name, {}), **plain(entry)}
     try:
-        return world_catalog(world, declared, raw["name"])
+        tools = world_catalog(world, declared, raw["name"])
     except ValueError as exc:
         tool = next((i for i, t in enumerate(raw.get("transitions") or ()) if f"{t['tool']!r}" in str(exc)), None)
         raise doc.error(parts + (["transitions", tool] if tool is not None else []), str(exc)) from None
+    for tool in tools:
+        known = tool.input_schema.get("properties")
+        if tool.inferred or not isinstance(known, dict):
+            continue
+        for path, _ in argument_paths(world, tool.name):
+            if path and path[0] not in known:
+                raise doc.error(parts + ["tools", tool.name, "input_schema"], f"tool {tool.name!r}: its transitions "
+                                f"read the argument {path[0]!r}, which its input_schema does not declare "
+                                f"(properties: {', '.join(sorted(known)) or 'none'})")
+    return tools
 
 
 # --------------------------------------------------------------------------- judging
