@@ -13,6 +13,8 @@ from pathlib import Path
 import anyio
 from live_fake import live_env  # noqa: F401 - a fixture
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_mcptest.cassette import load_cassette
 from pytest_mcptest.engine.world import replay_world
@@ -271,3 +273,23 @@ def test_over_http_each_session_has_its_own_state_and_its_own_run(shop):
     assert second == ['{"widgets": 4}', '{"full": false, "widgets": 4}']
     runs = json.loads((shop.parent / "served.json").read_text())["runs"]
     assert [[c["name"] for c in r["tool_calls"]] for r in runs] == [["add_widget"] * 2, ["add_widget", "check_stock"]]
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(st.lists(st.sampled_from(["add_widget", "remove_widget", "mark_full", "check_stock", "drop_inventory",
+                                 "teleport"]), max_size=12))
+def test_any_live_session_reaches_the_state_its_replay_computes(names):
+    """What the server does for each call, then the replay of those calls with the error
+    flags the agent saw: the same final state, the same refused calls."""
+    from pytest_mcptest.engine.trace import Run, ToolCall
+    from pytest_mcptest.engine.values import copy_json
+    from pytest_mcptest.engine.world_tools import answer
+
+    block = load_suite(str(ROOT / "tests" / "data" / "world-widgets.yml")).blocks[0]
+    state = copy_json(block.world.seed)
+    answered = [answer(block.world, state, name, {}) for name in names]
+    replay = replay_world(block.world, Run(tool_calls=tuple(
+        ToolCall(name=n, args={}, error=r["isError"]) for n, (_, r) in zip(names, answered))))
+    assert replay.final_state == state
+    assert sorted(i.index for i in (*replay.invalid, *replay.forbidden)) == [
+        i for i, (_, r) in enumerate(answered) if r["isError"]]
