@@ -398,7 +398,14 @@ def _mock(args) -> int:
 def _serve(args) -> int:
     """Play a recorded session back as an MCP server, or serve a scenario's world when the
     argument is ``SUITE::SCENARIO`` (exit 2 for bad input)."""
-    if "::" in args.cassette:
+    world = "::" in args.cassette
+    given = [o for o, v in (("--run", args.run), ("--match", args.match != "args"), ("--ignore-arg", args.ignore_arg))
+             if v] if world else (["--record"] if args.record else [])
+    if given:
+        print(f"mcptest serve: error: {', '.join(given)} " + ("applies to a recording, not to a world (SUITE::SCENARIO)"
+              if world else "applies to a world (SUITE::SCENARIO), not to a recording"), file=sys.stderr)
+        return EXIT_USAGE
+    if world:
         from .mcp.world_server import run as serve_world
 
         return serve_world(args.cassette, args.http, args.fault, args.record)

@@ -157,8 +157,8 @@ def test_a_result_naming_an_absent_path_or_a_schema_that_cannot_be_inferred_or_l
 
 
 def test_serve_an_unknown_scenario_or_a_bad_suite_exits_2_with_one_clear_line(shop):
-    def serve(target):
-        return subprocess.run([sys.executable, "-m", "pytest_mcptest.cli", "serve", target], cwd=shop.parent,
+    def serve(target, *extra):
+        return subprocess.run([sys.executable, "-m", "pytest_mcptest.cli", "serve", target, *extra], cwd=shop.parent,
                               capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
 
     done = serve("shop.mcptest.yml::restock the widget shelves")
@@ -166,6 +166,9 @@ def test_serve_an_unknown_scenario_or_a_bad_suite_exits_2_with_one_clear_line(sh
     assert done.stderr.strip() == ("mcptest serve: error: shop.mcptest.yml: no scenario named 'restock the widget "
                                    "shelves' (scenarios: 'restock the widget shelf'); did you mean "
                                    "'restock the widget shelf'?")
+    done = serve("shop.mcptest.yml::restock the widget shelf", "--run", "2")
+    assert done.returncode == 2 and done.stderr == ("mcptest serve: error: --run applies to a recording, not to a "
+                                                    "world (SUITE::SCENARIO)\n")
     (shop.parent / "bad.mcptest.yml").write_text("scenarios:\n  - name: x\n    seeds: {}\n", encoding="utf-8")
     done = serve("bad.mcptest.yml::x")
     assert done.returncode == 2 and "Traceback" not in done.stderr and "bad.mcptest.yml:3" in done.stderr

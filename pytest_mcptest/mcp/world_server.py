@@ -73,7 +73,13 @@ class Sessions:
         self.runs[key].append({"name": name, "args": args, "server": SERVER_NAME, "result": result,
                                        "error": bool(result.get("isError")),
                                        "duration_ms": round((time.perf_counter() - started) * 1000, 3)})
-        self.save()
+        try:
+            self.save()
+        except InputError as exc:  # the session goes on; the host is not the one to tell
+            print(f"mcptest serve: --record: not written: {exc.render()}", file=sys.stderr, flush=True)
+        except OSError as exc:
+            print(f"mcptest serve: --record {self.record}: cannot write: {exc.strerror or exc}", file=sys.stderr,
+                  flush=True)
 
     def save(self) -> None:
         from ..record import store
@@ -98,6 +104,7 @@ def build_server(block, fault=None, record: Optional[str] = None):
     """The SDK ``Server`` that serves ``block``'s world."""
     from mcp.server.lowlevel import Server
 
+    from .. import __version__
     from ..engine.world_tools import answer
 
     sessions = Sessions(block, record)
@@ -118,17 +125,8 @@ def build_server(block, fault=None, record: Optional[str] = None):
         sessions.kept(key, name, args, result, started)
         return result
 
-    return Server(SERVER_NAME, version=_version(), instructions=f"The world of the scenario {block.name!r}.",
+    return Server(SERVER_NAME, version=__version__, instructions=f"The world of the scenario {block.name!r}.",
                   on_list_tools=on_list_tools, on_call_tool=on_call_tool)
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("mcptest")
-    except PackageNotFoundError:  # pragma: no cover - a source tree not installed
-        return ""
 
 
 def run(target: str, http: Optional[str] = None, fault_spec: str = "none", record: Optional[str] = None) -> int:
