@@ -14,6 +14,9 @@ Per call, in this order:
    fails, an invalid action naming the first failed condition;
 4. a call that returned an error is legal but its effect is not applied: the
    server refused it, so the world did not change.
+
+These four are :func:`step`, the only place they are written: a replay takes it for each
+recorded call, and a served world (``mcptest serve SUITE::SCENARIO``) for each live one.
 """
 
 from __future__ import annotations
