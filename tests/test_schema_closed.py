@@ -87,7 +87,7 @@ def test_five_mistakes_are_reported_together_in_line_order(pytester):
 
 def test_a_server_with_neither_catalog_nor_command_says_so():
     problems = schema_problems({"servers": {"shop": {"cwd": "."}}})
-    assert [p.message for p in problems] == ["servers.shop needs one of `command` or `catalog`"]
+    assert [p.message for p in problems] == ["servers.shop needs one of `command`, `catalog` or `world`"]
 
 
 def test_a_value_close_to_an_allowed_one_gets_a_suggestion():

@@ -14,6 +14,9 @@ Per call, in this order:
    fails, an invalid action naming the first failed condition;
 4. a call that returned an error is legal but its effect is not applied: the
    server refused it, so the world did not change.
+
+These four are :func:`step`, the only place they are written: a replay takes it for each
+recorded call, and a served world (``mcptest serve SUITE::SCENARIO``) for each live one.
 """
 
 from __future__ import annotations
@@ -228,6 +231,9 @@ class Transition:
     tool: str
     effects: tuple[Effect, ...] = ()
     when: tuple[Guard, ...] = ()
+    # What the call answers when the world is served (``world_tools.answer``): ``(value,)``
+    # as declared under ``result:`` (a literal, a template, MCP content items), ``()`` if none.
+    result: tuple = ()
     # Whether the effects' writes may go straight into the dicts planned before any of them
     # (see _apply): every path a chain of keys, none leading through another's place.
     _direct: bool = attrs.field(init=False, eq=False, repr=False)
@@ -264,7 +270,7 @@ class Transition:
         return _careful_effects(state, self, args)
 
     def __reduce__(self):  # a copy or a pickle is made anew: its compiled function is not data
-        return type(self), (self.tool, self.effects, self.when)
+        return type(self), (self.tool, self.effects, self.when, self.result)
 
 
 @attrs.frozen
@@ -471,12 +477,61 @@ def _careful_effects(state: dict, transition: Transition, args: Any) -> Any:
         return str(exc)
     return True
 
+# What one call did (:func:`step`): the kinds are compared by identity.
+FORBIDDEN, INVALID, APPLIED, NOOP = "forbidden", "invalid", "applied", "noop"
+
+
+def step(spec: WorldSpec, state: dict, name: str, args: Any, error: bool = False
+         ) -> tuple[str, Optional[str], Optional[Transition]]:
+    """One call against ``state``, changed in place: ``(kind, reason, transition)``.
+
+    This is the world's only step: :func:`replay_world` takes it for each recorded call,
+    and ``mcptest serve SUITE::SCENARIO`` for each live call (``error`` False: the world is
+    the server), so the state a live agent reached is the state its replay computes.
+
+    ``FORBIDDEN`` (the rule's reason) comes first; then ``INVALID`` (no transition for a
+    tool that is no escalation tool, every guard failed: the first candidate's first
+    failed guard, or effects that could not be applied: why); ``NOOP`` for an escalation
+    tool with no transition; else ``APPLIED`` with the transition that fired (its effects
+    written, all or nothing, unless the call returned an ``error``).
+    """
+    return _step(spec.forbidden_by_tool, spec.transitions_by_tool, spec.escalation_tools, state, name, args, error)
+
+
+def _step(forbidden_by_tool: dict, by_tool: dict, escalation_tools: tuple, state: dict, name: str, args: Any,
+          error: bool) -> tuple[str, Optional[str], Optional[Transition]]:
+    """:func:`step`, given the spec's lookups (a replay reads them once, not per call)."""
+    # The first forbidden rule, then the first transition, whose guards all hold, each
+    # asked of its compiled function (written out here: a replay asks for every call).
+    rules = forbidden_by_tool.get(name)
+    if rules is not None:
+        for rule in rules:
+            holds = rule._holds
+            if holds(state) if holds is not None else rule.holds_slowly(state):
+                return FORBIDDEN, rule.reason, None
+    candidates = by_tool.get(name)
+    if not candidates:
+        if name in escalation_tools:
+            return NOOP, None, None
+        return INVALID, "no transition is declared for this tool", None
+    for chosen in candidates:
+        fire = chosen._fire
+        outcome = fire(state, args, error) if fire is not None else chosen.fire_slowly(state, args, error)
+        if outcome is not None:
+            break
+    else:
+        # Worded only now: the first candidate's first failed guard, as the spec says.
+        return INVALID, first_guard_failure(candidates[0].when, state) or "guard failed", None
+    if outcome is not True:  # the effects could not be applied: why
+        return INVALID, outcome, chosen
+    return APPLIED, None, chosen
+
 
 def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
     """Replay ``run``'s tool calls against a copy of ``spec.seed``. Pure and deterministic."""
     state = copy_json(spec.seed)
-    by_tool = spec.transitions_by_tool
     forbidden_by_tool = spec.forbidden_by_tool
+    by_tool = spec.transitions_by_tool
     escalation_tools = spec.escalation_tools
 
     invalid: list[CallIssue] = []
@@ -492,39 +547,11 @@ def replay_world(spec: WorldSpec, run: Run) -> WorldResult:
         name = call.name
         if name in escalation_tools:
             escalations += 1
-        # The first forbidden rule, then the first transition, whose guards all hold, each
-        # asked of its compiled function (the loops are written out here: a replay makes
-        # these lookups for every call).
-        rules = forbidden_by_tool.get(name)
-        if rules is not None:
-            for rule in rules:
-                holds = rule._holds
-                if holds(state) if holds is not None else rule.holds_slowly(state):
-                    forbidden.append(CallIssue(index, name, call.args, rule.reason))
-                    break
-            else:
-                rule = None
-            if rule is not None:
-                continue
-        candidates = by_tool.get(name)
-        if not candidates:
-            if name not in escalation_tools:
-                invalid.append(CallIssue(index, name, call.args,
-                                         "no transition is declared for this tool"))
-            continue
-        for chosen in candidates:
-            fire = chosen._fire
-            outcome = (fire(state, call.args, call.error) if fire is not None
-                       else chosen.fire_slowly(state, call.args, call.error))
-            if outcome is not None:
-                break
-        else:
-            # Worded only now: the first candidate's first failed guard, as the spec says.
-            invalid.append(CallIssue(index, name, call.args,
-                                     first_guard_failure(candidates[0].when, state) or "guard failed"))
-            continue
-        if outcome is not True:  # the effects could not be applied: why
-            invalid.append(CallIssue(index, name, call.args, outcome))
+        kind, reason, _ = _step(forbidden_by_tool, by_tool, escalation_tools, state, name, call.args, call.error)
+        if kind is FORBIDDEN:
+            forbidden.append(CallIssue(index, name, call.args, reason))
+        elif kind is INVALID:
+            invalid.append(CallIssue(index, name, call.args, reason))
 
     finals = run.final_responses
     refusals = sum(1 for text in finals if _contains_marker(text, spec.refusal_markers)) if spec.refusal_markers else 0

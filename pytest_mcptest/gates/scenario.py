@@ -16,6 +16,7 @@ rubric with none stays deferred.
 from __future__ import annotations
 
 import difflib
+import os
 from typing import Any, Optional
 
 import attrs
@@ -51,6 +52,8 @@ class ScenarioBlock(Block):
     models: dict = attrs.field(factory=dict, eq=False)
     claims: Optional[claims_gate.ClaimsSpec] = None  # what the final answer says, against the calls
     matrix: Optional[str] = None  # the scenario's name as written, when `model:` lists several (gates/matrix.py)
+    # The world served as an MCP server (``mcptest serve SUITE::SCENARIO``): its catalog.
+    tools: tuple = attrs.field(default=(), eq=False)
 
 
 # --------------------------------------------------------------------------- building
@@ -125,7 +128,8 @@ def _effects(doc: Doc, parts, raw) -> tuple[Effect, ...]:
 def _transitions(doc: Doc, parts, raw) -> tuple[Transition, ...]:
     return tuple(
         Transition(tool=t["tool"], effects=_effects(doc, parts + [i, "effect"], t.get("effect")),
-                   when=_guards(doc, parts + [i, "when"], t.get("when")))
+                   when=_guards(doc, parts + [i, "when"], t.get("when")),
+                   result=(plain(t["result"]),) if "result" in t else ())
         for i, t in enumerate(raw or ())
     )
 
@@ -161,13 +165,70 @@ def _build(doc: Doc, parts, raw: dict) -> ScenarioBlock:
         expect_state=expect_state,
         rubric=plain(raw.get("rubric")),
     )
+    tools = _world_tools(doc, parts, raw, world)
     servers = tuple(raw.get("servers") or ())
+    if raw.get("world") and WORLD not in servers:
+        servers += (WORLD,)
+    own = _own_world(doc, raw, servers)
+    entries = named_servers(doc, parts, tuple(n for n in servers if n not in own))
     return ScenarioBlock(world=world, model=raw.get("model"), prompt=raw.get("prompt"),
                          system_prompt=raw.get("system_prompt"), servers=servers, runs=raw.get("runs"),
                          judge=plain((raw.get("config") or {}).get("judge") or {}),
-                         server_entries=named_servers(doc, parts, servers), models=plain(doc.root.get("models") or {}),
+                         server_entries={**entries, **own}, models=plain(doc.root.get("models") or {}),
                          claims=claims_gate.build(doc, parts + ["claims"], raw.get("claims")),
-                         **common(doc, parts, raw, KIND))
+                         tools=tools, **common(doc, parts, raw, KIND))
+
+
+WORLD = "world"  # in a scenario's servers: (or world: true), the scenario's own world, served
+
+
+def _own_world(doc: Doc, raw: dict, servers: tuple) -> dict:
+    """``{"world": entry}`` when the scenario acts in its own world: ``mcptest serve
+    FILE::NAME`` started for each live run, so each run begins at the seed. A server the
+    document itself names ``world`` stays that server."""
+    defined = doc.root.get("servers") if isinstance(doc.root.get("servers"), dict) else {}
+    if WORLD not in servers or WORLD in defined:
+        return {}
+    from .sources import world_command
+
+    return {WORLD: world_command(os.path.abspath(doc.path), raw["name"])}
+
+
+def _world_tools(doc: Doc, parts, raw: dict, world: WorldSpec) -> tuple:
+    """The world's catalog, checked now so a bad ``result:`` template or a schema that
+    cannot be inferred is a collection error at its line, not a failure while serving."""
+    from ..engine.world_tools import argument_paths, state_path_problem, templates, world_catalog
+
+    for i, t in enumerate(raw.get("transitions") or ()):
+        if "result" not in t:
+            continue
+        for where, key, text in templates(t["result"]):
+            here = parts + ["transitions", i, "result", *where, key]
+            path_at(doc, here, text)
+            problem = state_path_problem(world, text) if key == "from_state" else None
+            if problem:
+                raise doc.error(here, f"result of {t['tool']!r}: {problem}")
+    declared: dict = {}
+    for t in raw.get("transitions") or ():
+        if t.get("description"):
+            declared.setdefault(t["tool"], {"description": t["description"]})
+    for name, entry in (raw.get("tools") or {}).items():
+        declared[name] = {**declared.get(name, {}), **plain(entry)}
+    try:
+        tools = world_catalog(world, declared, raw["name"])
+    except ValueError as exc:
+        tool = next((i for i, t in enumerate(raw.get("transitions") or ()) if f"{t['tool']!r}" in str(exc)), None)
+        raise doc.error(parts + (["transitions", tool] if tool is not None else []), str(exc)) from None
+    for tool in tools:
+        known = tool.input_schema.get("properties")
+        if tool.inferred or not isinstance(known, dict):
+            continue
+        for path, _ in argument_paths(world, tool.name):
+            if path and path[0] not in known:
+                raise doc.error(parts + ["tools", tool.name, "input_schema"], f"tool {tool.name!r}: its transitions "
+                                f"read the argument {path[0]!r}, which its input_schema does not declare "
+                                f"(properties: {', '.join(sorted(known)) or 'none'})")
+    return tools
 
 
 # --------------------------------------------------------------------------- judging

@@ -265,11 +265,19 @@ def resolve_server(spec: dict, suite_dir: str) -> dict:
     snapshot file, or the folder a live server starts in (so `servers/shop.yml` means
     what it says)."""
     spec = dict(spec)
+    if "world" in spec:  # a scenario's world, served: "FILE.mcptest.yml::SCENARIO", the file beside the suite
+        file, _, scenario = spec.pop("world").rpartition("::")
+        return {**spec, **world_command(os.path.normpath(os.path.join(suite_dir, file)), scenario)}
     if "catalog" in spec:
         spec["catalog"] = os.path.normpath(os.path.join(suite_dir, spec["catalog"]))
     else:
         spec["cwd"] = os.path.normpath(os.path.join(suite_dir, spec.get("cwd", ".")))
     return spec
+
+
+def world_command(suite: str, scenario: str) -> dict:
+    """The ``servers:`` entry that serves a scenario's world (``mcptest serve``) over stdio."""
+    return {"command": ["mcptest", "serve", f"{suite}::{scenario}"], "cwd": os.path.dirname(suite)}
 
 
 def server_catalog(name: str, source: dict, root: Optional[str]) -> tuple[str, Any]:

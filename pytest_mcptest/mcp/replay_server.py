@@ -35,6 +35,7 @@ from typing import Any, Optional
 from ..errors import InputError
 from .json_diff import brief, differences, parse_path
 from .recording import HANDSHAKE, Recording
+from .serving import tool_fault
 
 NO_MATCH = -32010  # JSON-RPC implementation-defined server error: nothing recorded matches
 MATCH_MODES = ("args", "name", "strict-order")
@@ -136,7 +137,6 @@ def build_server(recording: Recording, match: str = "args", ignore_args: tuple =
     """The SDK ``Server`` that plays ``recording``."""
     import warnings
 
-    import anyio
     from mcp import types
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
@@ -195,13 +195,9 @@ def build_server(recording: Recording, match: str = "args", ignore_args: tuple =
         params = {k: v for k, v in (ctx.params or {}).items() if k != "_meta"}
         if method == "tools/call" and fault is not None:
             calls["n"] += 1
-            if fault.kind == "hang":
-                await anyio.sleep_forever()
-            if fault.kind == "slow":
-                await anyio.sleep(fault.value / 1000.0)
-            if fault.kind == "recover-after" and calls["n"] <= fault.value:
-                return {"content": [{"type": "text", "text": f"mcptest serve fault recover-after:{fault.value}: "
-                                     f"call {calls['n']} of the first {fault.value} fails"}], "isError": True}
+            faulted = await tool_fault(fault, calls["n"])
+            if faulted is not None:
+                return faulted
         try:
             exchange = matcher.find(method, params)
         except NoMatch as miss:

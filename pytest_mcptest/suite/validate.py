@@ -169,10 +169,13 @@ def _either_or(error) -> Optional[str]:
             keys.append(branch["required"][0])
     else:
         return None
-    named = " or ".join(f"`{k}`" for k in keys)
+    named = " or ".join(filter(None, [", ".join(f"`{k}`" for k in keys[:-1]), f"`{keys[-1]}`"]))
     where = _where(list(error.absolute_path))
-    if sum(1 for k in keys if k in error.instance) > 1:
-        return f"{where} takes either {named}, not both"
+    present = [k for k in keys if k in error.instance]
+    if len(present) == 2:  # of however many it may take, the two it has
+        return f"{where} takes either `{present[0]}` or `{present[1]}`, not both"
+    if len(present) > 2:
+        return f"{where} takes one of {named}, not {len(present)} of them"
     return f"{where} needs one of {named}"
 
 
