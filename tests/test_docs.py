@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_mcptest.cli import build_parser
+from pytest_mcptest.cli import _merge_parser, build_parser
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.mcp.mock_server import load_spec
 from pytest_mcptest.suite.build import load_suite
@@ -111,7 +111,10 @@ def test_every_command_of_the_docs_is_accepted_and_those_on_the_examples_run(tex
         shown = shlex.join(words)
         if words[0].endswith("mcptest"):
             try:
-                args, rest = parser.parse_known_args(words[1:])
+                if words[1:3] == ["report", "merge"]:  # its own parser, as main() reads it
+                    args, rest = _merge_parser().parse_args(words[3:]), []
+                else:
+                    args, rest = parser.parse_known_args(words[1:])
             except SystemExit:
                 pytest.fail(f"{shown}: refused by the command line", pytrace=False)
             assert not rest or args.command == "run", f"{shown}: unrecognized {rest}"
