@@ -269,7 +269,13 @@ def _record(args) -> int:
               f"or --force to replace it", file=sys.stderr)
         return EXIT_USAGE
     try:
-        scrub = redactor(args.redact or (), where="mcptest record --redact")
+        from .record.verify import parse_headers, scrubber
+
+        headers = parse_headers(args.header)
+        if headers and not args.http:
+            raise ValueError("mcptest record: --header goes with --http (a stdio server takes no headers)")
+        scrub = scrubber(headers, args.redact or ()) if headers else redactor(args.redact or (),
+                                                                               where="mcptest record --redact")
         if args.append:
             read_raw(args.out)  # a cassette that cannot take another run is refused before the session
     except ValueError as exc:
@@ -278,7 +284,7 @@ def _record(args) -> int:
     except InputError as exc:
         print(f"mcptest record --append: {exc.render()}", file=sys.stderr)
         return EXIT_USAGE
-    return record(command, args.out, args.server_name, args.append, scrub, url=args.http)
+    return record(command, args.out, args.server_name, args.append, scrub, url=args.http, headers=headers)
 
 
 
@@ -477,6 +483,8 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--force", action="store_true", help="replace CASSETTE if it exists")
     rec.add_argument("--redact", action="append", metavar="REGEX", help="also redact what REGEX matches (repeatable)")
     rec.add_argument("--http", metavar="URL", help="proxy this Streamable HTTP endpoint instead of a stdio command")
+    rec.add_argument("--header", action="append", metavar="'NAME: VALUE'",
+                     help="with --http: send this header (repeatable); its value is redacted in the cassette")
     rec.add_argument("server_command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
     rec.set_defaults(func=_record)
 

@@ -221,7 +221,7 @@ def scrubber(headers: dict, patterns=()):
     among the secrets: they never reach a written byte, even when a server echoes them."""
     from .redact import Redactor, redactor
 
-    base = redactor(patterns, where="--redact")
+    base = redactor(patterns, where="mcptest record --redact")
     return Redactor([*base.secrets, *(v for v in headers.values() if v)], base.patterns) if headers else base
 
 
