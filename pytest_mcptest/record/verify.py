@@ -276,8 +276,8 @@ def main(args) -> int:
         return 2
     from .proxy import resolve_command
 
-    command = resolve_command(command) if command else []
     shown = args.http or shlex.join(command)
+    command = resolve_command(command) if command else []
     try:
         outcome = verify(recording, command, args.http, headers, tuple(args.ignore or ()), args.timeout)
     except ServerUnavailable as exc:
