@@ -251,9 +251,8 @@ def _judge(block, as_json: bool, describe) -> int:
 
 def _record(args) -> int:
     """``mcptest record``: proxy one MCP host session to a stdio server and write it as a run."""
-    from .record.proxy import record
+    from .record.proxy import record  # only what the proxy needs: a host waits for its start
     from .record.redact import redactor
-    from .record.store import read_raw
 
     command = args.server_command[1:] if args.server_command[:1] == ["--"] else args.server_command
     if bool(command) == bool(args.http):
@@ -269,14 +268,18 @@ def _record(args) -> int:
               f"or --force to replace it", file=sys.stderr)
         return EXIT_USAGE
     try:
-        from .record.verify import parse_headers, scrubber
+        headers = {}
+        scrub = redactor(args.redact or (), where="mcptest record --redact")
+        if args.header:
+            from .record.verify import parse_headers, scrubber
 
-        headers = parse_headers(args.header)
-        if headers and not args.http:
-            raise ValueError("mcptest record: --header goes with --http (a stdio server takes no headers)")
-        scrub = scrubber(headers, args.redact or ()) if headers else redactor(args.redact or (),
-                                                                               where="mcptest record --redact")
+            headers = parse_headers(args.header)
+            if not args.http:
+                raise ValueError("mcptest record: --header goes with --http (a stdio server takes no headers)")
+            scrub = scrubber(headers, args.redact or ())
         if args.append:
+            from .record.store import read_raw
+
             read_raw(args.out)  # a cassette that cannot take another run is refused before the session
     except ValueError as exc:
         print(str(exc), file=sys.stderr)

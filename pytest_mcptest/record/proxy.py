@@ -411,12 +411,10 @@ def record(command: list[str], out: str, server: Optional[str], append: bool, re
     outcome = {"gone": False, "failure": ""}
     try:
         if url is None:
-            import asyncio
-
             from .relay import relay
 
-            outcome = asyncio.run(relay(command, log, finish, errlog,
-                                        lambda request_id, reason: _line(gone_error(request_id, command, reason))))
+            outcome = relay(command, log, finish, errlog,
+                            lambda request_id, reason: _line(gone_error(request_id, command, reason)))
         else:
             import anyio
 
