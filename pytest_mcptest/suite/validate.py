@@ -169,10 +169,11 @@ def _either_or(error) -> Optional[str]:
             keys.append(branch["required"][0])
     else:
         return None
-    named = " or ".join(f"`{k}`" for k in keys)
+    quoted = [f"`{k}`" for k in keys]
+    named = " or ".join(quoted) if len(keys) < 3 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
     where = _where(list(error.absolute_path))
     if sum(1 for k in keys if k in error.instance) > 1:
-        return f"{where} takes either {named}, not both"
+        return f"{where} takes either {named}, not both" if len(keys) < 3 else f"{where} takes only one of {named}"
     return f"{where} needs one of {named}"
 
 
