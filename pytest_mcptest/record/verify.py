@@ -222,7 +222,9 @@ def scrubber(headers: dict, patterns=()):
     from .redact import Redactor, redactor
 
     base = redactor(patterns, where="mcptest record --redact")
-    return Redactor([*base.secrets, *(v for v in headers.values() if v)], base.patterns) if headers else base
+    values = [v for v in headers.values() if v]
+    values += [v.split(None, 1)[1] for v in values if len(v.split(None, 1)) == 2]  # "Bearer X": X alone too
+    return Redactor([*base.secrets, *values], base.patterns) if headers else base
 
 
 def parse_headers(values) -> dict:
