@@ -37,7 +37,7 @@ async def notes_session(session, init):
     """Every kind of request the notes server answers, with progress and logging."""
     from mcp import types
 
-    progress, logs = [], []
+    progress = []
     out = [dump(init), dump(await session.list_tools()), dump(await session.call_tool("lookup", {"key": "milk"}))]
 
     async def on_progress(done, total, message):

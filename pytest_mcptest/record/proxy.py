@@ -1,18 +1,19 @@
-"""``mcptest record``: an MCP stdio proxy that writes what passes through it as a cassette.
+"""``mcptest record``: an MCP proxy that writes the session passing through it as a cassette run.
 
 The host (Claude Desktop, Claude Code, Cursor, an SDK agent) starts ``mcptest record --out
-CASSETTE -- <server command>`` instead of the server. The proxy starts the server with the
-official SDK's ``stdio_client`` and serves the host with its ``stdio_server``, and moves each
-JSON-RPC message across unchanged, both ways: initialize and capabilities, ``tools/list``,
-``tools/call``, resources, prompts, notifications, progress, cancellation, and requests the
-server sends to the host (sampling, elicitation, roots). Forwarding happens at the message
-level, so nothing the SDK's typed models do not know is lost.
+CASSETTE -- <server command>`` instead of the server. Every JSON-RPC message goes across
+unchanged, both ways: initialize (or the 2026-07-28 ``server/discover``) and capabilities,
+``tools/list``, ``tools/call``, resources, prompts, completion, notifications, progress,
+cancellation, and requests the server sends to the host (sampling, elicitation, roots). Over
+stdio the lines themselves are relayed (:mod:`.relay`: no SDK model rebuilt, so nothing is
+lost, and a quick start); with ``--http`` the SDK's Streamable HTTP client talks to the
+server and its stdio server to the host (:func:`serve`).
 
-On the side, :class:`SessionLog` watches the messages and keeps, for each ``tools/call`` the
-server answered, its name, arguments, result, error flag and duration, and the last complete
-``tools/list`` answer as the catalog. One host session is one run. It is written when the
-host ends the session, when the server exits, or on Ctrl-C / SIGTERM (the calls answered so
-far); a ``kill -9`` writes nothing and leaves the old cassette as it was.
+On the side, :class:`SessionLog` keeps every message in order, with its direction, and
+derives from them the calls the gates read and the last complete ``tools/list`` answer as
+the catalog. One host session is one run. It is written when the host ends the session,
+when the server exits, or on Ctrl-C / SIGTERM; a ``kill -9`` writes nothing and leaves the
+old cassette as it was.
 
 When the server exits mid-session, each request still waiting is answered with a JSON-RPC
 error that says so, and so is every later request, until the host ends the session.
@@ -76,10 +77,6 @@ class SessionLog:
         self.protocol_version: Optional[str] = None
         self.ended = ENDED_HOST
         self.unanswered = 0         # requests the server went away without answering
-
-    @property
-    def answered(self) -> dict:
-        return {seq: call for seq, call in self.calls.items() if "unanswered" not in call}
 
     def _keep(self, side: str, raw: dict) -> dict:
         entry = {"from": side, "at_ms": round((self.clock() - self.started) * 1000, 3), "message": raw}
