@@ -271,9 +271,8 @@ def _judge(block, as_json: bool, describe) -> int:
 
 def _record(args) -> int:
     """``mcptest record``: proxy one MCP host session to a stdio server and write it as a run."""
-    from .record.proxy import record
+    from .record.proxy import record  # only what the proxy needs: a host waits for its start
     from .record.redact import redactor
-    from .record.store import read_raw, reserved
 
     command = args.server_command[1:] if args.server_command[:1] == ["--"] else args.server_command
     if bool(command) == bool(args.http):
@@ -287,6 +286,8 @@ def _record(args) -> int:
     try:
         with contextlib.ExitStack() as held:
             if not args.append:  # a second session writing this file anew is refused now, not after both ran
+                from .record.store import reserved
+
                 try:
                     held.enter_context(reserved(args.out))
                 except BlockingIOError:
@@ -298,10 +299,20 @@ def _record(args) -> int:
             if problem:
                 print(problem, file=sys.stderr)
                 return EXIT_USAGE
+            headers = {}
             scrub = redactor(args.redact or (), where="mcptest record --redact")
+            if args.header:
+                from .record.verify import parse_headers, scrubber
+
+                headers = parse_headers(args.header)
+                if not args.http:
+                    raise ValueError("mcptest record: --header goes with --http (a stdio server takes no headers)")
+                scrub = scrubber(headers, args.redact or ())
             if args.append:
+                from .record.store import read_raw
+
                 read_raw(args.out)  # a cassette that cannot take another run is refused before the session
-            return record(command, args.out, args.server_name, args.append, scrub, url=args.http)
+            return record(command, args.out, args.server_name, args.append, scrub, url=args.http, headers=headers)
     except ValueError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_USAGE
@@ -319,7 +330,6 @@ def _record_out_problem(args) -> str:
                 f"or --force to replace it")
     problem = output_problem(args.out)
     return f"{args.out}: {problem}; nothing was recorded" if problem else ""
-
 
 
 def _doctor_block(args, **how):
@@ -611,6 +621,8 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--force", action="store_true", help="replace CASSETTE if it exists")
     rec.add_argument("--redact", action="append", metavar="REGEX", help="also redact what REGEX matches (repeatable)")
     rec.add_argument("--http", metavar="URL", help="proxy this Streamable HTTP endpoint instead of a stdio command")
+    rec.add_argument("--header", action="append", metavar="'NAME: VALUE'",
+                     help="with --http: send this header (repeatable); its value is redacted in the cassette")
     rec.add_argument("server_command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
     rec.set_defaults(func=_record)
 

@@ -144,6 +144,9 @@ def pytest_configure(config: pytest.Config) -> None:
     from .record import fixture as recorder_fixture  # the mcptest_recorder fixture; imports no mcp
 
     config.pluginmanager.register(recorder_fixture, "mcptest-recorder")
+    from .mcp import serve_fixture  # the mcptest_cassette_server fixture; imports no mcp
+
+    config.pluginmanager.register(serve_fixture, "mcptest-cassette-server")
 
 
 def pytest_ignore_collect(collection_path, config):

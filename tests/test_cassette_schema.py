@@ -44,6 +44,12 @@ VALID = [
     pytest.param({"trace": {"tool_calls": [{"name": "a"}]}, "tool_calls": "ignored"}, id="trace-first"),
     pytest.param({"trace": "x", "tool_calls": [{"name": "a"}]}, id="trace-not-an-object"),
     pytest.param({"mcptest_cassette": 1.0, "runs": []}, id="version-one-point-zero"),
+    pytest.param({"runs": [{"tool_calls": [{"name": "a", "unanswered": True, "task_id": "t1"}], "messages": [
+        {"from": "host", "at_ms": 0.5, "message": {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}},
+        {"from": "server", "message": {"jsonrpc": "2.0", "method": "notifications/progress"}, "extra": 1},
+        {"from": "host", "message": {"id": 2, "method": "tools/call", "params": {"name": 5}}, "malformed": "x"}]}]},
+        id="a-whole-session"),
+    pytest.param({"runs": [{"tool_calls": [], "messages": None}]}, id="messages-null"),
 ]
 
 INVALID = list(CASSETTE_CASES) + [
@@ -61,6 +67,12 @@ INVALID = list(CASSETTE_CASES) + [
     pytest.param({"runs": [{"conversation": {"turns": None}}]}, id="turns-null"),
     pytest.param({"catalog": [], "runs": []}, id="catalog-a-list"),
     pytest.param("just text", id="root-a-string"),
+    pytest.param({"runs": [{"messages": {}}]}, id="messages-an-object"),
+    pytest.param({"runs": [{"messages": [5]}]}, id="message-a-number"),
+    pytest.param({"runs": [{"messages": [{"from": "client", "message": {}}]}]}, id="message-from-client"),
+    pytest.param({"runs": [{"messages": [{"message": {}}]}]}, id="message-without-from"),
+    pytest.param({"runs": [{"messages": [{"from": "host"}]}]}, id="message-without-message"),
+    pytest.param({"runs": [{"messages": [{"from": "host", "message": "{}"}]}]}, id="message-a-string"),
 ]
 
 

@@ -73,7 +73,7 @@ def test_five_mistakes_are_reported_together_in_line_order(pytester):
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines([_glob(line) for line in [
         "suite.mcptest.yml:2: 5 problems in this document:",
-        "  line 2: servers.shop takes either `command` or `catalog`, not both",
+        "  line 2: servers.shop takes only one of `command`, `catalog` or `cassette`",
         "        2 |   shop: {catalog: shop.json, command: [mcptest, mock]}",
         "  line 5: unknown key 'expct' in agents[0]; did you mean 'expect'?*",
         "*",
@@ -87,7 +87,7 @@ def test_five_mistakes_are_reported_together_in_line_order(pytester):
 
 def test_a_server_with_neither_catalog_nor_command_says_so():
     problems = schema_problems({"servers": {"shop": {"cwd": "."}}})
-    assert [p.message for p in problems] == ["servers.shop needs one of `command`, `catalog` or `world`"]
+    assert [p.message for p in problems] == ["servers.shop needs one of `command`, `catalog`, `world` or `cassette`"]
 
 
 def test_a_value_close_to_an_allowed_one_gets_a_suggestion():

@@ -37,7 +37,7 @@ async def notes_session(session, init):
     """Every kind of request the notes server answers, with progress and logging."""
     from mcp import types
 
-    progress, logs = [], []
+    progress = []
     out = [dump(init), dump(await session.list_tools()), dump(await session.call_tool("lookup", {"key": "milk"}))]
 
     async def on_progress(done, total, message):
@@ -319,3 +319,33 @@ def wait_for_port(port: int, timeout: float = 60) -> None:
                 return
         time.sleep(0.1)
     raise TimeoutError(port)
+
+
+def test_http_with_a_header_records_and_verifies_and_the_header_value_is_redacted(tmp_path):
+    """record --http and verify --http against the notes server over Streamable HTTP; a header's
+    value never reaches the cassette, even when the session carries it."""
+    port = free_port()
+    server = subprocess.Popen([*notes_command(), "--http", str(port)], stderr=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL)
+    secret = "tok-5f2a9c81e7"
+    url = f"http://127.0.0.1:{port}/mcp"
+    out = str(tmp_path / "remote.json")
+    try:
+        wait_for_port(port)
+
+        async def body(session, init):
+            return dump(await session.call_tool("lookup", {"key": secret}))
+
+        proxy = [sys.executable, "-m", "pytest_mcptest.cli", "record", "--out", out, "--http", url,
+                 "--header", f"Authorization: Bearer {secret}"]
+        answered = with_session(proxy, body)
+        assert json.loads(answered["content"][0]["text"])["key"] == secret
+        text = Path(out).read_text()
+        assert secret not in text and "<redacted>" in text
+        assert read(out)["runs"][0]["meta"]["server"] == "notes"
+        done = verify(out, "--http", url, "--header", f"Authorization: Bearer {secret}", *ignores(),
+                      "--ignore", "result.content[*].text.key", "--ignore", "result.structuredContent.result.key")
+        assert done.returncode == 0, done.stdout + done.stderr
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

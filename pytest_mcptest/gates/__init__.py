@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import agent, conversation, distractors, scenario, sources, stability, tool_bench, tool_quality
+from . import agent, conversation, distractors, scenario, sources, stability, tool_bench, tool_quality, verify
 from .sources import open_cassette
 
-GATES = {m.KIND: m for m in (scenario, agent, distractors, conversation, tool_quality, tool_bench)}
+GATES = {m.KIND: m for m in (scenario, agent, distractors, conversation, tool_quality, tool_bench, verify)}
 # Which top-level list of a suite holds which kind's blocks.
 SECTIONS = {section: m for m in GATES.values() for section in m.SECTIONS}
 

@@ -263,11 +263,16 @@ def read_catalog(path: str, shown: str) -> Any:
 def resolve_server(spec: dict, suite_dir: str) -> dict:
     """A ``servers:`` entry with its paths made absolute against the suite's folder: the
     snapshot file, or the folder a live server starts in (so `servers/shop.yml` means
-    what it says)."""
+    what it says). A ``cassette:`` entry becomes the command that serves it."""
     spec = dict(spec)
     if "world" in spec:  # a scenario's world, served: "FILE.mcptest.yml::SCENARIO", the file beside the suite
         file, _, scenario = spec.pop("world").rpartition("::")
         return {**spec, **world_command(os.path.normpath(os.path.join(suite_dir, file)), scenario)}
+    if "cassette" in spec:  # a recording served as the server (mcptest serve), wherever a server goes
+        import sys
+
+        recording = os.path.normpath(os.path.join(suite_dir, spec.pop("cassette")))
+        spec["command"] = [sys.executable, "-m", "pytest_mcptest.cli", "serve", recording]
     if "catalog" in spec:
         spec["catalog"] = os.path.normpath(os.path.join(suite_dir, spec["catalog"]))
     else:

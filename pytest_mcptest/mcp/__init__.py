@@ -6,6 +6,9 @@ functions that talk MCP, so importing the plugin stays cheap.
 - :func:`pytest_mcptest.mcp.client.list_tools` fetches a live server's catalog.
 - :mod:`pytest_mcptest.mcp.mock_server` is ``mcptest mock``: a real stdio MCP server
   from a YAML manifest or a ``tools/list`` snapshot, with injectable faults.
+- :mod:`pytest_mcptest.mcp.replay_server` is ``mcptest serve``: a recorded session (read by
+  :mod:`.recording`) played back as a server; :mod:`.serve_fixture` hands it to a user's
+  own test; :mod:`.json_diff` compares answers for it and for ``mcptest verify``.
 """
 
 from __future__ import annotations

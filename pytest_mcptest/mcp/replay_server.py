@@ -65,6 +65,22 @@ class Matcher:
                 self.by_method.setdefault(exchange.method, []).append(exchange)
         self.played: set = set()
         self.next_call = 0  # strict-order: the position among the recorded tools/call
+        # Exact requests found by key, so a long recording answers in constant time; a key
+        # that misses (1 against 1.0, ignored arguments) falls back to comparing each.
+        self.exact: dict = {}
+        for method, exchanges in self.by_method.items():
+            for exchange in exchanges:
+                self.exact.setdefault(self._key(method, exchange.params), []).append(exchange)
+
+    def _key(self, method: str, params: dict):
+        if method == "tools/call" and self.match == "name":
+            return method, params.get("name")
+        if method == "tools/call" and self.ignore:
+            return None
+        try:
+            return method, json.dumps(params, sort_keys=True)
+        except (TypeError, ValueError):
+            return None
 
     def _same(self, method: str, recorded: dict, params: dict) -> bool:
         if method == "tools/call":
@@ -88,7 +104,10 @@ class Matcher:
                 raise self._miss(method, params, [wanted], f"the next recorded call (call {self.next_call + 1})")
             self.next_call += 1
             return wanted
-        matching = [e for e in recorded if self._same(method, e.params, params)]
+        key = self._key(method, params)
+        matching = self.exact.get(key) if key is not None else None
+        if not matching:
+            matching = [e for e in recorded if self._same(method, e.params, params)]
         if not matching and method.endswith("/list") and recorded:
             return recorded[0]  # a list asked another way: its first recorded page
         if not matching:

@@ -1,18 +1,19 @@
-"""``mcptest record``: an MCP stdio proxy that writes what passes through it as a cassette.
+"""``mcptest record``: an MCP proxy that writes the session passing through it as a cassette run.
 
 The host (Claude Desktop, Claude Code, Cursor, an SDK agent) starts ``mcptest record --out
-CASSETTE -- <server command>`` instead of the server. The proxy starts the server with the
-official SDK's ``stdio_client`` and serves the host with its ``stdio_server``, and moves each
-JSON-RPC message across unchanged, both ways: initialize and capabilities, ``tools/list``,
-``tools/call``, resources, prompts, notifications, progress, cancellation, and requests the
-server sends to the host (sampling, elicitation, roots). Forwarding happens at the message
-level, so nothing the SDK's typed models do not know is lost.
+CASSETTE -- <server command>`` instead of the server. Every JSON-RPC message goes across
+unchanged, both ways: initialize (or the 2026-07-28 ``server/discover``) and capabilities,
+``tools/list``, ``tools/call``, resources, prompts, completion, notifications, progress,
+cancellation, and requests the server sends to the host (sampling, elicitation, roots). Over
+stdio the lines themselves are relayed (:mod:`.relay`: no SDK model rebuilt, so nothing is
+lost, and a quick start); with ``--http`` the SDK's Streamable HTTP client talks to the
+server and its stdio server to the host (:func:`serve`).
 
-On the side, :class:`SessionLog` watches the messages and keeps, for each ``tools/call`` the
-server answered, its name, arguments, result, error flag and duration, and the last complete
-``tools/list`` answer as the catalog. One host session is one run. It is written when the
-host ends the session, when the server exits, or on Ctrl-C / SIGTERM (the calls answered so
-far); a ``kill -9`` writes nothing and leaves the old cassette as it was.
+On the side, :class:`SessionLog` keeps every message in order, with its direction, and
+derives from them the calls the gates read and the last complete ``tools/list`` answer as
+the catalog. One host session is one run. It is written when the host ends the session,
+when the server exits, or on Ctrl-C / SIGTERM; a ``kill -9`` writes nothing and leaves the
+old cassette as it was.
 
 When the server exits mid-session, each request still waiting is answered with a JSON-RPC
 error that says so, and so is every later request, until the host ends the session.
@@ -76,10 +77,6 @@ class SessionLog:
         self.protocol_version: Optional[str] = None
         self.ended = ENDED_HOST
         self.unanswered = 0         # requests the server went away without answering
-
-    @property
-    def answered(self) -> dict:
-        return {seq: call for seq, call in self.calls.items() if "unanswered" not in call}
 
     def _keep(self, side: str, raw: dict) -> dict:
         entry = {"from": side, "at_ms": round((self.clock() - self.started) * 1000, 3), "message": raw}
@@ -204,20 +201,19 @@ class SessionLog:
         return {} if tools is None else {self.server_name(command): {"tools": tools}}
 
 
-def gone_error(request_id, command: list[str], reason: str = ""):
+def gone_error(request_id, command: list[str], reason: str = "") -> dict:
     """The answer a host gets to a request the server can no longer answer."""
-    import mcp_types as types
-
     what = command[0] if "://" in command[0] else shlex.join(command)
     message = (f"mcptest record: the MCP server `{what}` " + (reason or "exited or closed its output before answering")
                + "; the calls answered so far are recorded")
-    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=SERVER_GONE, message=message))
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": SERVER_GONE, "message": message}}
 
 
-async def serve(command: list[str], log: SessionLog, finish, host_streams=None, errlog=None,
-                url: Optional[str] = None, abandon=None) -> dict:
-    """Proxy one host session between ``host_streams`` (default: this process's stdio) and
-    the server started by ``command`` (or, with ``url``, a Streamable HTTP endpoint).
+async def serve(command: list[str], log: SessionLog, finish, errlog=None, url: str = "", abandon=None,
+                headers: Optional[dict] = None) -> dict:
+    """Proxy one host session between this process's stdio and the Streamable HTTP endpoint
+    ``url`` (with ``headers``), through the SDK's transports on both sides (over stdio to a
+    server, :func:`.relay.relay` passes the lines themselves).
 
     The host side and the server side run as separate tasks, so a server that cannot be
     started or reached, or that dies, is reported to the host as JSON-RPC errors instead
@@ -234,9 +230,7 @@ async def serve(command: list[str], log: SessionLog, finish, host_streams=None, 
     import signal
 
     import anyio
-    from mcp.client.stdio import StdioServerParameters, stdio_client
     from mcp.server.stdio import stdio_server
-    from mcp.shared.message import SessionMessage
 
     from ..mcp.client import _leaf
 
@@ -246,21 +240,19 @@ async def serve(command: list[str], log: SessionLog, finish, host_streams=None, 
     ready, ended, server_done = anyio.Event(), anyio.Event(), anyio.Event()
 
     def transport():
-        if url is not None:
-            from mcp.client.streamable_http import streamable_http_client
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
 
-            return streamable_http_client(url)
-        params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
-        return stdio_client(params, errlog=errlog)
+        return streamable_http_client(url, http_client=create_mcp_http_client(headers=headers or None))
 
     async def answer_pending(host_write):
         for request_id in list(log.pending):
             log.pending.pop(request_id)
             log.unanswered += 1
-            await host_write.send(SessionMessage(gone_error(request_id, command, state["failure"])))
+            await host_write.send(_typed(gone_error(request_id, command, state["failure"])))
         log.listing.clear()  # tools/list requests are among the others, answered next
         for request_id in sorted(state["other"], key=str):
-            await host_write.send(SessionMessage(gone_error(request_id, command, state["failure"])))
+            await host_write.send(_typed(gone_error(request_id, command, state["failure"])))
         state["other"].clear()
 
     async def server_side(host_write):
@@ -274,11 +266,8 @@ async def serve(command: list[str], log: SessionLog, finish, host_streams=None, 
                     inner.cancel_scope.cancel()
         except Exception as exc:  # noqa: BLE001 - start-up or transport failure: tell the host
             leaf = _leaf(exc)
-            verb = "could not be reached" if url is not None else "could not be started"
-            if isinstance(leaf, OSError) or url is not None:
-                state["failure"] = f"{verb}: {getattr(leaf, 'strerror', None) or leaf}"
-            else:
-                state["failure"] = f"failed: {type(leaf).__name__}: {leaf}"
+            verb = "could not be reached"
+            state["failure"] = f"{verb}: {getattr(leaf, 'strerror', None) or leaf}"
         finally:
             if not ended.is_set():
                 state["gone"] = True
@@ -312,7 +301,7 @@ async def serve(command: list[str], log: SessionLog, finish, host_streams=None, 
             if is_request:
                 log.unanswered += log.pending.pop(request_id, None) is not None
                 state["other"].discard(request_id)
-                await host_write.send(SessionMessage(gone_error(request_id, command, state["failure"])))
+                await host_write.send(_typed(gone_error(request_id, command, state["failure"])))
         state["host_closed"] = True
 
     async def server_to_host(server_read, host_write):
@@ -340,8 +329,7 @@ async def serve(command: list[str], log: SessionLog, finish, host_streams=None, 
         except (RuntimeError, ValueError):  # not the main thread: signals stay with the caller
             return
 
-    host = stdio_server() if host_streams is None else _given(host_streams)
-    async with host as (host_read, host_write):
+    async with stdio_server() as (host_read, host_write):
         async with anyio.create_task_group() as tg:
             tg.start_soon(server_side, host_write)
             with anyio.CancelScope() as session:
@@ -365,17 +353,11 @@ async def serve(command: list[str], log: SessionLog, finish, host_streams=None, 
     return outcome
 
 
-class _given:
-    """Async context manager over streams the caller already has (for tests and embedding)."""
+def _typed(message: dict):
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
 
-    def __init__(self, streams):
-        self.streams = streams
-
-    async def __aenter__(self):
-        return self.streams
-
-    async def __aexit__(self, *exc):
-        return False
+    return SessionMessage(types.jsonrpc_message_adapter.validate_python(message))
 
 
 def resolve_command(command: list[str]) -> list[str]:
@@ -386,16 +368,12 @@ def resolve_command(command: list[str]) -> list[str]:
 
 
 def record(command: list[str], out: str, server: Optional[str], append: bool, redactor, errlog=None,
-           host_streams=None, url: Optional[str] = None) -> int:
+           url: Optional[str] = None, headers: Optional[dict] = None) -> int:
     """Run the proxy for one host session and write its run to ``out``. Returns an exit status:
     0 the host ended the session, 1 the server went away first or the write failed, 2 the
     server could not be started (or, with ``url``, reached): then nothing is written.
 
-    With ``url`` (a Streamable HTTP endpoint) ``command`` is ignored."""
-    import anyio
-
-    from ..mcp.client import _quiet_sdk_logging
-
+    With ``url`` (a Streamable HTTP endpoint, sent ``headers``) ``command`` is ignored."""
     errlog = sys.stderr if errlog is None else errlog
     command = [url] if url is not None else resolve_command(command)
     log = SessionLog(server)
@@ -427,14 +405,29 @@ def record(command: list[str], out: str, server: Optional[str], append: bool, re
         sys.stdout.flush()
         os._exit(code)
 
-    _quiet_sdk_logging()
     outcome = {"gone": False, "failure": ""}
     try:
-        outcome = anyio.run(serve, command, log, finish, host_streams, errlog, url,
-                            abandon if host_streams is None else None)
+        if url is None:
+            from .relay import relay
+
+            outcome = relay(command, log, finish, errlog,
+                            lambda request_id, reason: _line(gone_error(request_id, command, reason)))
+        else:
+            import anyio
+
+            from ..mcp.client import _quiet_sdk_logging
+
+            with _quiet_sdk_logging():  # one clear line of ours, not the SDK's tracebacks
+                outcome = anyio.run(serve, command, log, finish, errlog, url, abandon, headers)
     except KeyboardInterrupt:
         log.ended = ENDED_SIGNAL
     return conclude(outcome)
+
+
+def _line(message: dict) -> bytes:
+    import json
+
+    return (json.dumps(message, ensure_ascii=False) + "\n").encode()
 
 
 def _write(log: SessionLog, command: list[str], out: str, append: bool, redactor, errlog) -> int:

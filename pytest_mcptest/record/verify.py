@@ -161,7 +161,8 @@ def _key(request_id: Any) -> Any:
     return ("s", request_id) if isinstance(request_id, str) else ("n", request_id)
 
 
-def transport(command: list[str], url: Optional[str], headers: dict, errlog):
+def transport(command: list[str], url: Optional[str], headers: dict, errlog, env: Optional[dict] = None,
+              cwd: Optional[str] = None):
     """The SDK's client transport to the server under test."""
     if url is not None:
         from mcp.client.streamable_http import streamable_http_client
@@ -170,12 +171,13 @@ def transport(command: list[str], url: Optional[str], headers: dict, errlog):
         return lambda: streamable_http_client(url, http_client=create_mcp_http_client(headers=headers or None))
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    params = StdioServerParameters(command=command[0], args=command[1:], env={**os.environ, **(env or {})}, cwd=cwd)
     return lambda: stdio_client(params, errlog=errlog)
 
 
 def verify(recording: Recording, command: list[str], url: Optional[str] = None, headers: Optional[dict] = None,
-           ignore: tuple = (), timeout: float = 30.0) -> Outcome:
+           ignore: tuple = (), timeout: float = 30.0, env: Optional[dict] = None,
+           cwd: Optional[str] = None) -> Outcome:
     """Replay ``recording`` against the server; ServerUnavailable when it cannot be had."""
     import tempfile
 
@@ -186,7 +188,7 @@ def verify(recording: Recording, command: list[str], url: Optional[str] = None, 
     patterns = [parse_path(p) for p in ignore]
     with tempfile.TemporaryFile() as errlog, _quiet_sdk_logging():
         try:
-            answers, session, ended = anyio.run(replay, recording, transport(command, url, headers or {}, errlog),
+            answers, session, ended = anyio.run(replay, recording, transport(command, url, headers or {}, errlog, env, cwd),
                                                 timeout)
         except Exception as exc:  # noqa: BLE001 - start-up or transport failure: say it once
             leaf = _leaf(exc)
@@ -219,8 +221,10 @@ def scrubber(headers: dict, patterns=()):
     among the secrets: they never reach a written byte, even when a server echoes them."""
     from .redact import Redactor, redactor
 
-    base = redactor(patterns, where="--redact")
-    return Redactor([*base.secrets, *(v for v in headers.values() if v)], base.patterns) if headers else base
+    base = redactor(patterns, where="mcptest record --redact")
+    values = [v for v in headers.values() if v]
+    values += [v.split(None, 1)[1] for v in values if len(v.split(None, 1)) == 2]  # "Bearer X": X alone too
+    return Redactor([*base.secrets, *values], base.patterns) if headers else base
 
 
 def parse_headers(values) -> dict:
@@ -274,8 +278,8 @@ def main(args) -> int:
         return 2
     from .proxy import resolve_command
 
-    command = resolve_command(command) if command else []
     shown = args.http or shlex.join(command)
+    command = resolve_command(command) if command else []
     try:
         outcome = verify(recording, command, args.http, headers, tuple(args.ignore or ()), args.timeout)
     except ServerUnavailable as exc:

@@ -1,0 +1,171 @@
+"""The pure parts of recording, serving and verifying whole sessions: the session log (tasks,
+unanswered calls, malformed requests, the handshakes), the answer comparison and its path
+syntax, and how a recorded call is matched."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, strategies as st
+
+from pytest_mcptest.mcp.json_diff import ANY, PathError, differences, parse_path, show_path
+from pytest_mcptest.mcp.recording import Exchange, Recording
+from pytest_mcptest.mcp.replay_server import Matcher, NoMatch
+from pytest_mcptest.record.proxy import SessionLog
+
+
+def host(log, rid, method, params=None):
+    log.from_host({"jsonrpc": "2.0", "id": rid, "method": method, "params": params or {}})
+
+
+def answer(log, rid, result=None, error=None):
+    log.from_server({"jsonrpc": "2.0", "id": rid, **({"error": error} if error else {"result": result})})
+
+
+# -- the session log ----------------------------------------------------------------------------
+
+
+def test_a_call_made_as_a_task_gets_the_tasks_final_result():
+    log = SessionLog()
+    host(log, 1, "tools/call", {"name": "slow", "arguments": {"n": 1}, "task": {"ttl": 1000}})
+    answer(log, 1, {"task": {"taskId": "t-1", "status": "working"}})
+    assert log.calls[0]["unanswered"] is True and log.calls[0]["task_id"] == "t-1"
+    host(log, 2, "tasks/result", {"taskId": "t-1"})
+    answer(log, 2, {"content": [{"type": "text", "text": "done"}], "isError": False})
+    run = log.run(["srv"])
+    call = run["tool_calls"][0]
+    assert "unanswered" not in call and call["result"]["content"][0]["text"] == "done" and call["error"] is False
+    assert [m["from"] for m in run["messages"]] == ["host", "server", "host", "server"]
+
+
+def test_a_task_never_resolved_stays_unanswered_and_a_call_never_answered_is_kept():
+    log = SessionLog()
+    host(log, 1, "tools/call", {"name": "slow", "task": {}})
+    answer(log, 1, {"task": {"taskId": 7, "status": "working"}})
+    host(log, 2, "tools/call", {"name": "lost"})
+    calls = log.run(["srv"])["tool_calls"]
+    assert [(c["name"], c["unanswered"]) for c in calls] == [("slow", True), ("lost", True)]
+    assert "result" not in calls[1]
+
+
+def test_a_json_rpc_error_answer_is_an_error_call_with_rpc_error():
+    log = SessionLog()
+    host(log, "a", "tools/call", {"name": "x"})
+    answer(log, "a", error={"code": -32602, "message": "bad"})
+    call = log.run(["srv"])["tool_calls"][0]
+    assert call["error"] is True and call["rpc_error"] == {"code": -32602, "message": "bad"}
+
+
+@pytest.mark.parametrize("name", [5, None, "", ["x"]])
+def test_a_malformed_tools_call_is_flagged_not_a_call(name):
+    log = SessionLog()
+    host(log, 1, "tools/call", {"name": name})
+    run = log.run(["srv"])
+    assert run["tool_calls"] == [] and "malformed" in run["messages"][0]
+
+
+@pytest.mark.parametrize("page", [{"tools": 5}, {"tools": [3, {"name": "ok"}]}, "text", None])
+def test_a_malformed_tools_list_page_is_read_as_what_it_holds(page):
+    log = SessionLog()
+    host(log, 1, "tools/list")
+    answer(log, 1, page)
+    host(log, 2, "tools/call", {"name": "ok"})
+    answer(log, 2, {"content": []})
+    assert [c["name"] for c in log.run(["srv"])["tool_calls"]] == ["ok"]
+    assert log.catalog(["srv"]) in ({}, {"srv": {"tools": []}}, {"srv": {"tools": [{"name": "ok"}]}})
+
+
+def test_the_legacy_and_the_2026_handshakes_name_the_server_and_version():
+    legacy = SessionLog()
+    host(legacy, 0, "initialize", {"protocolVersion": "2025-06-18"})
+    answer(legacy, 0, {"protocolVersion": "2025-06-18", "serverInfo": {"name": "time"}})
+    assert (legacy.server_name(["x"]), legacy.protocol_version) == ("time", "2025-06-18")
+    modern = SessionLog()
+    host(modern, 0, "server/discover", {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}})
+    answer(modern, 0, {"supportedVersions": ["2026-07-28"],
+                       "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "notes", "version": "1"}}})
+    assert (modern.server_name(["x"]), modern.protocol_version) == ("notes", "2026-07-28")
+    refused = SessionLog()
+    host(refused, 0, "server/discover", {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}})
+    answer(refused, 0, error={"code": -32601, "message": "no"})
+    assert refused.protocol_version is None and refused.server_name(["/bin/srv"]) == "srv"
+
+
+# -- comparison and paths -----------------------------------------------------------------------
+
+
+def test_paths_parse_and_show():
+    assert parse_path("result.content[0].text.datetime") == ("result", "content", 0, "text", "datetime")
+    assert parse_path('a[*].*["b.c"]') == ("a", ANY, ANY, "b.c")
+    assert show_path(("result", "content", 0, "a.b")) == 'result.content[0]["a.b"]'
+    for bad in ("", "a..b", ".a", "a[x]", "a[", 5):
+        with pytest.raises(PathError):
+            parse_path(bad)
+
+
+def test_json_in_text_numbers_and_ignored_paths():
+    recorded = {"result": {"content": [{"type": "text", "text": '{"t": "09:00", "n": 1, "ok": true}'}]}}
+    got = {"result": {"content": [{"type": "text", "text": '{"n": 1.0, "t": "10:00", "ok": 1}'}]}}
+    assert differences(recorded, got) == [("result.content[0].text.t", "09:00", "10:00"),
+                                          ("result.content[0].text.ok", True, 1)]
+    assert differences(recorded, got, [parse_path("result.content[*].text.t"), parse_path("*.content")]) == []
+
+
+json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
+                                                                                         max_size=3), max_leaves=12)
+
+
+@given(json_values, json_values)
+def test_differences_are_empty_exactly_for_equal_json(a, b):
+    same = json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    if same:
+        assert differences(a, b) == []
+    found = differences(a, b, limit=1000)
+    assert (found == []) == same or _json_text(a) or _json_text(b)
+    assert differences(a, a) == [] and differences(a, b, [()]) == []
+
+
+def _json_text(value) -> bool:
+    """Strings that hold JSON compare as JSON, so two different texts may compare equal."""
+    return "{" in json.dumps(value) or "[" in json.dumps(value)
+
+
+# -- matching -----------------------------------------------------------------------------------
+
+
+def recording(*calls) -> Recording:
+    exchanges = tuple(Exchange(i, "tools/call", {"name": n, "arguments": a}, {}, {"result": {"n": i}})
+                      for i, (n, a) in enumerate(calls))
+    return Recording("c.json", 1, 1, {"name": "s"}, None, None, exchanges, (), [])
+
+
+def test_each_answer_once_then_the_last_again():
+    matcher = Matcher(recording(("w", {"c": "P"}), ("w", {"c": "L"}), ("w", {"c": "P"})))
+    assert [matcher.find("tools/call", {"name": "w", "arguments": {"c": "P"}}).index for _ in range(4)] == [0, 2, 2, 2]
+
+
+def test_match_by_name_by_order_and_with_ignored_arguments():
+    calls = (("w", {"c": "P", "id": 1}), ("t", {}))
+    assert Matcher(recording(*calls), "name").find("tools/call", {"name": "w", "arguments": {"c": "X"}}).index == 0
+    ignoring = Matcher(recording(*calls), ignore_args=("id",))
+    assert ignoring.find("tools/call", {"name": "w", "arguments": {"c": "P", "id": 9}}).index == 0
+    strict = Matcher(recording(*calls), "strict-order")
+    with pytest.raises(NoMatch, match=r"the next recorded call \(call 1\) is tools/call #1, w"):
+        strict.find("tools/call", {"name": "t", "arguments": {}})
+    assert strict.find("tools/call", {"name": "w", "arguments": {"c": "P", "id": 1}}).index == 0
+    assert strict.find("tools/call", {"name": "t", "arguments": {}}).index == 1
+    with pytest.raises(NoMatch, match="all 2 recorded call"):
+        strict.find("tools/call", {"name": "t", "arguments": {}})
+
+
+def test_a_miss_names_the_closest_call_and_each_difference():
+    matcher = Matcher(recording(("w", {"c": "P", "u": "C"}), ("w", {"c": "L", "u": "F"}), ("t", {"c": "L", "u": "F"})))
+    with pytest.raises(NoMatch) as miss:
+        matcher.find("tools/call", {"name": "w", "arguments": {"c": "L", "u": "K"}})
+    assert "the closest recorded is tools/call #2, w {\"c\": \"L\", \"u\": \"F\"}: arguments.u recorded \"F\", " \
+           "got \"K\"" in str(miss.value)
+    assert miss.value.data["differences"] == [{"path": "arguments.u", "recorded": "F", "got": "K"}]
+    with pytest.raises(NoMatch, match="the tool's name differs: recorded 'w', got 'x'"):
+        matcher.find("tools/call", {"name": "x", "arguments": {}})
