@@ -52,15 +52,16 @@ def proxy_command(out: str, server: list[str], *extra: str) -> list[str]:
     return [sys.executable, "-m", "pytest_mcptest.cli", "record", "--out", out, *extra, "--", *server]
 
 
-def with_session(command: list[str], body, env: dict | None = None, timeout: float = 60):
-    """``await body(session, initialize_result)`` with a plain SDK ClientSession on ``command``; returns its value."""
+def with_session(command: list[str], body, env: dict | None = None, timeout: float = 60, errlog=None):
+    """``await body(session, initialize_result)`` with a plain SDK ClientSession on ``command``; returns its value.
+    ``errlog``: a file the server's stderr goes to (the SDK's default otherwise)."""
     from mcp import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     async def run():
         params = StdioServerParameters(command=command[0], args=command[1:], env=env)
         with anyio.fail_after(timeout):
-            async with stdio_client(params) as (read, write):
+            async with stdio_client(params, **({"errlog": errlog} if errlog is not None else {})) as (read, write):
                 async with ClientSession(read, write) as session:
                     init = await session.initialize()
                     return await body(session, init)

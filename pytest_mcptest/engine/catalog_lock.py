@@ -184,10 +184,13 @@ class CatalogChanges:
         for change in self.changed:
             out.append(f"tool {change.name!r} changed since {since}: {', '.join(change.fields)}")
             out += [f"  {line}" for line in change.diff]
+        locked = since == "it was locked"
         if self.added:
-            out.append(f"new tools, not in the lock (not failed; review and lock them): {', '.join(self.added)}")
+            out.append(f"new tools, not in the lock (not failed; review and lock them): {', '.join(self.added)}"
+                       if locked else f"new tools since {since}: {', '.join(self.added)}")
         if self.removed:
-            out.append(f"locked tools no longer served: {', '.join(self.removed)}")
+            out.append(f"locked tools no longer served: {', '.join(self.removed)}"
+                       if locked else f"tools no longer served since {since}: {', '.join(self.removed)}")
         return out
 
 

@@ -430,6 +430,27 @@ def _line(message: dict) -> bytes:
     return (json.dumps(message, ensure_ascii=False) + "\n").encode()
 
 
+def _catalog_changes(existing, catalog: dict) -> list[str]:
+    """What changed in each server's catalog since the cassette being appended to was
+    recorded: each changed tool with its diff, the tools added and removed, in the words a
+    lock check uses (the catalog kept is the new one; the old runs keep what they saw)."""
+    from ..engine.catalog_lock import compare_catalogs
+
+    before = (existing or {}).get("catalog") if isinstance(existing, dict) else None
+    lines: list[str] = []
+    for server, now in sorted(catalog.items()):
+        old = before.get(server) if isinstance(before, dict) else None
+        if not (isinstance(old, dict) and isinstance(now, dict)):
+            continue
+        try:
+            said = compare_catalogs(old, now).lines(since="the cassette was recorded")
+        except (TypeError, ValueError, AttributeError):
+            continue
+        if said:
+            lines += [f"server {server!r}: the catalog changed:", *(f"  {line}" for line in said)]
+    return lines
+
+
 def _write(log: SessionLog, command: list[str], out: str, append: bool, redactor, errlog) -> int:
     from ..errors import InputError
     from . import store
@@ -437,8 +458,10 @@ def _write(log: SessionLog, command: list[str], out: str, append: bool, redactor
     run = log.run(command)
     meta = {"recorder": "mcptest record", "recorded_at": store.utc_now()}
     run["meta"]["recorded_at"] = meta["recorded_at"]
+    catalog = log.catalog(command)
     try:
-        data = store.save(out, [run], log.catalog(command), meta, store.APPEND if append else store.NEW, redactor)
+        changed = _catalog_changes(store.read_raw(out), catalog) if append else []
+        data = store.save(out, [run], catalog, meta, store.APPEND if append else store.NEW, redactor)
     except InputError as exc:
         errlog.write(f"mcptest record: not written: {exc.render()}\n")
         return 1
@@ -449,5 +472,7 @@ def _write(log: SessionLog, command: list[str], out: str, append: bool, redactor
     errlog.write(f"mcptest record: {out}: run {len(data['runs'])} recorded, {len(run['tool_calls'])} tool call(s)"
                  + (f", {unanswered} left unanswered (kept, flagged unanswered)" if unanswered else "")
                  + f"; {log.ended}\n")
+    for line in changed:
+        errlog.write(f"mcptest record: {line}\n")
     errlog.flush()
     return 0

@@ -43,6 +43,7 @@ class Change:
     what: str
     diffs: tuple            # (path, recorded, got)
     note: str = ""          # instead of diffs: no answer, the server went away
+    catalog: tuple = ()     # a tools/list answer: what changed, tool by tool, in the lock check's words
 
 
 @attrs.frozen
@@ -87,8 +88,25 @@ def compare(recording: Recording, answers: dict, ignore: list, gone: str = "") -
             continue
         diffs = differences(comparable(exchange.answer), comparable(got), ignore)
         if diffs:
-            changes.append(Change(exchange.index, what, tuple(diffs)))
+            changes.append(Change(exchange.index, what, tuple(diffs), catalog=_catalog_lines(exchange, got)))
     return changes
+
+
+def _catalog_lines(exchange, got: dict) -> tuple:
+    """For a ``tools/list`` answer that changed: each tool whose description or schema changed
+    since the recording (with its diff), and the tools added and removed, as ``mcptest doctor
+    --lock`` and a ``lock:`` say it of a locked catalog."""
+    if exchange.method != "tools/list":
+        return ()
+    before, after = (exchange.answer or {}).get("result"), got.get("result")
+    if not (isinstance(before, dict) and isinstance(after, dict)):
+        return ()
+    from ..engine.catalog_lock import compare_catalogs
+
+    try:
+        return tuple(compare_catalogs(before, after).lines(since="the cassette was recorded"))
+    except (TypeError, ValueError, AttributeError):  # a page that is no catalog: its diffs say so
+        return ()
 
 
 async def replay(recording: Recording, open_transport, timeout: float) -> tuple[dict, list, str]:
@@ -210,6 +228,7 @@ def change_lines(outcome: Outcome) -> list[str]:
         lines.append(f"  #{change.index + 1} {change.what}")
         if change.note:
             lines.append(f"      {change.note}")
+        lines += [f"      {line}" for line in change.catalog]
         width = max((len(p) for p, _, _ in change.diffs), default=0)
         for path, recorded, got in change.diffs:
             lines.append(f"      {path.ljust(width)}   recorded {brief(recorded)}   got {brief(got)}")
