@@ -372,6 +372,11 @@ async def run_indexed(runs: int, concurrency: int, one) -> list:
         leaf = _leaf(exc)
         if isinstance(leaf, (KeyboardInterrupt, SystemExit)):
             raise leaf from None
+        if isinstance(leaf, anyio.get_cancelled_exc_class()):
+            # Ctrl-C: the event loop cancelled this task (a model request in flight is dropped
+            # at once); passed on, the loop turns it into KeyboardInterrupt and pytest stops
+            # as interrupted, rather than "1 failed" on a CancelledError.
+            raise
         message = str(leaf) if isinstance(leaf, LiveError) else f"{type(leaf).__name__}: {leaf}"
         completed = len(done)
         raise LiveError(f"{message} ({completed} of {runs} run(s) completed)", {i: done[i] for i in sorted(done)}) \
