@@ -35,7 +35,8 @@ def _pytest(targets: list[str], cassette_dir: Optional[str], as_json: bool, extr
     import pytest
 
     with tempfile.TemporaryDirectory() as tmp:
-        report_path = os.path.join(tmp, "report.json")
+        # The user's own --mcptest-report is the one read back (theirs, given last, wins in pytest).
+        report_path = _report_option(extra) or os.path.join(tmp, "report.json")
         verbose = any(a == "--verbose" or (a.startswith("-v") and set(a[1:]) == {"v"}) for a in extra)
         argv = targets + ["-p", "no:cacheprovider", f"--mcptest-report={report_path}", "-o", "python_files=",
                           *([] if verbose else ["-q"]), *extra]  # -q would cancel the user's -v
@@ -61,6 +62,17 @@ def _pytest(targets: list[str], cassette_dir: Optional[str], as_json: bool, extr
             print(f"mcptest: bad suite {error['file']}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK if code == 0 else EXIT_FAILED
+
+
+def _report_option(extra: Sequence[str]) -> Optional[str]:
+    """The path of the last ``--mcptest-report`` among the pytest options, if any."""
+    found = None
+    for i, arg in enumerate(extra):
+        if arg.startswith("--mcptest-report="):
+            found = arg.split("=", 1)[1]
+        elif arg == "--mcptest-report" and i + 1 < len(extra):
+            found = extra[i + 1]
+    return found
 
 
 def _run(args) -> int:
