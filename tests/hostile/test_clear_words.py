@@ -30,3 +30,11 @@ def test_doctor_says_an_empty_catalog_holds_nothing_to_judge(tmp_path, capsys):
     assert main(["doctor", "--lint-descriptions", "--catalog", str(tmp_path / "empty.json")]) == 2
     assert "empty.json: the catalog holds no tools; there is nothing to judge" in capsys.readouterr().err
     assert main(["doctor", "--lint-descriptions", "--catalog", str(tmp_path / "nan.json")]) == 2
+
+
+def test_a_tool_quality_item_on_an_empty_catalog_says_the_same(pytester):
+    (pytester.path / "c.json").write_text('{"tools": []}')
+    pytester.makefile(".mcptest.yml", s="servers:\n  docs: {catalog: c.json}\ntool_quality:\n  - {name: q, server: docs}\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*c.json: the catalog holds no tools; there is nothing to judge*"])
