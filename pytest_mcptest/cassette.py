@@ -156,9 +156,11 @@ class _Reader:
             for key in ("input", "output", "total"):
                 if tokens.get(key) is not None:
                     self.expect_type(tokens[key], ["number"], parts + ["conversation", "tokens", key], f"'tokens.{key}'")
+                    self._not_negative(tokens[key], parts + ["conversation", "tokens", key], f"'tokens.{key}'")
         cost = raw.get("cost_micros")
         if cost is not None:
             self.expect_type(cost, ["number"], parts + ["cost_micros"], "'cost_micros'")
+            self._not_negative(cost, parts + ["cost_micros"], "'cost_micros'")
         judgments = raw.get("judgments", [])
         self.expect_type(judgments, ["array"], parts + ["judgments"], "'judgments'")
         for i, entry in enumerate(judgments):
@@ -185,6 +187,11 @@ class _Reader:
                 raise self.fail(here + ["from"], f"a recorded message's 'from' must be \"host\" or \"server\", "
                                 f"found {entry.get('from')!r}")
             self.expect_type(entry.get("message"), ["object"], here + ["message"], "a recorded message's 'message'")
+
+    def _not_negative(self, value, parts: list, what: str) -> None:
+        """A spend below zero would let every budget gate pass: refused."""
+        if value < 0:
+            raise self.fail(parts, f"{what} must be 0 or more, found {value}")
 
     def cassette(self, data) -> Cassette:
         self.expect_type(data, ["object"], [], "a cassette")
@@ -311,6 +318,7 @@ def _typed_runs(path: str, data: Any, calls: list) -> Optional[Cassette]:
         conversation = raw.conversation
         turns, tokens = ((), None) if conversation is None else (conversation.turns, conversation.tokens)
         if not (_meta_ok(raw.meta) and all(map(_NAME, tool_calls)) and _tokens_ok(tokens)
+                and (raw.cost_micros is None or raw.cost_micros >= 0)
                 and all(type(j.get("criterion")) is str and j.get("verdict") in ("pass", "fail")
                         for j in raw.judgments)):
             return None
@@ -405,7 +413,7 @@ def _tokens_ok(tokens: Optional[dict]) -> bool:
     if tokens is not None:
         for key in ("input", "output", "total"):
             value = tokens.get(key)
-            if value is not None and not is_number(value):
+            if value is not None and (not is_number(value) or value < 0):
                 return False
     return True
 

@@ -467,7 +467,7 @@ def output_problem(path: str) -> Optional[str]:
     than after the whole run (the write at the end still fails cleanly if things change)."""
     try:
         st: Optional[os.stat_result] = os.stat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # the walk below names a file where a folder should be
         st = None
     except NotADirectoryError:
         above = file_above(path)

@@ -5,7 +5,8 @@ infinities, odd types and deep nesting mixed in) drive the cassette reader,
 ``load_report`` and ``mcptest report``, the report writer and the engine's matchers. The
 only exceptions allowed out are the project's own: :class:`InputError` from readers,
 ``ValueError`` kinds (``MalformedSchema``, ``NestingError``) from the engine; the CLI
-answers with exit status 0, 1 or 2, never a traceback.
+answers with exit status 0, 1 or 2, never a traceback. The writers (issue 33) are fuzzed
+against what may stand at their output path, with secrets in what they write.
 """
 
 from __future__ import annotations
@@ -144,3 +145,67 @@ def test_trace_matching_raises_only_value_errors(recorded, expected, mode):
     except ValueError:  # a malformed schema
         return
     assert result.passed is (not result.mismatches)
+
+
+# --------------------------------------------------------------------------- the writers (issue 33)
+
+_STANDING = ("nothing", "file 0600", "file 0644", "link to a file", "dangling link", "link to /dev/null",
+             "directory", "file under a file")
+_SECRETS = ("ghp_" + "a1B2" * 9, "AKIAIOSFODNN7EXAMPLE", "sk-proj-" + "Zx9_" * 8, "postgres://u:pw55word@db/x")
+
+
+@FUZZ
+@given(st.sampled_from(_STANDING), st.sampled_from(["new", "append", "replace", "first"]),
+       st.lists(st.tuples(names, json_values), min_size=1, max_size=3), st.sampled_from(_SECRETS))
+def test_every_writer_keeps_what_stands_at_its_path_and_leaks_nothing(tmp_path_factory, standing, how, calls,
+                                                                       secret):
+    """Whatever stands at the output path, a write either lands (a link stays a link and
+    its target is written; a device stays a device; a file keeps its mode) or fails with
+    an ``OSError`` or ``InputError``; no temporary or lock file is left, a run appended is
+    never lost, and a secret of a well-known shape never reaches the bytes written."""
+    import os
+    import stat
+
+    from pytest_mcptest.record import store
+    from pytest_mcptest.record.redact import Redactor
+
+    folder = tmp_path_factory.mktemp("w")
+    path = folder / "c.json"
+    old = {"mcptest_cassette": 1, "runs": [{"tool_calls": [{"name": "old"}]}]}
+    target = folder / "real.json"
+    if standing in ("file 0600", "file 0644"):
+        path.write_text(json.dumps(old))
+        os.chmod(path, int(standing[-4:], 8))
+    elif standing == "link to a file":
+        target.write_text(json.dumps(old))
+        path.symlink_to(target)
+    elif standing == "dangling link":
+        path.symlink_to(target)
+    elif standing == "link to /dev/null":
+        path.symlink_to("/dev/null")
+    elif standing == "directory":
+        path.mkdir()
+    elif standing == "file under a file":
+        (folder / "plain").write_text("x")
+        path = folder / "plain" / "c.json"
+    before = os.lstat(path) if os.path.lexists(path) else None
+    tool_calls = [{"name": name if isinstance(name, str) and name else "t", "args": {"q": secret, "v": args}}
+                  for name, args in calls]
+    try:
+        data = store.save(str(path), [{"tool_calls": tool_calls}], {}, {"note": secret}, how, Redactor())
+    except (OSError, InputError):
+        data = None
+    leftovers = [n for n in os.listdir(folder) if ".tmp-" in n or n.endswith(".mcptest-lock")]
+    assert leftovers == []
+    if before is not None:
+        assert stat.S_IFMT(os.lstat(path).st_mode) == stat.S_IFMT(before.st_mode)  # a link stays a link
+    if data is None:
+        return
+    written = path.read_bytes() if standing != "link to /dev/null" else b""
+    assert secret.encode() not in written and b"pw55word" not in written
+    if standing in ("file 0600", "file 0644"):
+        assert stat.S_IMODE(os.stat(path).st_mode) == int(standing[-4:], 8)
+    if written:
+        runs = json.loads(written)["runs"]
+        kept_old = how in ("append", "first") and standing in ("file 0600", "file 0644", "link to a file")
+        assert len(runs) == 1 + kept_old

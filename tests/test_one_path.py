@@ -71,7 +71,8 @@ def _same_verdict(item: dict, command: dict) -> None:
            [(f["gate"], f["message"]) for f in command["failures"]]
 
 
-@pytest.mark.parametrize("catalog, code", [(MEDIOCRE, 1), ({"tools": MEDIOCRE["tools"][:0]}, None)])
+# An empty catalog is bad input for both (tests/hostile/test_clear_words.py).
+@pytest.mark.parametrize("catalog, code", [(MEDIOCRE, 1)])
 def test_doctor_and_the_tool_quality_item_agree(pytester, capsys, monkeypatch, catalog, code):
     monkeypatch.chdir(pytester.path)
     (pytester.path / "c.json").write_text(json.dumps(catalog))

@@ -147,6 +147,9 @@ def _carry_out(decision: Any, block: Any, ctx: Context, gate: Any, path: str, sh
     """:func:`open_cassette` once decided (under the cassette's lock when it records)."""
     modes = _record_modes()
     if decision.action == modes.FAIL:
+        if ctx.dry_run and cassette is None and getattr(block, "agent", ""):
+            # A [distractors] item judges its agent's cassette: the agent item records it.
+            raise DryRun(f"would replay {shown} once the agent item {block.agent!r} has recorded it")
         raise SourceError("cassette", shown, decision.message)
     notes, said = [], []
     if decision.records:

@@ -100,7 +100,10 @@ def judge_run(block: ToolBenchBlock, catalog, number: int, total: int, ctx: Cont
     except ValueError as exc:  # the spec and the catalog disagree: name the spec's block, as the CLI prints only this
         raise SourceError("catalog", None, f"{block.file}:{block.line}: {exc}") from None
     failures = ()
-    if bench.passed is False:
+    if bench.passed is False and bench.max_drop is None:
+        failures = (Failure("min_drop", f"no mutation ran, so there is no selection drop to hold against min_drop "
+                            f"{_num(block.min_drop)}; add mutations: to the spec"),)
+    elif bench.passed is False:
         failures = (Failure("min_drop", f"the largest selection drop {_num(bench.max_drop)} is below min_drop "
                             f"{_num(block.min_drop)}: the descriptions do not carry the selection signal"),)
     return GateResult(bench.to_dict(), failures, tuple(findings(failures)))
@@ -125,7 +128,12 @@ def summary_lines(envelope: dict) -> list[str]:
     for m in envelope["mutations"]:
         lines.append(f"  {m['tool']} {m['kind']}: drop {_num(m['drop'])}, smells introduced {_smells(m['smells_introduced'])}, "
                      f"tokens removed {m['tokens_removed']}")
-    if envelope.get("min_drop") is not None:
+    if not envelope["mutations"]:
+        lines.append("  no mutation in the spec: selection accuracy only, no drop to measure")
+    if envelope.get("min_drop") is not None and envelope.get("max_drop") is None:
+        lines.append(f"{'PASS' if envelope.get('passed') else 'FAIL'}: no mutation ran, so no drop to hold "
+                     f"against min-drop {_num(envelope['min_drop'])}")
+    elif envelope.get("min_drop") is not None:
         verdict = "PASS" if envelope.get("passed") else "FAIL"
         lines.append(f"{verdict}: largest drop {_num(envelope['max_drop'])} against min-drop {_num(envelope['min_drop'])}")
     return lines

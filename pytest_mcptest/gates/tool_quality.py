@@ -90,9 +90,11 @@ def open(block: ToolQualityBlock, ctx: Context):
     except InputError as exc:
         raise SourceError("catalog", None, exc.render()) from None
     try:
-        catalog_tools(catalog)  # its shape, checked where the file's name is known
+        tools = catalog_tools(catalog)  # its shape, checked where the file's name is known
     except CatalogError as exc:
         raise SourceError("catalog", None, f"{shown}: {exc}") from None
+    if not tools:  # nothing to score: bad input (exit 2 in `mcptest doctor`), as a catalog that is not one
+        raise SourceError("catalog", None, f"{shown}: the catalog holds no tools; there is nothing to judge")
     return catalog_source(shown, catalog)
 
 

@@ -146,6 +146,7 @@ async def _conversation_run(task: ConversationTask, roles: _Roles, notes: list, 
                 break
             turns.append({"role": "user", "content": text})
             user_turns += 1
+    notes.extend(f"run {index + 1}: {n}" for n in agent.notes)
     items = criteria(task.evaluation)
     judgments: list = []
     if items:

@@ -95,7 +95,8 @@ class SharedRateLimiter(RateLimiter):
     def _held(self) -> Iterator[tuple[list, list]]:
         import fcntl
 
-        with self._lock, open(self.path, "a+", encoding="utf-8") as fh:
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        with self._lock, os.fdopen(os.open(self.path, flags, 0o600), "r+", encoding="utf-8") as fh:
             fcntl.flock(fh, fcntl.LOCK_EX)
             fh.seek(0)
             try:
@@ -124,6 +125,8 @@ def limiter_for(endpoint: str, requests_per_minute: Optional[int], tokens_per_mi
             import fcntl  # noqa: F401
         except ImportError:
             shared_dir = None
+        else:
+            shared_dir = private_folder(shared_dir)
     key = (endpoint, requests_per_minute, tokens_per_minute, shared_dir)
     with _LIMITERS_LOCK:
         limiter = _LIMITERS.get(key)
@@ -136,6 +139,23 @@ def limiter_for(endpoint: str, requests_per_minute: Optional[int], tokens_per_mi
                 limiter = RateLimiter(requests_per_minute, tokens_per_minute)
             _LIMITERS[key] = limiter
         return limiter
+
+
+def private_folder(path: str) -> Optional[str]:
+    """``path`` as a folder only this user can enter, made if missing (the rate folder sits
+    in a shared temporary folder under a name anyone can guess), or None when what stands
+    there is not one: a link, a file, another user's folder, or one others may write. The
+    limits then hold per process, and nobody else's file is read or written."""
+    import stat
+
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
+        return None
+    return path
 
 
 class Budget:

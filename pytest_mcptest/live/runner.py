@@ -185,6 +185,7 @@ class Tally:
         self.cost: Optional[int] = 0
         self.calls = 0
         self.model: Optional[str] = None
+        self.notes: list[str] = []  # replies cut to the bounds below, said once after the recording
 
     def add(self, reply: Reply, cost: Optional[int]) -> None:
         self.calls += 1
@@ -194,6 +195,23 @@ class Tally:
 
 
 # --------------------------------------------------------------------------- the tool-use loop
+
+MAX_CALLS_PER_REPLY = 128  # tool calls of one model reply that are run; the rest are dropped, with a note
+MAX_REPLY_CHARS = 1_000_000  # characters of one reply's text that are kept
+
+
+def bounded(reply: Reply, step: int) -> tuple[Reply, Optional[str]]:
+    """``reply`` within :data:`MAX_CALLS_PER_REPLY` calls and :data:`MAX_REPLY_CHARS` of text,
+    and a note saying what was cut (None when nothing was): a model that answers with
+    5,000 tool calls or 50 MB of text is not run or recorded whole."""
+    cut = []
+    if len(reply.calls) > MAX_CALLS_PER_REPLY:
+        cut.append(f"{len(reply.calls)} tool calls, the first {MAX_CALLS_PER_REPLY} run and recorded")
+        reply = attrs.evolve(reply, calls=tuple(reply.calls[:MAX_CALLS_PER_REPLY]))
+    if isinstance(reply.text, str) and len(reply.text) > MAX_REPLY_CHARS:
+        cut.append(f"{len(reply.text):,} characters of text, the first {MAX_REPLY_CHARS:,} kept")
+        reply = attrs.evolve(reply, text=reply.text[:MAX_REPLY_CHARS])
+    return reply, (f"model reply {step + 1} was cut: {'; '.join(cut)}" if cut else None)
 
 
 def result_text(result: Mapping) -> str:
@@ -227,6 +245,9 @@ async def agent_steps(model: Model, system: Optional[str], board: ToolBoard, hub
         reply, cost = await model.ask(system, turns, board.tools, temperature)
         step = tally.calls
         tally.add(reply, cost)
+        reply, note = bounded(reply, step)
+        if note is not None:
+            tally.notes.append(note)
         message: dict = {"role": "assistant", "content": reply.text}
         if reply.calls:
             message["tool_calls"] = [{"id": c.id, "type": "function",
@@ -304,6 +325,7 @@ async def _agent_run(task: AgentTask, pool: ModelPool, index: int, catalogs: lis
         calls: list = []
         tally = Tally()
         last = await agent_steps(model, task.system_prompt, board, hub, turns, calls, tally, task.max_turns)
+    notes.extend(f"run {index + 1}: {n}" for n in tally.notes)
     meta: dict = {"model": tally.model or model.provider.ref.name,
                   "stopped": "max_turns" if last.calls else "final_response",
                   "stop_reason": last.stop_reason, "model_calls": tally.calls}
@@ -372,6 +394,11 @@ async def run_indexed(runs: int, concurrency: int, one) -> list:
         leaf = _leaf(exc)
         if isinstance(leaf, (KeyboardInterrupt, SystemExit)):
             raise leaf from None
+        if isinstance(leaf, anyio.get_cancelled_exc_class()):
+            # Ctrl-C: the event loop cancelled this task (a model request in flight is dropped
+            # at once); passed on, the loop turns it into KeyboardInterrupt and pytest stops
+            # as interrupted, rather than "1 failed" on a CancelledError.
+            raise
         message = str(leaf) if isinstance(leaf, LiveError) else f"{type(leaf).__name__}: {leaf}"
         completed = len(done)
         raise LiveError(f"{message} ({completed} of {runs} run(s) completed)", {i: done[i] for i in sorted(done)}) \

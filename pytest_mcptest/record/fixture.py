@@ -63,6 +63,13 @@ def mcptest_recorder(request):
         pytest.fail(f"mcptest_recorder: {exc}", pytrace=False)
     yield recorder
     outcome = request.node.stash.get(_OUTCOME, None)
+    drift = settings.get("drift", "warn")
+    if outcome is not None and outcome[0] and drift != "ignore":  # as docs/recording.md promises
+        changed = recorder.drift(request.node.nodeid)
+        if changed and drift == "fail":
+            pytest.fail(f"mcptest_recorder: {changed}", pytrace=False)
+        if changed:
+            request.node.warn(pytest.PytestWarning(f"mcptest_recorder: {changed}"))
     if outcome is not None and outcome[0] and recorder._decision is not None:
         try:
             written = recorder.save()

@@ -29,7 +29,7 @@ import time
 from typing import Any, Callable, Optional
 
 from . import modes, store
-from .drift import prompt_sha256
+from .drift import compare, prompt_sha256
 from .redact import redactor as make_redactor
 
 
@@ -176,6 +176,15 @@ class Recorder:
         store.save(self.path, [run], self.catalog, meta, how, self.redactor)
         self.saved = True
         return self.path
+
+    def drift(self, item_id: str) -> str:
+        """What changed between the replayed cassette's ``meta`` and this test's ``describe()``
+        (model, prompt), with the command that re-records; empty when nothing did or when
+        nothing was replayed."""
+        if self._decision is None or self._decision.action != modes.REPLAY or not self._recorded:
+            return ""
+        return compare(self._recorded.get("meta") or {}, self.path, item_id, model=self.meta.get("model"),
+                       prompt=self.meta.get("prompt"), system_prompt=self.meta.get("system_prompt")).message()
 
     def __enter__(self) -> "Recorder":
         return self

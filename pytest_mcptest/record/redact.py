@@ -98,6 +98,9 @@ _NOT_ALWAYS_AFTER = {"min", "max", "length", "count", "policy", "hint", "reset",
                      "mode", "dir", "field", "label", "prompt"}
 
 
+_SCHEMA_KEYS = frozenset({"inputSchema", "outputSchema", "input_schema", "output_schema"})
+
+
 def _credential(match: re.Match) -> str:
     return match.group(1) + REDACTED if _NOT_A_WORD.search(match.group(2)) else match.group(0)
 
@@ -170,18 +173,25 @@ class Redactor:
             return match.group(0)
         return f'{match.group(1)}"{REDACTED}"'
 
-    def value(self, value):
-        """A copy of a JSON value with every secret replaced (keys included)."""
+    def value(self, value, schema: bool = False):
+        """A copy of a JSON value with every secret replaced (keys included). Inside a tool's
+        schema (``schema``) a key names a parameter, not a secret: a login tool's
+        ``password: {type: string}`` is kept, only its strings are scrubbed."""
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
             out = {}
             for key, item in value.items():
                 new_key = self.text(key) if isinstance(key, str) else key
-                out[new_key] = self.hidden(item) if isinstance(key, str) and secret_name(key) else self.value(item)
+                if schema or key in _SCHEMA_KEYS:
+                    out[new_key] = self.value(item, schema=True)
+                elif isinstance(key, str) and secret_name(key):
+                    out[new_key] = self.hidden(item)
+                else:
+                    out[new_key] = self.value(item)
             return out
         if isinstance(value, list):
-            return [self.value(item) for item in value]
+            return [self.value(item, schema) for item in value]
         return value
 
     def hidden(self, value):

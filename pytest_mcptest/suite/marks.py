@@ -165,6 +165,11 @@ def _condition_mark(name: str, value: Any, where: list, fail) -> Mark:
     else:
         conditions, parts = [value], [where]
     built = tuple(_condition(c, p, name, fail) for c, p in zip(conditions, parts))
+    if built and "reason" not in kwargs and all(isinstance(c, bool) for c in built):
+        # As pytest refuses a boolean condition without a reason: a skip that says only "true"
+        # would hide an item with no word why.
+        raise fail(where, f"{name}: a condition of true or false needs a reason: "
+                   f"{{{name}: {{condition: {str(built[0]).lower()}, reason: \"why\"}}}}")
     if built and "reason" not in kwargs:
         # pytest wants a reason with a non-string condition; say which condition held.
         kwargs["reason"] = " or ".join(c.describe() if isinstance(c, Condition) else str(c).lower() for c in built)

@@ -71,3 +71,10 @@ def test_the_live_runner_gives_servers_the_default_environment_and_the_suites_en
     assert "LiveError" in repr(info.value) or isinstance(info.value, LiveError)
     seen = json.loads(dump.read_text())
     assert "OPENAI_API_KEY" not in seen and seen["SHOP_MODE"] == "test"
+
+
+def test_a_tools_schema_keeps_its_password_parameter():
+    tool = {"name": "login", "inputSchema": {"type": "object", "properties": {
+        "password": {"type": "string", "description": "the user's password"}, "api_key": {"type": "string"}}}}
+    assert Redactor().value({"catalog": {"shop": {"tools": [tool]}}}) == {"catalog": {"shop": {"tools": [tool]}}}
+    assert Redactor().value({"args": {"password": "hunter22"}}) == {"args": {"password": REDACTED}}
