@@ -135,7 +135,9 @@ def render(result: dict) -> str:
         head = f"no number of runs detects a drop of {_pct(result['drop'])} from {_pct(rate)} {test}"
     else:
         trials = f"{result['trials']} trial{'' if result['trials'] == 1 else 's'}"
-        size = f"{result['tasks']} tasks x {trials} = {result['runs']} {unit}{side}"
+        whole = result["tasks"] * result["trials"]  # whole tasks: a few more runs than needed, said so
+        size = f"{result['tasks']} tasks x {trials} = {whole} {unit}{side}" + (
+            f" ({result['runs']} needed)" if whole != result["runs"] else "")
         if result["drop"] is None:
             head = f"{size} detect no drop from {_pct(rate)} {test}"
         else:

@@ -82,7 +82,7 @@ def test_design_effect_discounts_trials():
 def test_the_command_names_tasks_trials_and_the_formula(capsys):
     assert main(["power", "--rate", "0.42", "--drop", "0.1", "--trials", "4", "--icc", "0.4"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == ("201 tasks x 4 trials = 802 runs per side to detect a drop from 42% to 32% (10 points) "
+    assert out[0] == ("201 tasks x 4 trials = 804 runs per side (802 needed) to detect a drop from 42% to 32% (10 points) "
                       "at alpha 0.05 (two-sided) with power 0.8")
     assert "Cohen's h" in out[2] and "Kish's design effect 1 + (4 - 1) x 0.4 = 2.2" in out[2]
     assert main(["power", "--rate", "0.42", "--tasks", "50", "--trials", "4", "--icc", "0.4046", "--json"]) == 0
