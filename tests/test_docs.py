@@ -93,6 +93,8 @@ def _commands(text: str) -> list[tuple[list[str], str]]:
             words = shlex.split(part, comments=True)
             while words and re.match(r"^[A-Z_][A-Z0-9_]*=", words[0]):
                 words.pop(0)  # VAR=value before the command
+            if words[1:] and words[1].endswith(":"):
+                continue  # what a command printed ("mcptest record: ..."), shown after it
             if words and words[0].rsplit("/", 1)[-1] in ("mcptest", "pytest"):
                 commands.append((words, comment))
     return commands
@@ -113,6 +115,8 @@ def test_every_command_of_the_docs_is_accepted_and_those_on_the_examples_run(tex
             try:
                 if words[1:3] == ["report", "merge"]:  # its own parser, as main() reads it
                     args, rest = _merge_parser().parse_args(words[3:]), []
+                elif words[1:2] == ["verify"] and "--" in words:  # the server's command after --, as main() cuts it
+                    args, rest = parser.parse_known_args(words[1:words.index("--")])
                 else:
                     args, rest = parser.parse_known_args(words[1:])
             except SystemExit:

@@ -73,7 +73,7 @@ def test_five_mistakes_are_reported_together_in_line_order(pytester):
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines([_glob(line) for line in [
         "suite.mcptest.yml:2: 5 problems in this document:",
-        "  line 2: servers.shop takes only one of `command`, `catalog` or `cassette`",
+        "  line 2: servers.shop takes either `command` or `catalog`, not both",
         "        2 |   shop: {catalog: shop.json, command: [mcptest, mock]}",
         "  line 5: unknown key 'expct' in agents[0]; did you mean 'expect'?*",
         "*",
@@ -149,6 +149,6 @@ def test_stability_and_models_are_spelled_out():
         "unknown key 'expct' in agents[0].stability; did you mean 'expect'? expected one of: expect",
         "models.openai.price is missing the required key 'output'",
         "unknown key 'timeot' in models.openai; did you mean 'timeout'? expected one of: base_url, item_max_cost_usd, "
-        "item_max_tokens, max_retries, max_tokens, price, requests_per_minute, temperature, timeout, "
+        "item_max_tokens, max_retries, max_tokens, price, requests_per_minute, stream, temperature, timeout, "
         "tokens_per_minute",
     ]
