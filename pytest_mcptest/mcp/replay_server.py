@@ -258,12 +258,17 @@ def run(cassette: str, run_number: Optional[int] = None, match: str = "args", ig
     except OSError as exc:
         print(f"mcptest serve: {cassette}: cannot read: {exc.strerror or exc}", file=sys.stderr)
         return 2
+    return serve_until_closed(build_server(recording, match, ignore_args, fault), host, port)
+
+
+def serve_until_closed(server, host: Optional[str], port: Optional[int]) -> int:
+    """Serve ``server`` (a recording's or a world's) over stdio, or Streamable HTTP at
+    ``host:port``, until the host closes it; the exit status (130 on Ctrl-C)."""
     from .client import _quiet_sdk_logging
 
-    server = build_server(recording, match, ignore_args, fault)
     with _quiet_sdk_logging():
         try:
-            if http:
+            if host is not None:
                 return _serve_http(server, host, port)
             import anyio
 

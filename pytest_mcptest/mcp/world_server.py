@@ -133,7 +133,7 @@ def run(target: str, http: Optional[str] = None, fault_spec: str = "none", recor
     """Serve the world until the host closes stdin (or Ctrl-C with ``--http``). Returns 0,
     or 2 for bad input (the reason on stderr: the suite's line, or the scenarios it holds)."""
     from .mock_server import MockError, parse_fault
-    from .replay_server import _address, _serve_http, _serve_stdio
+    from .replay_server import _address, serve_until_closed
 
     try:
         fault = parse_fault(fault_spec)
@@ -155,16 +155,4 @@ def run(target: str, http: Optional[str] = None, fault_spec: str = "none", recor
     if inferred:
         print(f"mcptest serve: {block.name!r}: input schema inferred from the arguments its transitions read "
               f"(no tools: entry) for {', '.join(inferred)}", file=sys.stderr, flush=True)
-    from .client import _quiet_sdk_logging
-
-    server = build_server(block, fault, record)
-    with _quiet_sdk_logging():
-        try:
-            if http:
-                return _serve_http(server, host, port)
-            import anyio
-
-            anyio.run(_serve_stdio, server)
-        except KeyboardInterrupt:
-            return 130
-    return 0
+    return serve_until_closed(build_server(block, fault, record), host, port)
