@@ -5,7 +5,9 @@ Starts a real server twice: once straight under an SDK ``ClientSession``, once b
 ``mcptest record --out <tmp>``. Each session makes ``--warmup`` calls, then ``--calls``
 sequential ``tools/call`` requests, timing each round trip, and the time from spawning the
 command to a finished ``initialize`` is its start-up. The servers: ``mcptest mock`` (``echo``)
-and mcp-server-time (``convert_time``). Reports the median and p90 per call, the median
+mcp-server-time (``convert_time``) and, where node is there, the reference server
+``@modelcontextprotocol/server-everything`` (``echo``; found as ``mcp-server-everything`` on
+the PATH, or given with ``--everything COMMAND``). Reports the median and p90 per call, the median
 added latency (proxied minus direct) against the goal of at most 0.5 ms, and the added
 start-up against the goal of at most 0.2 s. The two sessions alternate ``--repeat`` times
 and the best median of each is kept, so a busy machine weighs on both.
@@ -15,6 +17,8 @@ the benchmark is broken (a call failed, or the cassette does not hold every call
 
     python benchmarks/bench_proxy.py              # 200 calls, best of 3
     python benchmarks/bench_proxy.py --json
+    npm install @modelcontextprotocol/server-everything   # then, from that folder:
+    python benchmarks/bench_proxy.py --everything node_modules/.bin/mcp-server-everything
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
+import shutil
 import statistics
 import sys
 import tempfile
@@ -84,16 +90,22 @@ def main(argv=None) -> int:
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--everything", default=shutil.which("mcp-server-everything"),
+                        help="command of @modelcontextprotocol/server-everything (default: on the PATH)")
     args = parser.parse_args(argv)
+    servers = [("mcp-server-time convert_time", TIME_SERVER, "convert_time", TIME_ARGS)]
+    if args.everything:
+        servers.append(("server-everything echo", shlex.split(args.everything), "echo", {"message": "hello"}))
+    else:
+        print("server-everything not found (npm install @modelcontextprotocol/server-everything): skipped",
+              file=sys.stderr)
 
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         manifest = os.path.join(tmp, "bench.yml")
         Path(manifest).write_text(MANIFEST)
         mock = [sys.executable, "-m", "pytest_mcptest.cli", "mock", "--tools-from", manifest]
-        for label, server, tool, call_args in (("mcptest mock echo", mock, "echo", None),
-                                               ("mcp-server-time convert_time", TIME_SERVER, "convert_time",
-                                                TIME_ARGS)):
+        for label, server, tool, call_args in (("mcptest mock echo", mock, "echo", None), *servers):
             best = {"direct": None, "proxied": None}
             starts = {"direct": [], "proxied": []}
             for n in range(args.repeat):
