@@ -159,6 +159,7 @@ scenarios:
         effect: {box.label: {from_arg: label}}
       - tool: close
         effect: {open: false}
+      - {tool: peek, result: {count: {from_state: count}, last: {from_state: last}}}
 """
 
 ARGS = st.one_of(st.just({}), st.just({"qty": 1}), st.just({"order": {"id": "A"}, "qty": 2}),
@@ -205,6 +206,44 @@ def test_an_errored_call_whose_effects_could_not_apply_is_invalid_and_one_that_c
         (0, "effect last from_arg order.id: the call has no argument order.id"),
         (2, "box is not an object, so box.label cannot be set")]
     assert result.final_state == world.seed
+
+
+def test_a_served_session_and_the_replay_of_its_recording_count_the_same_invalid_calls(tmp_path):
+    """Over a real ``mcp.ClientSession`` against ``mcptest serve --record``: the calls the
+    world refused, even those whose guard held, are the replay's invalid actions, and the
+    state the read tool answered is the replay's final state."""
+    import sys
+
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    from pytest_mcptest.cassette import load_cassette
+    from pytest_mcptest.engine.world import replay_world
+
+    (tmp_path / "orders.mcptest.yml").write_text(STRICT.replace("  - name: orders\n",
+                                                                "  - name: orders\n    cassette: served.json\n"))
+    calls = [("place", {"qty": 1}), ("place", {"order": {"id": "A"}, "qty": 2}), ("pack", {"label": "L"}),
+             ("place", {"order": {"id": "B"}, "qty": "two"}), ("close", {}), ("place", {"order": {"id": "C"}, "qty": 1}),
+             ("peek", {})]
+
+    async def body():
+        params = StdioServerParameters(command=sys.executable, cwd=str(tmp_path), args=[
+            "-m", "pytest_mcptest.cli", "serve", "orders.mcptest.yml::orders", "--record", "served.json"])
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            return [await client.call_tool(name, args) for name, args in calls]
+
+    answers = anyio.run(body)
+    refused = [i for i, a in enumerate(answers) if a.is_error]
+    assert refused == [0, 2, 3, 5]
+    world = load_suite(str(tmp_path / "orders.mcptest.yml")).blocks[0].world
+    result = replay_world(world, load_cassette(str(tmp_path / "served.json")).runs[0])
+    assert [i.index for i in result.invalid] == refused
+    assert [f"refused: {calls[i.index][0]}: {i.reason}" for i in result.invalid] == [
+        answers[i].content[0].text for i in refused]
+    assert json.loads(answers[-1].content[0].text) == {"count": 2, "last": "A"}
+    assert result.final_state == {"count": 2, "box": 7, "open": False, "last": "A"}
 
 
 # --------------------------------------------------------------------------- bad input
