@@ -224,8 +224,8 @@ def test_a_served_session_and_the_replay_of_its_recording_count_the_same_invalid
     (tmp_path / "orders.mcptest.yml").write_text(STRICT.replace("  - name: orders\n",
                                                                 "  - name: orders\n    cassette: served.json\n"))
     calls = [("place", {"qty": 1}), ("place", {"order": {"id": "A"}, "qty": 2}), ("pack", {"label": "L"}),
-             ("place", {"order": {"id": "B"}, "qty": "two"}), ("close", {}), ("place", {"order": {"id": "C"}, "qty": 1}),
-             ("peek", {})]
+             ("place", {"order": {"id": "B"}, "qty": "two"}), ("close", {}),
+             ("place", {"order": {"id": "C"}, "qty": 1}), ("peek", {})]
 
     async def body():
         params = StdioServerParameters(command=sys.executable, cwd=str(tmp_path), args=[

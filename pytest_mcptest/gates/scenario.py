@@ -195,10 +195,10 @@ def _own_world(doc: Doc, parts, raw: dict, servers: tuple) -> dict:
     if missing:  # the world would be served to no agent: the recording could never be made
         where = "world" if raw.get("world") else "servers"
         said = "world: true" if raw.get("world") else "servers: [world]"
+        target = f"{os.path.basename(doc.path)}::{raw['name']}"
         raise doc.error(parts + [where], f"{said}: a live recording acts in the scenario's own "
                         f"world, which needs an agent: add {' and '.join(f'{k}:' for k in missing)} (to serve "
-                        f"the world to an agent of your own: `mcptest serve \"{os.path.basename(doc.path)}::{raw['name']}\"`, "
-                        "which needs no key)")
+                        f"the world to an agent of your own: `mcptest serve \"{target}\"`, which needs no key)")
     from .sources import world_command
 
     return {WORLD: world_command(os.path.abspath(doc.path), raw["name"])}
