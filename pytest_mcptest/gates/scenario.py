@@ -11,6 +11,10 @@ can record its own (``live/runner.py``), when a record mode asks for it. Its ``r
 is then decided by a judge model after each run and written as the run's
 ``judgments``; on replay those verdicts are read back (``engine/rubric.py``), and a
 rubric with none stays deferred.
+
+A cassette of several runs (``runs: N``: recorded inside the world, N episodes each from
+the seed) is judged run by run by the world; with ``stability:`` its floors over those
+verdicts (``gates/stability.py``) decide the item instead of "every run must pass".
 """
 
 from __future__ import annotations
