@@ -269,8 +269,6 @@ def careful_replay(spec: WorldSpec, run: Run) -> tuple:
             reasons = [g.failure(state) for g in candidates[0].when]
             invalid.append((index, next(r for r in reasons if r is not None)))
             continue
-        if call.error:
-            continue
         journal: list = []
         try:
             writes = [(e.path, e.new_value(state, call.args)) for e in chosen.effects]
@@ -279,6 +277,9 @@ def careful_replay(spec: WorldSpec, run: Run) -> tuple:
         except (ValueError, PathError) as exc:
             rollback(journal)
             invalid.append((index, str(exc)))
+            continue
+        if call.error:  # refused: nothing changes, though effects it could not have had make it invalid
+            rollback(journal)
     return repr(state), invalid, forbidden
 
 

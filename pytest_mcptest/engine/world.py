@@ -13,7 +13,9 @@ Per call, in this order:
 3. the first transition for the tool whose guard holds applies; when every guard
    fails, an invalid action naming the first failed condition;
 4. a call that returned an error is legal but its effect is not applied: the
-   server refused it, so the world did not change.
+   server refused it, so the world did not change; unless its effects could not
+   have been applied anyway (an argument missing, a path through a non-object):
+   then it is an invalid action, as a served world answers it.
 
 These four are :func:`step`, the only place they are written: a replay takes it for each
 recorded call, and a served world (``mcptest serve SUITE::SCENARIO``) for each live one.
@@ -491,7 +493,8 @@ def step(spec: WorldSpec, state: dict, name: str, args: Any, error: bool = False
 
     ``FORBIDDEN`` (the rule's reason) comes first; then ``INVALID`` (no transition for a
     tool that is no escalation tool, every guard failed: the first candidate's first
-    failed guard, or effects that could not be applied: why); ``NOOP`` for an escalation
+    failed guard, or effects that could not be applied, even to a call that returned an
+    ``error``: why, so a replay counts the call as the served world did); ``NOOP`` for an escalation
     tool with no transition; else ``APPLIED`` with the transition that fired (its effects
     written, all or nothing, unless the call returned an ``error``).
     """
@@ -524,7 +527,27 @@ def _step(forbidden_by_tool: dict, by_tool: dict, escalation_tools: tuple, state
         return INVALID, first_guard_failure(candidates[0].when, state) or "guard failed", None
     if outcome is not True:  # the effects could not be applied: why
         return INVALID, outcome, chosen
+    if error and chosen.effects:
+        why = _unappliable(state, chosen, args)
+        if why is not None:
+            return INVALID, why, chosen
     return APPLIED, None, chosen
+
+
+def _unappliable(state: dict, transition: Transition, args: Any) -> Optional[str]:
+    """Why ``transition``'s effects could not be applied to ``state`` (None when they
+    could), leaving it as it was. A call that returned an error changes nothing, but when
+    the world would have refused it too (an argument missing, a path through a number), it
+    is the invalid action a served world answered it as, not a legal refusal."""
+    journal: list = []
+    try:
+        for path, value in [(e.path, e.new_value(state, args)) for e in transition.effects]:
+            assign(state, path, value, journal)
+    except (ValueError, PathError) as exc:
+        return str(exc)
+    finally:
+        rollback(journal)
+    return None
 
 
 def replay_world(spec: WorldSpec, run: Run) -> WorldResult:

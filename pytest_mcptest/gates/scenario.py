@@ -11,6 +11,10 @@ can record its own (``live/runner.py``), when a record mode asks for it. Its ``r
 is then decided by a judge model after each run and written as the run's
 ``judgments``; on replay those verdicts are read back (``engine/rubric.py``), and a
 rubric with none stays deferred.
+
+A cassette of several runs (``runs: N``: recorded inside the world, N episodes each from
+the seed) is judged run by run by the world; with ``stability:`` its floors over those
+verdicts (``gates/stability.py``) decide the item instead of "every run must pass".
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from ..suite.model import Block
 from ..text import INDENT, table
 from ..verdict import Failure, GateResult
 from . import claims as claims_gate
-from . import matrix
+from . import matrix, stability
 from .sources import named_servers, record_live, startable
 
 KIND = "scenario"
@@ -54,6 +58,8 @@ class ScenarioBlock(Block):
     matrix: Optional[str] = None  # the scenario's name as written, when `model:` lists several (gates/matrix.py)
     # The world served as an MCP server (``mcptest serve SUITE::SCENARIO``): its catalog.
     tools: tuple = attrs.field(default=(), eq=False)
+    # Judge the item by how often its runs pass (``gates/stability.py``), not "every run must pass".
+    stability: Optional[stability.StabilityGate] = None
 
 
 # --------------------------------------------------------------------------- building
@@ -169,26 +175,34 @@ def _build(doc: Doc, parts, raw: dict) -> ScenarioBlock:
     servers = tuple(raw.get("servers") or ())
     if raw.get("world") and WORLD not in servers:
         servers += (WORLD,)
-    own = _own_world(doc, raw, servers)
+    own = _own_world(doc, parts, raw, servers)
     entries = named_servers(doc, parts, tuple(n for n in servers if n not in own))
     return ScenarioBlock(world=world, model=raw.get("model"), prompt=raw.get("prompt"),
                          system_prompt=raw.get("system_prompt"), servers=servers, runs=raw.get("runs"),
                          judge=plain((raw.get("config") or {}).get("judge") or {}),
                          server_entries={**entries, **own}, models=plain(doc.root.get("models") or {}),
                          claims=claims_gate.build(doc, parts + ["claims"], raw.get("claims")),
-                         tools=tools, **common(doc, parts, raw, KIND))
+                         tools=tools, stability=stability.build(doc, parts, raw), **common(doc, parts, raw, KIND))
 
 
 WORLD = "world"  # in a scenario's servers: (or world: true), the scenario's own world, served
 
 
-def _own_world(doc: Doc, raw: dict, servers: tuple) -> dict:
+def _own_world(doc: Doc, parts, raw: dict, servers: tuple) -> dict:
     """``{"world": entry}`` when the scenario acts in its own world: ``mcptest serve
     FILE::NAME`` started for each live run, so each run begins at the seed. A server the
     document itself names ``world`` stays that server."""
     defined = doc.root.get("servers") if isinstance(doc.root.get("servers"), dict) else {}
     if WORLD not in servers or WORLD in defined:
         return {}
+    missing = [key for key in ("model", "prompt") if not raw.get(key)]
+    if missing:  # the world would be served to no agent: the recording could never be made
+        where = "world" if raw.get("world") else "servers"
+        said = "world: true" if raw.get("world") else "servers: [world]"
+        target = f"{os.path.basename(doc.path)}::{raw['name']}"
+        raise doc.error(parts + [where], f"{said}: a live recording acts in the scenario's own "
+                        f"world, which needs an agent: add {' and '.join(f'{k}:' for k in missing)} (to serve "
+                        f"the world to an agent of your own: `mcptest serve \"{target}\"`, which needs no key)")
     from .sources import world_command
 
     return {WORLD: world_command(os.path.abspath(doc.path), raw["name"])}
@@ -256,11 +270,17 @@ def judge_run(block: ScenarioBlock, run, number: int, total: int, ctx: Context) 
 
 
 def judge_all(block: ScenarioBlock, source, ctx: Context, verdicts: tuple = ()) -> Optional[GateResult]:
-    """Only for a model matrix: the pair's figures over its runs (``model_matrix``)."""
+    """Over all runs: ``stability:`` over each run's own verdict from the world (N episodes,
+    each from the seed: how often the agent gets the world right), and for a model matrix
+    the pair's figures (``model_matrix``)."""
+    steady = None if block.stability is None else stability.judge(block.stability, source.items, verdicts)
     if block.matrix is None:
-        return None
+        return steady
     pair = matrix.pair(block, source.items, verdicts)
-    return GateResult({"model_matrix": pair}, expect=(), summary=((matrix.MATRIX, pair),))
+    if steady is None:
+        return GateResult({"model_matrix": pair}, expect=(), summary=((matrix.MATRIX, pair),))
+    return GateResult({**steady.envelope, "model_matrix": pair}, expect=steady.expect,
+                      summary=steady.summary + ((matrix.MATRIX, pair),), replaces_runs=True)
 
 
 def _world_lines(result: WorldResult) -> list[str]:

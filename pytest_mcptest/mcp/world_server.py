@@ -6,7 +6,8 @@ engine's own step (``engine/world.py``: forbidden first, unknown tool, guards, a
 nothing effects) against the session's live state and answers the declared result; a
 forbidden or invalid call answers an MCP tool error carrying the rule's words, so the
 agent can recover. Since the replay takes the same step, the state a session reached is
-the state the replay of its recording computes.
+the state the replay of its recording computes, and the calls it refused are the replay's
+invalid and forbidden calls.
 
 Each session starts at the seed (over HTTP, every MCP session has its own state). With
 ``--record CASSETTE`` each session is a run of that cassette, written after every call.
