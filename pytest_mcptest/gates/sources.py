@@ -107,11 +107,10 @@ def _record_modes() -> Any:
     return modes
 
 
-def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
+def open_cassette(block: Any, ctx: Context, live: Any = None) -> Source:
     """The block's cassette, as its record mode says (``record/modes.py`` decides; see
-    ``docs/recording.md``): replayed, or first recorded when the block's ``gate`` can record
-    it (its ``can_record(block)``, ``record(block, ctx, path, runs, how)`` and
-    ``dry_run(block, runs)``) and the mode asks for it. Judges the first ``runs:`` runs when the block sets it,
+    ``docs/recording.md``): replayed, or first recorded when the block's gate can record
+    it live (its :class:`~.protocol.LiveRecording`, ``live``) and the mode asks for it. Judges the first ``runs:`` runs when the block sets it,
     and reports drift between the cassette and the suite. A :class:`SourceError` says
     what is wrong."""
     modes = _record_modes()
@@ -120,20 +119,20 @@ def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
     cassette = _load(path, shown, ctx)
     exists = cassette is not None
     # Asked only of a mode that may record: decide() never reads it for `none`.
-    can_record = (ctx.record_mode != "none" and getattr(gate, "can_record", None) is not None
-                  and gate.can_record(block))
+    can_record = ctx.record_mode != "none" and live is not None and live.can_record(block)
+    needs = live.needs if live is not None else None
     decision = modes.decide(ctx.record_mode, shown, exists, len(cassette.runs) if cassette else 0,
                             getattr(block, "runs", None), can_record=can_record, recorder="the live agent runner",
-                            needs=getattr(gate, "RECORD_NEEDS", None))
+                            needs=needs)
     if decision.records and not ctx.dry_run:
         with _locked(path):  # items sharing a cassette (pytest -n 2) record it once: the second replays
             cassette = _load(path, shown, ctx)
             decision = modes.decide(ctx.record_mode, shown, cassette is not None,
                                     len(cassette.runs) if cassette else 0, getattr(block, "runs", None),
                                     can_record=can_record, recorder="the live agent runner",
-                                    needs=getattr(gate, "RECORD_NEEDS", None))
-            return _carry_out(decision, block, ctx, gate, path, shown, cassette)
-    return _carry_out(decision, block, ctx, gate, path, shown, cassette)
+                                    needs=needs)
+            return _carry_out(decision, block, ctx, live, path, shown, cassette)
+    return _carry_out(decision, block, ctx, live, path, shown, cassette)
 
 
 def _locked(path: str):
@@ -142,7 +141,7 @@ def _locked(path: str):
     return locked(path)
 
 
-def _carry_out(decision: Any, block: Any, ctx: Context, gate: Any, path: str, shown: str,
+def _carry_out(decision: Any, block: Any, ctx: Context, live: Any, path: str, shown: str,
                cassette: Optional[Cassette]) -> Source:
     """:func:`open_cassette` once decided (under the cassette's lock when it records)."""
     modes = _record_modes()
@@ -154,12 +153,12 @@ def _carry_out(decision: Any, block: Any, ctx: Context, gate: Any, path: str, sh
     notes, said = [], []
     if decision.records:
         if ctx.dry_run:
-            raise DryRun(f"would record: {gate.dry_run(block, decision.runs_to_record)} into {shown}")
+            raise DryRun(f"would record: {live.dry_run(block, decision.runs_to_record)} into {shown}")
         said.append(decision.note)
         how = ("append" if decision.action == modes.APPEND else "new" if decision.action == modes.REWRITE
                else "replace")
         try:
-            said += gate.record(block, ctx, path, decision.runs_to_record, how)
+            said += live.record(block, ctx, path, decision.runs_to_record, how)
         except RecordingFailed as exc:
             raise SourceError("cassette", shown, f"recording {shown} failed: {exc}") from None
         cassette = _load(path, shown, ctx)

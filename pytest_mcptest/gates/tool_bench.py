@@ -18,6 +18,7 @@ from ..suite.doc import Doc, common, plain, suite_path
 from ..suite.model import Block
 from ..text import findings
 from ..verdict import Failure, GateResult
+from .protocol import Gate
 from .sources import Source, SourceError, catalog_source, display, read_catalog
 
 KIND = "tool_bench"
@@ -137,3 +138,6 @@ def summary_lines(envelope: dict) -> list[str]:
         verdict = "PASS" if envelope.get("passed") else "FAIL"
         lines.append(f"{verdict}: largest drop {_num(envelope['max_drop'])} against min-drop {_num(envelope['min_drop'])}")
     return lines
+
+
+GATE = Gate(KIND, build, SECTIONS, open=open, judge_run=judge_run)

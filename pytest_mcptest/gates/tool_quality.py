@@ -26,6 +26,7 @@ from ..suite.doc import Doc, common, defaults, near, plain
 from ..suite.model import Block
 from ..text import INDENT, table
 from ..verdict import Failure, GateResult
+from .protocol import Gate
 from .sources import SourceError, catalog_source, display, resolve_server, server_catalog
 
 KIND = "tool_quality"
@@ -238,3 +239,6 @@ def _scores_section(entries: list[tuple[str, Any]]) -> tuple[str, list[str]]:
 
 
 SUMMARY_SECTIONS = {SCORES: _scores_section}
+
+
+GATE = Gate(KIND, build, SECTIONS, open=open, judge_run=judge_run, summary_sections=SUMMARY_SECTIONS)

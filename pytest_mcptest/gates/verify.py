@@ -22,6 +22,7 @@ from ..errors import InputError
 from ..suite.doc import Doc, common, near, plain, suite_path
 from ..suite.model import Block
 from ..verdict import Failure, GateResult
+from .protocol import Gate
 from .sources import Source, SourceError, resolve_server
 
 KIND = "verify"
@@ -99,3 +100,6 @@ def judge_run(block: VerifyBlock, outcome, number: int, total: int, ctx: Context
     lines = ("", f"  {len(changes)} of {outcome.compared} recorded answer(s) changed:", *change_lines(outcome)) \
         if changes else ()
     return GateResult(envelope, failures=failures, lines=lines)
+
+
+GATE = Gate(KIND, build, SECTIONS, open=open, judge_run=judge_run)
