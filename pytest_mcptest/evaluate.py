@@ -15,6 +15,7 @@ from .context import Context
 from .expect import check
 from .gates import gate, open_source
 from .gates.sources import NOTES, DryRun, SourceError
+from .text import findings
 from .verdict import AggregateVerdict, Failure, GateResult, RunVerdict, Verdict
 
 
@@ -52,7 +53,9 @@ def evaluate(block, ctx: Context = Context()) -> Verdict:
                 result = judge_run(block, item, number, total, ctx)
                 results, failed = _expect(result, block.expect, number)
                 summary += result.summary
-                runs.append(RunVerdict(number, result.envelope, result.failures + failed, results, result.lines))
+                # A gate's failures with no words of its own (a plugin's) read as "gate: message".
+                lines = result.lines if result.lines or not result.failures else tuple(findings(result.failures))
+                runs.append(RunVerdict(number, result.envelope, result.failures + failed, results, lines))
         aggregate = None
         judge_all = found.judge_all
         overall = judge_all(block, source, ctx, tuple(runs)) if judge_all is not None else None

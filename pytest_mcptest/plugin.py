@@ -44,6 +44,12 @@ def _positive(text: str) -> int:
     return value
 
 
+def pytest_addhooks(pluginmanager) -> None:
+    from . import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("mcptest", "mcptest: replay and gate recorded MCP agent runs")
     group.addoption("--cassette-dir", dest="mcptest_cassette_dir", default=None, metavar="DIR",
@@ -140,6 +146,14 @@ def pytest_configure(config: pytest.Config) -> None:
                                         live_concurrency=config.getoption("mcptest_live_concurrency"),
                                         dry_run=bool(config.getoption("mcptest_dry_run")),
                                         rate_dir=_rate_dir(config))
+    added = [gate for gates in config.hook.pytest_mcptest_gates(config=config) if gates for gate in gates]
+    if added:  # a conftest's or a plugin's gates, for this session only
+        from .gates import GateError, register
+
+        try:
+            config.add_cleanup(register(added, "pytest_mcptest_gates"))
+        except GateError as exc:
+            raise pytest.UsageError(str(exc)) from None
     config.pluginmanager.register(_SessionHooks(config, baseline), "mcptest-session")
     from .record import fixture as recorder_fixture  # the mcptest_recorder fixture; imports no mcp
 

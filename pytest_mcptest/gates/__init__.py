@@ -15,12 +15,15 @@ import copy
 import itertools
 from typing import Any, Callable, Iterable
 
+from ..suite.doc import common
+from ..suite.model import Block
 from ..verdict import Failure, GateResult
 from . import agent, conversation, distractors, scenario, sources, stability, tool_bench, tool_quality, verify
 from .protocol import Gate, LiveRecording
 from .sources import open_cassette
 
-__all__ = ["Gate", "LiveRecording", "GateResult", "Failure", "gate", "register", "open_source"]
+# What a plugin's gate is written with (docs/gates.md).
+__all__ = ["Block", "Failure", "Gate", "GateResult", "LiveRecording", "common", "register"]
 
 ENTRY_POINTS = "mcptest.gates"
 
