@@ -18,11 +18,12 @@ from .context import Context
 from .files import output_problem
 from .stash import CONTEXT_KEY
 from .text import printable
+from .record.modes import RecordMode
 from .report import (ReportBuilder, compare_reports, comparison_problem, item_entry, load_report, render_comparison,
                      write_report)
 
 DEFAULT_PATTERNS = ("*.mcptest.yml", "*.mcptest.yaml")
-RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
+_MODES = ", ".join(mode.value for mode in RecordMode)
 
 
 def _is_block_item(item) -> bool:
@@ -62,8 +63,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="compare this run with a saved JSON report: per-item deltas and floor flips")
     group.addoption("--mcptest-markdown", dest="mcptest_markdown", default=None, metavar="PATH",
                     help="write a Markdown summary (for a pull-request comment or $GITHUB_STEP_SUMMARY) to PATH")
-    group.addoption("--mcptest-record-mode", dest="mcptest_record_mode", default=None,
-                    choices=RECORD_MODES, help="cassette record mode, as vcrpy's (default: none, replay only)")
+    group.addoption("--mcptest-record-mode", dest="mcptest_record_mode", default=None, metavar="MODE",
+                    help=f"cassette record mode: {_MODES} (default: none, replay only)")
     group.addoption("--mcptest-redact", dest="mcptest_redact", action="append", default=[], metavar="REGEX",
                     help="redact what REGEX matches in every cassette written (repeatable)")
     group.addoption("--mcptest-live-concurrency", dest="mcptest_live_concurrency", default=4, type=_positive,
@@ -79,7 +80,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="rewrite a failing item's expected_trace:, golden: and expect_state: from its recording, "
                          "keeping the file's comments and layout, and show the diff")
     parser.addini("mcptest_cassette_dir", "where cassettes are looked up, relative to the ini file", default=None)
-    parser.addini("mcptest_record_mode", "cassette record mode (none, once, new_episodes, all, rewrite)", default="none")
+    parser.addini("mcptest_record_mode", f"cassette record mode ({_MODES})", default="none")
     parser.addini("mcptest_files", "extra glob patterns of suite files to collect", type="linelist", default=[])
     parser.addini("mcptest_skip_dirs", "names of folders of recordings that collection does not walk",
                   type="linelist", default=["cassettes"])
@@ -108,9 +109,12 @@ def _cassette_dir(config: pytest.Config) -> str | None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "mcptest(kind): an item collected from a *.mcptest.yml suite")
-    mode = config.getoption("mcptest_record_mode") or config.getini("mcptest_record_mode") or "none"
-    if mode not in RECORD_MODES:
-        raise pytest.UsageError(f"mcptest_record_mode must be one of {', '.join(RECORD_MODES)}, found {mode!r}")
+    option = config.getoption("mcptest_record_mode")
+    try:
+        mode = RecordMode.parse(option or config.getini("mcptest_record_mode") or "none",
+                                "--mcptest-record-mode" if option else "mcptest_record_mode")
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
     for flag in ("--mcptest-report", "--mcptest-html", "--mcptest-markdown"):
         path = config.getoption(flag.lstrip("-").replace("-", "_"))
         if path is not None and (not path.strip() or os.path.isdir(path)):

@@ -48,8 +48,7 @@ class Recorder:
 
     def __init__(self, path: str, mode: str = "once", runs: Optional[int] = None, run: int = 0,
                  redact=(), fail: Optional[Callable[[str], Any]] = None):
-        if mode not in modes.MODES:
-            raise ValueError(f"unknown record mode {mode!r}; expected one of {', '.join(modes.MODES)}")
+        mode = modes.RecordMode.parse(mode)
         self.path = path
         self.mode = mode
         self.runs = runs
