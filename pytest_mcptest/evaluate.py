@@ -14,7 +14,7 @@ from typing import Optional
 from .context import Context
 from .expect import check
 from .gates import gate, open_source
-from .gates.sources import NOTES, DryRun, SourceError
+from .gates.sources import NOTES, DryRun, RecordingUnavailable
 from .text import findings
 from .verdict import AggregateVerdict, Failure, GateResult, RunVerdict, Verdict
 
@@ -64,7 +64,7 @@ def evaluate(block, ctx: Context = Context()) -> Verdict:
             summary += overall.summary
             aggregate = AggregateVerdict(overall.envelope, overall.failures + failed, results, len(source.items),
                                          overall.replaces_runs)
-    except SourceError as exc:
+    except RecordingUnavailable as exc:
         return Verdict(block, exc.shown, problems=(Failure(exc.gate, exc.message),))
     except DryRun as exc:
         return Verdict(block, None, skipped=str(exc), summary=((NOTES, str(exc)),))

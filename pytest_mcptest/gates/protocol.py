@@ -68,7 +68,7 @@ class Gate:
       ``marks``, ...). Built-in gates have theirs in ``schema/v1.json``.
     - ``build(doc, parts, raw)``: the block (or a tuple of blocks) of one validated entry ``raw``
       at ``parts`` of the document ``doc`` (``suite.doc.Doc``: its ``error`` names a line).
-    - ``open(block, ctx)``: what the block is judged on (a ``sources.Source``); None: the
+    - ``open(block, ctx)``: what the block is judged on (a ``sources.Evidence``); None: the
       block's cassette, recorded first through ``live`` when it can be and the mode asks.
     - ``judge_run(block, item, number, total, ctx)``: a ``GateResult`` for each recorded run
       (or the one catalog); ``judge_all(block, source, ctx, run_verdicts)``: one over all of

@@ -28,13 +28,10 @@ import os
 import time
 from typing import Any, Callable, Optional
 
+from ..errors import RecordingError
 from . import modes, store
 from .drift import compare, prompt_sha256
 from .redact import redactor as make_redactor
-
-
-class RecordingError(Exception):
-    """A recorder cannot do what was asked: no cassette to replay, no recorded answer."""
 
 
 class Recorder:
