@@ -117,3 +117,16 @@ def test_registering_and_removing_a_gate():
     assert gates.section_gate("mine") is None and not replays_only("mine", "none")
     with pytest.raises(GateError, match="no gate judges items of kind 'mine'"):
         gates.gate("mine")
+
+
+def test_suites_with_a_plugins_blocks_are_not_served_from_the_suite_cache(project):
+    project.makeconftest(GATE_CODE)
+    project.makefile(".mcptest.yml", plain="scenarios:\n  - name: w\n    transitions: [{tool: ping}]\n"
+                                            "    expect_state: {}\n")
+    project.runpytest().assert_outcomes(passed=1, failed=2)  # pytest's cache (and the suite cache) on
+    cached = [p.name for p in (project.path / ".pytest_cache").rglob("*.pickle")]
+    assert [name.split("-", 1)[1] for name in cached] == ["plain.mcptest.yml.pickle"]
+    (project.path / "conftest.py").unlink()
+    result = project.runpytest()
+    result.assert_outcomes(failed=1, errors=1)
+    result.stdout.fnmatch_lines(["*unknown key 'call_budgets'*"])
