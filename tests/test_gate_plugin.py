@@ -130,3 +130,17 @@ def test_suites_with_a_plugins_blocks_are_not_served_from_the_suite_cache(projec
     result = project.runpytest()
     result.assert_outcomes(failed=1, errors=1)
     result.stdout.fnmatch_lines(["*unknown key 'call_budgets'*"])
+
+
+def test_a_suite_of_built_in_sections_keeps_the_shipped_schema():
+    """Only a document that holds a plugin's section is checked against the extended schema
+    (jsonschema, slower); every other keeps the shipped one and its compiled check."""
+    assert gates.suite_schema({"scenarios": [], "agents": [], "servers": {}, "x-note": 1}) == "v1.json"
+    assert gates.suite_schema({"no_such_section": []}) == "v1.json"
+    mine = Gate("mine", lambda *a: None, "mine", schema={"type": "object"}, judge_run=lambda *a: None)
+    remove = register([mine], "test")
+    try:
+        assert gates.suite_schema({"scenarios": []}) == "v1.json"
+        assert gates.suite_schema({"scenarios": [], "mine": []}).startswith("v1.json+gates-")
+    finally:
+        remove()

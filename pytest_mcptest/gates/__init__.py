@@ -62,7 +62,8 @@ def built_in(kind: str) -> bool:
 def section_gate(section: str) -> Gate | None:
     """The gate whose blocks a suite's top-level ``section`` lists, if any gate takes it."""
     found = _SECTIONS.get(section)
-    if found is None and not _ENTRY_POINTS_READ[0] and section not in _CORE_KEYS and not section.startswith("x-"):
+    if (found is None and not _ENTRY_POINTS_READ[0] and isinstance(section, str) and section not in _CORE_KEYS
+            and not section.startswith("x-")):
         _read_entry_points()
         found = _SECTIONS.get(section)
     return found
@@ -106,7 +107,7 @@ def suite_schema(root: Any) -> str:
     with every added gate's sections in it (each entry checked against the gate's ``schema``)."""
     from ..suite.validate import SUITE
 
-    if not isinstance(root, dict) or all(key in _CORE_KEYS or section_gate(key) is None for key in root):
+    if not isinstance(root, dict) or not any(_added_section(key) for key in root):
         return SUITE
     if _SCHEMA[0] is None:
         from ..suite import validate
@@ -118,6 +119,13 @@ def suite_schema(root: Any) -> str:
                 sections[section] = {"type": "array", "items": added.schema}
         _SCHEMA[0] = validate.add_schema(f"{SUITE}+gates-{next(_SCHEMA_NAMES)}", merged)
     return _SCHEMA[0]
+
+
+def _added_section(key: Any) -> bool:
+    """Whether ``key`` at the top of a document is the section of a gate a plugin added."""
+    if key in _SECTIONS:
+        return _SECTIONS[key].kind not in _BUILTIN_KINDS
+    return isinstance(key, str) and section_gate(key) is not None
 
 
 def register(gates: Iterable[Gate], origin: str = "a plugin") -> Callable[[], None]:
