@@ -10,7 +10,6 @@ from __future__ import annotations
 import fnmatch
 import gc
 import os
-import sys
 
 import pytest
 
@@ -19,8 +18,7 @@ from .files import output_problem
 from .stash import CONTEXT_KEY
 from .text import printable
 from .record.modes import RecordMode
-from .report import (ReportBuilder, compare_reports, comparison_problem, item_entry, load_report, render_comparison,
-                     write_report)
+from .report import ReportBuilder, compare_reports, comparison_problem, item_entry, load_report, render_comparison
 
 DEFAULT_PATTERNS = ("*.mcptest.yml", "*.mcptest.yaml")
 _MODES = ", ".join(mode.value for mode in RecordMode)
@@ -454,32 +452,10 @@ class _SessionHooks:
                 session.exitstatus = pytest.ExitCode.INTERRUPTED
             elif self.comparison["regressions"] and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        if self.builder is not None and self.config.getoption("mcptest_report"):
-            path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_report"))
-            self._written("--mcptest-report", session, write_report, path, self.builder.to_dict())
-        if self.builder is not None and self.config.getoption("mcptest_html"):
-            from .htmlreport import write_html
+        if self.builder is not None:
+            from .report_files import write_session_reports
 
-            compare = self.config.getoption("mcptest_compare")
-            path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_html"))
-            self._written("--mcptest-html", session, write_html, path, self.builder.to_dict(), self.comparison,
-                          os.path.basename(compare) if compare else "")
-        if self.builder is not None and self.config.getoption("mcptest_markdown"):
-            from .markdown import write_markdown
-
-            compare = self.config.getoption("mcptest_compare")
-            path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_markdown"))
-            self._written("--mcptest-markdown", session, write_markdown, path, self.builder.to_dict(),
-                          self.comparison, os.path.basename(compare) if compare else "")
-
-    def _written(self, flag: str, session, write, path: str, *args) -> None:
-        """``write(path, *args)``; a disk that filled up during the session is said in one
-        line and the session fails (exit 2), never a traceback or a green run without its report."""
-        try:
-            write(path, *args)
-        except OSError as exc:
-            sys.stderr.write(f"mcptest: {flag} {path}: not written: {exc.strerror or exc}\n")
-            session.exitstatus = pytest.ExitCode.INTERRUPTED
+            write_session_reports(self.config, session, self.builder.to_dict(), self.comparison)
 
 
 def pytest_assertrepr_compare(config, op, left, right):
