@@ -25,8 +25,8 @@ from ..text import INDENT, findings, plural, table
 from ..verdict import Failure, GateResult
 from . import claims as claims_gate
 from . import distractors, matrix, stability
-from .protocol import Gate, LiveRecording, agent_runner
-from .sources import resolve_server, startable
+from .protocol import AGENT_NEEDS, Gate, LiveRecording, agent_can_record, agent_runner
+from .sources import resolve_server
 
 KIND = "agent"
 SECTIONS = ("agents", "tests")
@@ -474,12 +474,6 @@ SUMMARY_SECTIONS = {FLOORS: _floor_section, TOKENS: _token_section, **matrix.SUM
 # --------------------------------------------------------------------------- recording live
 
 
-def can_record(block: AgentBlock) -> bool:
-    """Whether a live run can make this item's cassette: a model, a prompt, and servers it
-    can start (a server that is only a saved ``catalog:`` cannot run a tool)."""
-    return bool(block.prompt and block.servers) and startable(block)
-
-
 def _task(block: AgentBlock, runs: int):
     from ..live.runner import AgentTask, DistractorPlan
     from ..live.servers import server_specs
@@ -497,9 +491,7 @@ def _meta(block: AgentBlock) -> dict:
     return {"agent": block.name, "prompt_sha256": prompt_sha256(block.prompt, block.system_prompt)}
 
 
-LIVE = LiveRecording(
-    needs="a `model:`, a `prompt:` and `servers:` it can start (a `command:`, not only a saved `catalog:`)",
-    can_record=can_record, task=_task, run=agent_runner, meta=_meta)
+LIVE = LiveRecording(AGENT_NEEDS, agent_can_record, _task, agent_runner, _meta)
 
 GATE = Gate(KIND, build, SECTIONS, judge_run=judge_run, judge_all=judge_all, live=LIVE,
             summary_sections=SUMMARY_SECTIONS)

@@ -20,6 +20,7 @@ from typing import Any, Callable, Mapping, Optional
 import attrs
 
 from ..context import Context
+from .sources import record_live, startable
 
 
 @attrs.frozen
@@ -45,8 +46,6 @@ class LiveRecording:
     def record(self, block: Any, ctx: Context, path: str, runs: int, how: str) -> list[str]:
         """Record ``runs`` live runs of ``block`` into ``path`` (``how``: ``new``, ``append`` or
         ``replace``), as :func:`.sources.record_live` says; returns what to say once."""
-        from .sources import record_live
-
         return record_live(ctx, path, how, lambda: self.run(self.task(block, runs), models=block.models,
                                                             concurrency=ctx.live_concurrency, rate_dir=ctx.rate_dir),
                            self.meta(block))
@@ -87,6 +86,16 @@ class Gate:
     claims_document: Optional[Callable[[Any], bool]] = None
     live: Optional[LiveRecording] = None
     summary_sections: Mapping[str, Callable] = attrs.field(factory=dict)
+
+
+# What an agent's live recording needs (agent tests and scenarios both drive one agent).
+AGENT_NEEDS = "a `model:`, a `prompt:` and `servers:` it can start (a `command:`, not only a saved `catalog:`)"
+
+
+def agent_can_record(block: Any) -> bool:
+    """Whether a live agent run can make this block's cassette: a model, a prompt, and servers
+    it can start (a server that is only a saved ``catalog:`` cannot run a tool)."""
+    return bool(block.prompt and block.servers) and startable(block)
 
 
 def agent_runner(task: Any, **kwargs: Any) -> Any:

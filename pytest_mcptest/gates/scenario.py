@@ -30,8 +30,8 @@ from ..text import INDENT, table
 from ..verdict import Failure, GateResult
 from . import claims as claims_gate
 from . import matrix
-from .protocol import Gate, LiveRecording, agent_runner
-from .sources import named_servers, startable
+from .protocol import AGENT_NEEDS, Gate, LiveRecording, agent_can_record, agent_runner
+from .sources import named_servers
 
 KIND = "scenario"
 SECTIONS = ("scenarios",)
@@ -282,11 +282,6 @@ def _world_lines(result: WorldResult) -> list[str]:
 # --------------------------------------------------------------------------- recording live
 
 
-def can_record(block: ScenarioBlock) -> bool:
-    """Whether a live run can make this scenario's cassette: a model, a prompt, and servers it can start."""
-    return bool(block.prompt and block.servers) and startable(block)
-
-
 def _task(block: ScenarioBlock, runs: int):
     from ..engine.rubric import rubric_statements
     from ..live.runner import AgentTask
@@ -305,8 +300,6 @@ def _meta(block: ScenarioBlock) -> dict:
     return {"scenario": block.name, "prompt_sha256": prompt_sha256(block.prompt, block.system_prompt)}
 
 
-LIVE = LiveRecording(
-    needs="a `model:`, a `prompt:` and `servers:` it can start (a `command:`, not only a saved `catalog:`)",
-    can_record=can_record, task=_task, run=agent_runner, meta=_meta)
+LIVE = LiveRecording(AGENT_NEEDS, agent_can_record, _task, agent_runner, _meta)
 
 GATE = Gate(KIND, build, SECTIONS, judge_run=judge_run, judge_all=judge_all, live=LIVE)
