@@ -9,6 +9,8 @@ from importlib import resources
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_mcptest.cli import main
 from pytest_mcptest.report import load_report
@@ -68,3 +70,29 @@ def test_a_report_that_breaks_the_schema_is_one_error_naming_its_pointer(tmp_pat
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert f"(at {pointer}): not an mcptest report: {message}" in err and "Traceback" not in err
+
+
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-1000, 1000), st.text(max_size=5))
+_VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=3)
+                       | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=8)
+_FIELDS = st.sampled_from(["id", "name", "kind", "file", "line", "outcome", "envelope", "failures", "runs",
+                           "notes", "text", "tags", "failure_modes", "other"])
+_OUTCOMES = st.sampled_from(["passed", "failed", "skipped", "xfailed", "xpassed", "error", "pased"])
+_ITEMS = st.dictionaries(_FIELDS, st.one_of(_VALUES, _OUTCOMES, st.just({}), st.just([])), max_size=6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(items=st.lists(_ITEMS, max_size=3), errors=st.one_of(st.none(), st.lists(_VALUES, max_size=2)))
+def test_the_reader_accepts_exactly_what_the_reference_validator_accepts(tmp_path_factory, items, errors):
+    report = {"mcptest_report": 1, "items": items}
+    if errors is not None:
+        report["errors"] = errors
+    path = tmp_path_factory.mktemp("r") / "r.json"
+    path.write_text(json.dumps(report), encoding="utf-8")
+    try:
+        load_report(str(path))
+        accepted = True
+    except ValueError as exc:
+        accepted = False
+        assert "not an mcptest report" in str(exc) and "(at /" in str(exc)
+    assert accepted == VALIDATOR.is_valid(report)
