@@ -26,7 +26,7 @@ _EXPORTS = {
     "Effect": "engine.world", "ForbiddenRule": "engine.world", "Guard": "engine.world",
     "Transition": "engine.world", "WorldResult": "engine.world", "WorldSpec": "engine.world",
     "replay_world": "engine.world",
-    "InputError": "errors", "Recorder": "record.recorder", "RecordingError": "record.recorder",
+    "InputError": "errors", "Recorder": "record.recorder", "RecordingError": "errors",
     "Context": "context", "Verdict": "verdict", "evaluate": "evaluate",
     "check": "expect", "compile_expectation": "expect",
     "load_suite": "suite.build",

@@ -35,7 +35,7 @@ class _GateFailed(BlockFailed):
     """A gate failed: what an ``xfail`` on a block expects."""
 
 
-class RecordingUnavailable(BlockFailed):
+class _NotJudged(BlockFailed):
     """Raised when the block could not be judged at all (its cassette is missing or broken,
     its server would not start). Not a gate failure, so an ``xfail`` does not absorb it:
     an expected failure is a gate that fails, not a recording that is not there."""
@@ -136,7 +136,7 @@ class BlockItem(pytest.Item):
                 _register_marker(self.config, mark.name, "mark")
             kwargs = mark.kwargs
             if mark.name == "xfail" and "raises" not in kwargs:
-                kwargs = {**kwargs, "raises": _GateFailed}  # see RecordingUnavailable
+                kwargs = {**kwargs, "raises": _GateFailed}  # see _NotJudged
             self.add_marker(getattr(pytest.mark, mark.name)(*mark.args, **kwargs))
         for tag in head.tags:
             _register_marker(self.config, tag, "tag")
@@ -171,7 +171,7 @@ class BlockItem(pytest.Item):
         if self.verdict.skipped:
             pytest.skip(self.verdict.skipped)
         if self.verdict.problems:
-            raise RecordingUnavailable(self.verdict)
+            raise _NotJudged(self.verdict)
         if not self.verdict.passed:
             raise _GateFailed(self.verdict)
 

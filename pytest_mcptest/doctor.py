@@ -23,7 +23,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 def write_new_lock(block, path: str) -> int:
     """``--lock FILE`` when FILE does not exist yet: pin the catalog there."""
-    from .gates.sources import SourceError
+    from .gates.sources import RecordingUnavailable
     from .gates.tool_quality import open as open_catalog
     from .context import Context
     from .lockfile import write_lock
@@ -31,7 +31,7 @@ def write_new_lock(block, path: str) -> int:
     try:
         source = open_catalog(block, Context(root=os.getcwd()))
         count = write_lock(path, path, source.items[0])
-    except SourceError as exc:
+    except RecordingUnavailable as exc:
         print(exc.message, file=sys.stderr)
         return EXIT_USAGE
     except InputError as exc:

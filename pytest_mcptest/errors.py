@@ -75,3 +75,11 @@ def number_problem(exc: ValueError) -> str:
         digits = text.rsplit("value has ", 1)[-1].split(" ", 1)[0]
         return f"a number of {digits} digits; mcptest reads numbers of at most 4300 digits"
     return text
+
+
+class RecordingError(Exception):
+    """A recording could not be made: a live run did not complete, a cassette could not be
+    written, or a recorder was asked what it cannot do (no cassette to replay, no recorded
+    answer). One line; an old cassette is left as it was. The one name for "recording
+    failed": the gates' live recording, the ``mcptest_recorder`` fixture and
+    ``pytest_mcptest.Recorder`` all raise it."""

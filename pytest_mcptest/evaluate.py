@@ -13,8 +13,9 @@ from typing import Optional
 
 from .context import Context
 from .expect import check
-from .gates import gate, hook, open_source
-from .gates.sources import NOTES, DryRun, SourceError
+from .gates import gate, open_source
+from .gates.sources import NOTES, DryRun, RecordingUnavailable
+from .text import findings
 from .verdict import AggregateVerdict, Failure, GateResult, RunVerdict, Verdict
 
 
@@ -41,27 +42,29 @@ def _expect(result: GateResult, block_expect: tuple, run: Optional[int]) -> tupl
 
 def evaluate(block, ctx: Context = Context()) -> Verdict:
     """Evaluate ``block`` against its recording. Never raises for a user's bad data."""
-    module = gate(block.kind)
+    found = gate(block.kind)
     try:
-        source = open_source(module, block, ctx)
+        source = open_source(found, block, ctx)
         runs, summary = [], []
-        judge_run = hook(module, "judge_run")
+        judge_run = found.judge_run
         if judge_run is not None:
             total = len(source.items)
             for number, item in enumerate(source.items, start=1):
                 result = judge_run(block, item, number, total, ctx)
                 results, failed = _expect(result, block.expect, number)
                 summary += result.summary
-                runs.append(RunVerdict(number, result.envelope, result.failures + failed, results, result.lines))
+                # A gate's failures with no words of its own (a plugin's) read as "gate: message".
+                lines = result.lines if result.lines or not result.failures else tuple(findings(result.failures))
+                runs.append(RunVerdict(number, result.envelope, result.failures + failed, results, lines))
         aggregate = None
-        judge_all = hook(module, "judge_all")
+        judge_all = found.judge_all
         overall = judge_all(block, source, ctx, tuple(runs)) if judge_all is not None else None
         if overall is not None:
             results, failed = _expect(overall, block.expect, None)
             summary += overall.summary
             aggregate = AggregateVerdict(overall.envelope, overall.failures + failed, results, len(source.items),
                                          overall.replaces_runs)
-    except SourceError as exc:
+    except RecordingUnavailable as exc:
         return Verdict(block, exc.shown, problems=(Failure(exc.gate, exc.message),))
     except DryRun as exc:
         return Verdict(block, None, skipped=str(exc), summary=((NOTES, str(exc)),))

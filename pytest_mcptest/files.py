@@ -39,7 +39,7 @@ MAX_JSON_DEPTH = 128
 _TOO_DEEP = f"nested more than {MAX_JSON_DEPTH} levels deep"
 POINTER_PARTS = 12  # how much of the way to a too-deep part a message shows
 
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+_FILE_TYPES = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
           (stat.S_ISSOCK, "a socket"))
 
@@ -82,7 +82,7 @@ def read_or_map(path: str, name: Optional[str] = None, limit: Optional[int] = No
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            what = next((text for test, text in _KINDS if test(st.st_mode)), "not a regular file")
+            what = next((text for test, text in _FILE_TYPES if test(st.st_mode)), "not a regular file")
             raise InputError(shown, f"is {what}, not a regular file; mcptest reads only regular files")
         if st.st_size > limit:
             raise InputError(shown, f"is {_size(st.st_size)}, over the {_size(limit)} limit for one file")
@@ -125,7 +125,7 @@ def regular_file_problem(path: str) -> Optional[str]:
     except OSError as exc:
         return f"cannot read: {exc.strerror or exc}"
     if not stat.S_ISREG(st.st_mode):
-        what = next((text for test, text in _KINDS if test(st.st_mode)), "not a regular file")
+        what = next((text for test, text in _FILE_TYPES if test(st.st_mode)), "not a regular file")
         return f"is {what}, not a regular file; mcptest reads only regular files"
     if st.st_size > MAX_FILE_BYTES:
         return f"is {_size(st.st_size)}, over the {_size(MAX_FILE_BYTES)} limit for one file"

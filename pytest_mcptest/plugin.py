@@ -10,7 +10,6 @@ from __future__ import annotations
 import fnmatch
 import gc
 import os
-import sys
 
 import pytest
 
@@ -18,11 +17,11 @@ from .context import Context
 from .files import output_problem
 from .stash import CONTEXT_KEY
 from .text import printable
-from .report import (ReportBuilder, compare_reports, comparison_problem, item_entry, load_report, render_comparison,
-                     write_report)
+from .record.modes import RecordMode
+from .report import ReportBuilder, compare_reports, comparison_problem, item_entry, load_report, render_comparison
 
 DEFAULT_PATTERNS = ("*.mcptest.yml", "*.mcptest.yaml")
-RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
+_MODES = ", ".join(mode.value for mode in RecordMode)
 
 
 def _is_block_item(item) -> bool:
@@ -44,6 +43,12 @@ def _positive(text: str) -> int:
     return value
 
 
+def pytest_addhooks(pluginmanager) -> None:
+    from . import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("mcptest", "mcptest: replay and gate recorded MCP agent runs")
     group.addoption("--cassette-dir", dest="mcptest_cassette_dir", default=None, metavar="DIR",
@@ -56,8 +61,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="compare this run with a saved JSON report: per-item deltas and floor flips")
     group.addoption("--mcptest-markdown", dest="mcptest_markdown", default=None, metavar="PATH",
                     help="write a Markdown summary (for a pull-request comment or $GITHUB_STEP_SUMMARY) to PATH")
-    group.addoption("--mcptest-record-mode", dest="mcptest_record_mode", default=None,
-                    choices=RECORD_MODES, help="cassette record mode, as vcrpy's (default: none, replay only)")
+    group.addoption("--mcptest-record-mode", dest="mcptest_record_mode", default=None, metavar="MODE",
+                    help=f"cassette record mode: {_MODES} (default: none, replay only)")
     group.addoption("--mcptest-redact", dest="mcptest_redact", action="append", default=[], metavar="REGEX",
                     help="redact what REGEX matches in every cassette written (repeatable)")
     group.addoption("--mcptest-live-concurrency", dest="mcptest_live_concurrency", default=4, type=_positive,
@@ -73,7 +78,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="rewrite a failing item's expected_trace:, golden: and expect_state: from its recording, "
                          "keeping the file's comments and layout, and show the diff")
     parser.addini("mcptest_cassette_dir", "where cassettes are looked up, relative to the ini file", default=None)
-    parser.addini("mcptest_record_mode", "cassette record mode (none, once, new_episodes, all, rewrite)", default="none")
+    parser.addini("mcptest_record_mode", f"cassette record mode ({_MODES})", default="none")
     parser.addini("mcptest_files", "extra glob patterns of suite files to collect", type="linelist", default=[])
     parser.addini("mcptest_skip_dirs", "names of folders of recordings that collection does not walk",
                   type="linelist", default=["cassettes"])
@@ -102,9 +107,12 @@ def _cassette_dir(config: pytest.Config) -> str | None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "mcptest(kind): an item collected from a *.mcptest.yml suite")
-    mode = config.getoption("mcptest_record_mode") or config.getini("mcptest_record_mode") or "none"
-    if mode not in RECORD_MODES:
-        raise pytest.UsageError(f"mcptest_record_mode must be one of {', '.join(RECORD_MODES)}, found {mode!r}")
+    option = config.getoption("mcptest_record_mode")
+    try:
+        mode = RecordMode.parse(option or config.getini("mcptest_record_mode") or "none",
+                                "--mcptest-record-mode" if option else "mcptest_record_mode")
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
     for flag in ("--mcptest-report", "--mcptest-html", "--mcptest-markdown"):
         path = config.getoption(flag.lstrip("-").replace("-", "_"))
         if path is not None and (not path.strip() or os.path.isdir(path)):
@@ -140,6 +148,14 @@ def pytest_configure(config: pytest.Config) -> None:
                                         live_concurrency=config.getoption("mcptest_live_concurrency"),
                                         dry_run=bool(config.getoption("mcptest_dry_run")),
                                         rate_dir=_rate_dir(config))
+    added = [gate for gates in config.hook.pytest_mcptest_gates(config=config) if gates for gate in gates]
+    if added:  # a conftest's or a plugin's gates, for this session only
+        from .gates import GateError, register
+
+        try:
+            config.add_cleanup(register(added, "pytest_mcptest_gates"))
+        except GateError as exc:
+            raise pytest.UsageError(str(exc)) from None
     config.pluginmanager.register(_SessionHooks(config, baseline), "mcptest-session")
     from .record import fixture as recorder_fixture  # the mcptest_recorder fixture; imports no mcp
 
@@ -436,32 +452,10 @@ class _SessionHooks:
                 session.exitstatus = pytest.ExitCode.INTERRUPTED
             elif self.comparison["regressions"] and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        if self.builder is not None and self.config.getoption("mcptest_report"):
-            path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_report"))
-            self._written("--mcptest-report", session, write_report, path, self.builder.to_dict())
-        if self.builder is not None and self.config.getoption("mcptest_html"):
-            from .htmlreport import write_html
+        if self.builder is not None:
+            from .report_files import write_session_reports
 
-            compare = self.config.getoption("mcptest_compare")
-            path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_html"))
-            self._written("--mcptest-html", session, write_html, path, self.builder.to_dict(), self.comparison,
-                          os.path.basename(compare) if compare else "")
-        if self.builder is not None and self.config.getoption("mcptest_markdown"):
-            from .markdown import write_markdown
-
-            compare = self.config.getoption("mcptest_compare")
-            path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_markdown"))
-            self._written("--mcptest-markdown", session, write_markdown, path, self.builder.to_dict(),
-                          self.comparison, os.path.basename(compare) if compare else "")
-
-    def _written(self, flag: str, session, write, path: str, *args) -> None:
-        """``write(path, *args)``; a disk that filled up during the session is said in one
-        line and the session fails (exit 2), never a traceback or a green run without its report."""
-        try:
-            write(path, *args)
-        except OSError as exc:
-            sys.stderr.write(f"mcptest: {flag} {path}: not written: {exc.strerror or exc}\n")
-            session.exitstatus = pytest.ExitCode.INTERRUPTED
+            write_session_reports(self.config, session, self.builder.to_dict(), self.comparison)
 
 
 def pytest_assertrepr_compare(config, op, left, right):

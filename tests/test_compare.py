@@ -80,7 +80,7 @@ def test_same_report_compares_clean():
 
 @pytest.mark.parametrize("text, needle", [
     ("{", "invalid JSON"), ("[]", "not an mcptest report"), ('{"mcptest_report": 2, "items": []}', "version"),
-    ('{"mcptest_report": 1, "items": [{}]}', "/items/0/id"),
+    ('{"mcptest_report": 1, "items": [{}]}', "(at /items/0): not an mcptest report: items[0] is missing the required key 'id'"),
 ])
 def test_load_report_names_the_file(tmp_path, text, needle):
     (tmp_path / "b.json").write_text(text)

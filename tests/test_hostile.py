@@ -239,10 +239,10 @@ def test_catalog_reader_refuses_latin1_and_deep_nesting(tmp_path):
 
 @pytest.mark.parametrize("name, message", [
     ("report_wrong_types.json", "report_wrong_types.json (at /items/1/envelope): not an mcptest report: "
-                                "\"envelope\" must be object, found array"),
+                                "items[1].envelope must be object, found array [1, 2]"),
     ("report_nan.json", "report_nan.json: invalid JSON: NaN is not a JSON number"),
     ("report_odd_fields.json", "report_odd_fields.json (at /errors/0/file): not an mcptest report: "
-                               "an error needs a string \"file\", found number"),
+                               "errors[0].file must be string, found number 5"),
 ])
 def test_mcptest_report_refuses_a_report_that_is_not_one(capsys, monkeypatch, name, message):
     monkeypatch.chdir(HOSTILE)
@@ -498,9 +498,9 @@ def test_an_integer_of_thousands_of_digits_is_refused_in_a_users_words(pytester)
 
 
 @pytest.mark.parametrize("item, pointer, message", [
-    ({"id": "x", "text": 7}, "/items/0/text", '"text" must be string, found number'),
-    ({"id": "x", "tags": "a"}, "/items/0/tags", '"tags" must be array, found string'),
-    ({"id": "x", "failures": [{"gate": 5}]}, "/items/0/failures/0/gate", 'a failure\'s "gate" must be a string, found number'),
+    ({"id": "x", "text": 7}, "/items/0/text", "items[0].text must be string, found number 7"),
+    ({"id": "x", "tags": "a"}, "/items/0/tags", 'items[0].tags must be array, found string "a"'),
+    ({"id": "x", "failures": [{"gate": 5}]}, "/items/0/failures/0/gate", "items[0].failures[0].gate must be string, found number 5"),
 ])
 def test_report_fields_the_pages_show_are_checked(tmp_path, item, pointer, message):
     path = tmp_path / "r.json"

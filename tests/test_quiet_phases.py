@@ -9,7 +9,7 @@ import pytest
 from _pytest.capture import CaptureManager
 from _pytest.logging import LoggingPlugin
 
-from pytest_mcptest.gates import GATES, replays_only
+from pytest_mcptest.gates import BUILTIN, replays_only
 from suites import PING_RUN, simple_scenario
 from catalog_data import GOOD_TOOL
 
@@ -262,6 +262,7 @@ def test_reading_an_items_hooks_during_collection_changes_nothing(pytester):
 
 
 def test_which_kinds_only_replay():
-    assert {kind for kind in GATES if replays_only(kind, "none")} == {"scenario", "agent", "distractors",
+    kinds = [gate.kind for gate in BUILTIN]
+    assert {kind for kind in kinds if replays_only(kind, "none")} == {"scenario", "agent", "distractors",
                                                                         "conversation"}
-    assert not any(replays_only(kind, mode) for kind in GATES for mode in ("once", "new_episodes", "all", "rewrite"))
+    assert not any(replays_only(kind, mode) for kind in kinds for mode in ("once", "new_episodes", "all", "rewrite"))

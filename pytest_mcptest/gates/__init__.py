@@ -1,61 +1,188 @@
-"""One module per kind of item: everything about a gate in one file.
+"""One module per kind of item, each declaring its :class:`~.protocol.Gate`; and the registry
+that finds a gate by kind, by suite section, or by the whole document it claims.
 
-Each ``gates/<kind>.py`` declares ``KIND`` and the top-level ``SECTIONS`` of a suite
-whose entries it builds, its block class, ``build(doc, parts, raw)``, and how a block is
-judged: ``open(block, ctx)`` (default: the block's cassette), ``judge_run(block, item,
-number, total, ctx)`` for each recorded run (or the one catalog) and ``judge_all(block,
-source, ctx)`` over all of them, each returning a :class:`~pytest_mcptest.verdict.GateResult`.
-A gate that prints a terminal summary section names it in ``SUMMARY_SECTIONS``. Adding a
-kind is adding one module here, its part of ``schema/v1.json`` and its tests.
+The built-in gates are fixed. A third party adds one without editing mcptest, in either of
+two ways (``docs/gates.md``): a ``pytest_mcptest_gates(config)`` hook in a ``conftest.py`` or
+a pytest plugin, returning gates for that session; or an entry point in the group
+``mcptest.gates`` naming a gate (or a list of gates), for every session and every
+``mcptest`` command. Entry points are read only when a suite holds a top-level key no
+known gate takes: reading them costs some 20 ms, which a suite of built-in kinds never pays.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import copy
+import itertools
+from typing import Any, Callable, Iterable
 
+from ..suite.doc import common
+from ..suite.model import Block
+from ..verdict import Failure, GateResult
 from . import agent, conversation, distractors, scenario, sources, stability, tool_bench, tool_quality, verify
+from .protocol import Gate, LiveRecording
 from .sources import open_cassette
 
-GATES = {m.KIND: m for m in (scenario, agent, distractors, conversation, tool_quality, tool_bench, verify)}
-# Which top-level list of a suite holds which kind's blocks.
-SECTIONS = {section: m for m in GATES.values() for section in m.SECTIONS}
+# What a plugin's gate is written with (docs/gates.md).
+__all__ = ["Block", "Failure", "Gate", "GateResult", "LiveRecording", "common", "register"]
+
+ENTRY_POINTS = "mcptest.gates"
+
+BUILTIN: tuple[Gate, ...] = tuple(m.GATE for m in (scenario, agent, distractors, conversation, tool_quality,
+                                                    tool_bench, verify))
+_BUILTIN_KINDS = frozenset(g.kind for g in BUILTIN)
+_GATES: dict[str, Gate] = {g.kind: g for g in BUILTIN}  # by kind: built in, then added
+_SECTIONS: dict[str, Gate] = {section: g for g in BUILTIN for section in g.sections}
+_ADDED: list[Gate] = []  # the gates a plugin added, in the order they came
+_ENTRY_POINTS_READ = [False]
+_CORE_KEYS = frozenset({"servers", "models"})  # the suite's own top-level keys that no gate takes
+_SCHEMA_NAMES = itertools.count(1)
+_SCHEMA: list = [None]  # the suite schema's name with the added gates' sections, made when first asked
 
 
-def gate(kind: str):
-    return GATES[kind]
+class GateError(ValueError):
+    """A gate a plugin adds cannot be used as it is (one line, naming the gate)."""
 
 
-def hook(module, name: str) -> Any:
-    """A gate's optional function ``name`` (``open``, ``judge_run``, ``judge_all``), or None:
-    read from the module's namespace, since a ``getattr`` that misses costs 0.75 us (it
-    raises and catches an AttributeError), and every item asks for two it lacks."""
-    return module.__dict__.get(name)
+def gate(kind: str) -> Gate:
+    """The gate of ``kind``."""
+    found = _GATES.get(kind)
+    if found is None:
+        _read_entry_points()
+        found = _GATES.get(kind)
+        if found is None:
+            raise GateError(f"no gate judges items of kind {kind!r}: is the plugin that adds it installed?")
+    return found
 
 
-def open_source(module, block: Any, ctx: Any) -> Any:
-    """A block's recording, as its gate ``module`` gets it: the gate's own ``open``, else the
-    block's cassette (which the gate may record live, when it can and the record mode asks)."""
-    own = hook(module, "open")
-    return own(block, ctx) if own is not None else open_cassette(block, ctx, module)
+def built_in(kind: str) -> bool:
+    """Whether ``kind`` is one of mcptest's own kinds (not a plugin's)."""
+    return kind in _BUILTIN_KINDS
+
+
+def section_gate(section: str) -> Gate | None:
+    """The gate whose blocks a suite's top-level ``section`` lists, if any gate takes it."""
+    found = _SECTIONS.get(section)
+    if (found is None and not _ENTRY_POINTS_READ[0] and isinstance(section, str) and section not in _CORE_KEYS
+            and not section.startswith("x-")):
+        _read_entry_points()
+        found = _SECTIONS.get(section)
+    return found
+
+
+def open_source(found: Gate, block: Any, ctx: Any) -> Any:
+    """A block's recording, as its gate gets it: the gate's own ``open``, else the block's
+    cassette (which the gate may record live, when it can and the record mode asks)."""
+    return found.open(block, ctx) if found.open is not None else open_cassette(block, ctx, found.live)
 
 
 def replays_only(kind: str, record_mode: str) -> bool:
     """Whether judging a block of ``kind`` runs the engine over files and nothing else: its
     recording is a cassette (a gate with an ``open`` of its own may start a server) and the
     record mode never records (``none``: no model, no server, no process)."""
-    return record_mode == "none" and hook(GATES[kind], "open") is None
+    return record_mode == "none" and kind in _GATES and _GATES[kind].open is None
 
 
-def document_gate(root: Any):
-    """The gate that claims a whole document (the scenario file), if any."""
-    for module in GATES.values():
-        claims = getattr(module, "claims_document", None)
-        if claims is not None and claims(root):
-            return module
+def document_gate(root: Any) -> Gate | None:
+    """The gate that claims a whole document (an MCProbe scenario file), if any."""
+    for found in _GATES.values():
+        if found.claims_document is not None and found.claims_document(root):
+            return found
     return None
 
 
 def summary_sections() -> list[tuple[str, Callable]]:
     """Every terminal summary section a gate can ask for, with its renderer, in the gates' order."""
-    modules = (sources, *GATES.values(), stability)  # stability: declared by agents and conversations
-    return [item for module in modules for item in getattr(module, "SUMMARY_SECTIONS", {}).items()]
+    sections = [*sources.SUMMARY_SECTIONS.items()]
+    for found in BUILTIN:
+        sections += found.summary_sections.items()
+    sections += stability.SUMMARY_SECTIONS.items()  # declared by agents and conversations
+    for found in _ADDED:
+        sections += found.summary_sections.items()
+    return sections
+
+
+def suite_schema(root: Any) -> str:
+    """The name of the schema a suite document is checked against (``suite/validate.py``):
+    the shipped one, or, when the document holds an added gate's section, the shipped one
+    with every added gate's sections in it (each entry checked against the gate's ``schema``)."""
+    from ..suite.validate import SUITE
+
+    if not isinstance(root, dict) or not any(_added_section(key) for key in root):
+        return SUITE
+    if _SCHEMA[0] is None:
+        from ..suite import validate
+
+        merged = copy.deepcopy(validate.schema(SUITE))
+        sections = merged["$defs"]["suite"]["properties"]
+        for added in _ADDED:
+            for section in added.sections:
+                sections[section] = {"type": "array", "items": added.schema}
+        _SCHEMA[0] = validate.add_schema(f"{SUITE}+gates-{next(_SCHEMA_NAMES)}", merged)
+    return _SCHEMA[0]
+
+
+def _added_section(key: Any) -> bool:
+    """Whether ``key`` at the top of a document is the section of a gate a plugin added."""
+    if key in _SECTIONS:
+        return _SECTIONS[key].kind not in _BUILTIN_KINDS
+    return isinstance(key, str) and section_gate(key) is not None
+
+
+def register(gates: Iterable[Gate], origin: str = "a plugin") -> Callable[[], None]:
+    """Add ``gates`` (from ``origin``, named in errors); returns what removes them again (a
+    pytest session adds its conftests' gates at its start and removes them at its end)."""
+    gates = list(gates)
+    for added in gates:
+        _check(added, origin)
+    for added in gates:
+        _GATES[added.kind] = added
+        _SECTIONS.update((section, added) for section in added.sections)
+        _ADDED.append(added)
+    _SCHEMA[0] = None
+
+    def remove() -> None:
+        for added in gates:
+            if _GATES.get(added.kind) is added:
+                del _GATES[added.kind]
+            for section in added.sections:
+                if _SECTIONS.get(section) is added:
+                    del _SECTIONS[section]
+            if added in _ADDED:
+                _ADDED.remove(added)
+        _SCHEMA[0] = None
+
+    return remove
+
+
+def _check(added: Any, origin: str) -> None:
+    """An added gate is a :class:`Gate` whose kind and sections no other gate has, with a
+    schema for its sections (the suite schema is closed: a section it does not know is an error)."""
+    if not isinstance(added, Gate):
+        raise GateError(f"{origin} gave {added!r} where a pytest_mcptest.gates.Gate was expected")
+    if added.kind in _GATES:
+        raise GateError(f"{origin}: a gate of kind {added.kind!r} already exists")
+    for section in added.sections:
+        if section in _SECTIONS or section in _CORE_KEYS or section.startswith("x-"):
+            raise GateError(f"{origin}: gate {added.kind!r} takes the suite section {section!r}, "
+                            f"which is already taken")
+    if added.sections and (added.build is None or not isinstance(added.schema, dict)):
+        raise GateError(f"{origin}: gate {added.kind!r} lists sections {', '.join(added.sections)}, so it needs "
+                        f"`build` and a JSON Schema (`schema`) of one entry")
+    if added.judge_run is None and added.judge_all is None:
+        raise GateError(f"{origin}: gate {added.kind!r} judges nothing: give it `judge_run` or `judge_all`")
+
+
+def _read_entry_points() -> None:
+    """Add the gates of the ``mcptest.gates`` entry points (once per process)."""
+    if _ENTRY_POINTS_READ[0]:
+        return
+    _ENTRY_POINTS_READ[0] = True
+    from importlib.metadata import entry_points
+
+    for point in entry_points(group=ENTRY_POINTS):
+        origin = f"entry point {point.name!r} ({point.value})"
+        try:
+            loaded = point.load()
+        except Exception as exc:  # a broken plugin is named, not a traceback from inside collection
+            raise GateError(f"{origin} cannot be loaded: {type(exc).__name__}: {exc}") from None
+        register(loaded if isinstance(loaded, (list, tuple)) else [loaded], origin)

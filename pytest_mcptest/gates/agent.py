@@ -25,7 +25,8 @@ from ..text import INDENT, findings, plural, table
 from ..verdict import Failure, GateResult
 from . import claims as claims_gate
 from . import distractors, matrix, stability
-from .sources import record_live, resolve_server, startable
+from .protocol import AGENT_NEEDS, Gate, LiveRecording, agent_can_record, agent_runner
+from .sources import resolve_server
 
 KIND = "agent"
 SECTIONS = ("agents", "tests")
@@ -473,15 +474,6 @@ SUMMARY_SECTIONS = {FLOORS: _floor_section, TOKENS: _token_section, **matrix.SUM
 # --------------------------------------------------------------------------- recording live
 
 
-RECORD_NEEDS = "a `model:`, a `prompt:` and `servers:` it can start (a `command:`, not only a saved `catalog:`)"  # what can_record looks for
-
-
-def can_record(block: AgentBlock) -> bool:
-    """Whether a live run can make this item's cassette: a model, a prompt, and servers it
-    can start (a server that is only a saved ``catalog:`` cannot run a tool)."""
-    return bool(block.prompt and block.servers) and startable(block)
-
-
 def _task(block: AgentBlock, runs: int):
     from ..live.runner import AgentTask, DistractorPlan
     from ..live.servers import server_specs
@@ -493,17 +485,13 @@ def _task(block: AgentBlock, runs: int):
                      distractors=DistractorPlan(*plan) if plan and plan[0] else None)
 
 
-def dry_run(block: AgentBlock, runs: int) -> str:
-    """What recording this item would spend, in one line, calling nothing."""
-    return _task(block, runs).dry_run()
-
-
-def record(block: AgentBlock, ctx: Context, path: str, runs: int, how: str) -> list[str]:
-    """Record ``runs`` live runs of the agent (``live/runner.py``) into ``path``, as
-    :func:`.sources.record_live` says."""
-    from ..live.runner import record_agent
+def _meta(block: AgentBlock) -> dict:
     from ..record.drift import prompt_sha256
 
-    return record_live(ctx, path, how, lambda: record_agent(_task(block, runs), models=block.models,
-                                                            concurrency=ctx.live_concurrency, rate_dir=ctx.rate_dir),
-                       {"agent": block.name, "prompt_sha256": prompt_sha256(block.prompt, block.system_prompt)})
+    return {"agent": block.name, "prompt_sha256": prompt_sha256(block.prompt, block.system_prompt)}
+
+
+LIVE = LiveRecording(AGENT_NEEDS, agent_can_record, _task, agent_runner, _meta)
+
+GATE = Gate(KIND, build, SECTIONS, judge_run=judge_run, judge_all=judge_all, live=LIVE,
+            summary_sections=SUMMARY_SECTIONS)

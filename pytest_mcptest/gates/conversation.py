@@ -24,7 +24,8 @@ from ..suite.model import Block
 from ..text import findings
 from ..verdict import Failure, GateResult
 from . import stability
-from .sources import named_servers, record_live, startable
+from .protocol import Gate, LiveRecording
+from .sources import named_servers, startable
 
 KIND = "conversation"
 SECTIONS = ("conversations",)
@@ -111,9 +112,6 @@ def judge_all(block: ConversationBlock, source, ctx: Context, verdicts: tuple = 
 # --------------------------------------------------------------------------- recording live
 
 
-RECORD_NEEDS = ("the agent's `model:` (and, for tools, `servers:` it can start (a `command:`, not only a saved `catalog:`))")  # what can_record looks for
-
-
 def can_record(block: ConversationBlock) -> bool:
     """Whether a live run can play this scenario: an agent ``model:`` and servers it can start."""
     return startable(block)
@@ -128,19 +126,16 @@ def _task(block: ConversationBlock, runs: int):
                             config=block.config, system_prompt=block.system_prompt, runs=runs)
 
 
-def dry_run(block: ConversationBlock, runs: int) -> str:
-    """What playing this scenario would spend, in one line, calling nothing."""
-    return _task(block, runs).dry_run()
-
-
-def record(block: ConversationBlock, ctx: Context, path: str, runs: int, how: str) -> list[str]:
-    """Play ``runs`` live conversations (``live/conversation.py``) into ``path``, as
-    :func:`.sources.record_live` says."""
+def _play(task, **kwargs):
+    """Play live conversations (``live/conversation.py``), imported only when something records."""
     from ..live.conversation import record_conversation
 
-    return record_live(ctx, path, how, lambda: record_conversation(
-        _task(block, runs), models=block.models, concurrency=ctx.live_concurrency, rate_dir=ctx.rate_dir),
-        {"conversation": block.name})
+    return record_conversation(task, **kwargs)
+
+
+LIVE = LiveRecording(
+    needs="the agent's `model:` (and, for tools, `servers:` it can start (a `command:`, not only a saved `catalog:`))",
+    can_record=can_record, task=_task, run=_play, meta=lambda block: {"conversation": block.name})
 
 
 # --------------------------------------------------------------------------- terminal summary
@@ -165,3 +160,7 @@ def _deferred_section(entries: list[tuple[str, Any]]) -> Optional[tuple[str, lis
 
 
 SUMMARY_SECTIONS = {DEFERRED: _deferred_section}
+
+
+GATE = Gate(KIND, build, SECTIONS, judge_run=judge_run, judge_all=judge_all, claims_document=claims_document,
+            live=LIVE, summary_sections=SUMMARY_SECTIONS)

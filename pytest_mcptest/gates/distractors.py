@@ -18,6 +18,7 @@ from ..engine.values import show, type_name
 from ..suite.doc import Doc, defaults, expectations, marks
 from ..suite.model import Block
 from ..verdict import Failure, GateResult
+from .protocol import Gate
 
 KIND = "distractors"
 SECTIONS = ()  # never a list of its own: an agent's `distractors:` block
@@ -145,3 +146,7 @@ def _ladder_section(entries: list[tuple[str, Any]]) -> Optional[tuple[str, list[
 
 
 SUMMARY_SECTIONS = {LADDER: _ladder_section}
+
+
+# Built by the agent gate from an agent's `distractors:` block: no section of its own.
+GATE = Gate(KIND, None, SECTIONS, judge_all=judge_all, summary_sections=SUMMARY_SECTIONS)

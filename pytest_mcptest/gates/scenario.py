@@ -34,7 +34,8 @@ from ..text import INDENT, table
 from ..verdict import Failure, GateResult
 from . import claims as claims_gate
 from . import matrix, stability
-from .sources import named_servers, record_live, startable
+from .protocol import AGENT_NEEDS, Gate, LiveRecording, agent_can_record, agent_runner
+from .sources import named_servers
 
 KIND = "scenario"
 SECTIONS = ("scenarios",)
@@ -301,14 +302,6 @@ def _world_lines(result: WorldResult) -> list[str]:
 # --------------------------------------------------------------------------- recording live
 
 
-RECORD_NEEDS = "a `model:`, a `prompt:` and `servers:` it can start (a `command:`, not only a saved `catalog:`)"  # what can_record looks for
-
-
-def can_record(block: ScenarioBlock) -> bool:
-    """Whether a live run can make this scenario's cassette: a model, a prompt, and servers it can start."""
-    return bool(block.prompt and block.servers) and startable(block)
-
-
 def _task(block: ScenarioBlock, runs: int):
     from ..engine.rubric import rubric_statements
     from ..live.runner import AgentTask
@@ -321,17 +314,12 @@ def _task(block: ScenarioBlock, runs: int):
                      judge=block.judge)
 
 
-def dry_run(block: ScenarioBlock, runs: int) -> str:
-    """What recording this scenario would spend, in one line, calling nothing."""
-    return _task(block, runs).dry_run()
-
-
-def record(block: ScenarioBlock, ctx: Context, path: str, runs: int, how: str) -> list[str]:
-    """Record ``runs`` live runs of the scenario's agent, each judged on the rubric, into
-    ``path``, as :func:`.sources.record_live` says."""
-    from ..live.runner import record_agent
+def _meta(block: ScenarioBlock) -> dict:
     from ..record.drift import prompt_sha256
 
-    return record_live(ctx, path, how, lambda: record_agent(_task(block, runs), models=block.models,
-                                                            concurrency=ctx.live_concurrency, rate_dir=ctx.rate_dir),
-                       {"scenario": block.name, "prompt_sha256": prompt_sha256(block.prompt, block.system_prompt)})
+    return {"scenario": block.name, "prompt_sha256": prompt_sha256(block.prompt, block.system_prompt)}
+
+
+LIVE = LiveRecording(AGENT_NEEDS, agent_can_record, _task, agent_runner, _meta)
+
+GATE = Gate(KIND, build, SECTIONS, judge_run=judge_run, judge_all=judge_all, live=LIVE)

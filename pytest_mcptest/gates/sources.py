@@ -15,27 +15,25 @@ import msgspec
 
 from ..cassette import Cassette, load_cassette
 from ..context import Context
-from ..errors import InputError
+from ..errors import InputError, RecordingError
 from ..text import plural
-
-
-class RecordingFailed(Exception):
-    """A gate's live recording did not complete (one line; the old cassette is untouched)."""
 
 
 class DryRun(Exception):
     """``--mcptest-dry-run``: the block would be recorded; what it would spend, recording nothing."""
 
 
-class SourceError(Exception):
-    """The recording could not be had: the block fails before any gate runs."""
+class RecordingUnavailable(Exception):
+    """The block's recording (its cassette, catalog or server) could not be had: the block
+    fails before any gate runs, with what is wrong (``collect.py`` shows it as such: not a
+    gate failure, so an ``xfail`` does not absorb it)."""
 
     def __init__(self, gate: str, shown: Optional[str], message: str):
         super().__init__(message)
         self.gate, self.shown, self.message = gate, shown, message
 
 
-class Source(msgspec.Struct, frozen=True):
+class Evidence(msgspec.Struct, frozen=True):
     """What a block is judged on: ``items`` are what its gate judges one by one (the
     cassette's runs, or the one catalog); ``head`` says what was read, for failure text.
     A msgspec Struct, made in C: every item makes one (see ``verdict.py``)."""
@@ -93,9 +91,9 @@ def _load(path: str, shown: str, ctx: Context) -> Optional[Cassette]:
     except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: a NUL in the path
         return None
     except InputError as exc:
-        raise SourceError("cassette", shown, exc.render()) from None
+        raise RecordingUnavailable("cassette", shown, exc.render()) from None
     except OSError as exc:
-        raise SourceError("cassette", shown, f"cannot read {shown}: {exc.strerror}") from None
+        raise RecordingUnavailable("cassette", shown, f"cannot read {shown}: {exc.strerror}") from None
 
 
 @lru_cache(maxsize=None)
@@ -107,12 +105,11 @@ def _record_modes() -> Any:
     return modes
 
 
-def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
+def open_cassette(block: Any, ctx: Context, live: Any = None) -> Evidence:
     """The block's cassette, as its record mode says (``record/modes.py`` decides; see
-    ``docs/recording.md``): replayed, or first recorded when the block's ``gate`` can record
-    it (its ``can_record(block)``, ``record(block, ctx, path, runs, how)`` and
-    ``dry_run(block, runs)``) and the mode asks for it. Judges the first ``runs:`` runs when the block sets it,
-    and reports drift between the cassette and the suite. A :class:`SourceError` says
+    ``docs/recording.md``): replayed, or first recorded when the block's gate can record
+    it live (its :class:`~.protocol.LiveRecording`, ``live``) and the mode asks for it. Judges the first ``runs:`` runs when the block sets it,
+    and reports drift between the cassette and the suite. A :class:`RecordingUnavailable` says
     what is wrong."""
     modes = _record_modes()
     path = cassette_path(block, ctx)
@@ -120,20 +117,20 @@ def open_cassette(block: Any, ctx: Context, gate: Any = None) -> Source:
     cassette = _load(path, shown, ctx)
     exists = cassette is not None
     # Asked only of a mode that may record: decide() never reads it for `none`.
-    can_record = (ctx.record_mode != "none" and getattr(gate, "can_record", None) is not None
-                  and gate.can_record(block))
+    can_record = ctx.record_mode != "none" and live is not None and live.can_record(block)
+    needs = live.needs if live is not None else None
     decision = modes.decide(ctx.record_mode, shown, exists, len(cassette.runs) if cassette else 0,
                             getattr(block, "runs", None), can_record=can_record, recorder="the live agent runner",
-                            needs=getattr(gate, "RECORD_NEEDS", None))
+                            needs=needs)
     if decision.records and not ctx.dry_run:
         with _locked(path):  # items sharing a cassette (pytest -n 2) record it once: the second replays
             cassette = _load(path, shown, ctx)
             decision = modes.decide(ctx.record_mode, shown, cassette is not None,
                                     len(cassette.runs) if cassette else 0, getattr(block, "runs", None),
                                     can_record=can_record, recorder="the live agent runner",
-                                    needs=getattr(gate, "RECORD_NEEDS", None))
-            return _carry_out(decision, block, ctx, gate, path, shown, cassette)
-    return _carry_out(decision, block, ctx, gate, path, shown, cassette)
+                                    needs=needs)
+            return _carry_out(decision, block, ctx, live, path, shown, cassette)
+    return _carry_out(decision, block, ctx, live, path, shown, cassette)
 
 
 def _locked(path: str):
@@ -142,29 +139,29 @@ def _locked(path: str):
     return locked(path)
 
 
-def _carry_out(decision: Any, block: Any, ctx: Context, gate: Any, path: str, shown: str,
-               cassette: Optional[Cassette]) -> Source:
+def _carry_out(decision: Any, block: Any, ctx: Context, live: Any, path: str, shown: str,
+               cassette: Optional[Cassette]) -> Evidence:
     """:func:`open_cassette` once decided (under the cassette's lock when it records)."""
     modes = _record_modes()
     if decision.action == modes.FAIL:
         if ctx.dry_run and cassette is None and getattr(block, "agent", ""):
             # A [distractors] item judges its agent's cassette: the agent item records it.
             raise DryRun(f"would replay {shown} once the agent item {block.agent!r} has recorded it")
-        raise SourceError("cassette", shown, decision.message)
+        raise RecordingUnavailable("cassette", shown, decision.message)
     notes, said = [], []
     if decision.records:
         if ctx.dry_run:
-            raise DryRun(f"would record: {gate.dry_run(block, decision.runs_to_record)} into {shown}")
+            raise DryRun(f"would record: {live.dry_run(block, decision.runs_to_record)} into {shown}")
         said.append(decision.note)
         how = ("append" if decision.action == modes.APPEND else "new" if decision.action == modes.REWRITE
                else "replace")
         try:
-            said += gate.record(block, ctx, path, decision.runs_to_record, how)
-        except RecordingFailed as exc:
-            raise SourceError("cassette", shown, f"recording {shown} failed: {exc}") from None
+            said += live.record(block, ctx, path, decision.runs_to_record, how)
+        except RecordingError as exc:
+            raise RecordingUnavailable("cassette", shown, f"recording {shown} failed: {exc}") from None
         cassette = _load(path, shown, ctx)
         if cassette is None:
-            raise SourceError("cassette", shown, f"recording {shown} failed: no cassette was written")
+            raise RecordingUnavailable("cassette", shown, f"recording {shown} failed: no cassette was written")
     elif decision.note:
         notes.append(decision.note)
     cassette, cost_note = _priced(cassette, block)
@@ -172,15 +169,15 @@ def _carry_out(decision: Any, block: Any, ctx: Context, gate: Any, path: str, sh
         notes.append(cost_note)
     runs = cassette.runs if decision.runs_to_judge is None else cassette.runs[:decision.runs_to_judge]
     if not runs:
-        raise SourceError("cassette", shown, f"{shown} holds no runs")
+        raise RecordingUnavailable("cassette", shown, f"{shown} holds no runs")
     drift = _drift(block, cassette, shown, ctx)
     if drift:
         if ctx.drift == "fail":
-            raise SourceError("drift", shown, drift)
+            raise RecordingUnavailable("drift", shown, drift)
         notes.append(drift)
     calls = len(runs[0].tool_calls) if len(runs) == 1 else sum(len(run.tool_calls) for run in runs)
     head = f"cassette {shown}, {plural(len(runs), 'run')}, {plural(calls, 'call')}"
-    return Source(shown, runs, head, cassette, tuple(notes), tuple(said))
+    return Evidence(shown, runs, head, cassette, tuple(notes), tuple(said))
 
 
 def _priced(cassette: Cassette, block: Any) -> tuple[Cassette, Optional[str]]:
@@ -303,9 +300,9 @@ def server_catalog(name: str, source: dict, root: Optional[str]) -> tuple[str, A
         raise InputError(f"server {name!r}", str(exc)) from None
 
 
-def catalog_source(shown: str, catalog: Any) -> Source:
+def catalog_source(shown: str, catalog: Any) -> Evidence:
     """A catalog as the one thing a catalog gate judges."""
-    return Source(shown, (catalog,), f"catalog {shown}")
+    return Evidence(shown, (catalog,), f"catalog {shown}")
 
 
 # --------------------------------------------------------------------------- live recording
@@ -340,7 +337,7 @@ def record_live(ctx: Context, path: str, how: str, recorder, meta: dict) -> list
     (``how``: ``new``, ``append`` or ``replace``; ``record/store.py``), redacted, atomically,
     with ``meta`` over the recording's own. Returns what to say once in the terminal (the
     recording's notes, its calls, tokens and cost per model). A failure is a
-    :class:`RecordingFailed`; the old cassette is then untouched."""
+    :class:`RecordingError`; the old cassette is then untouched."""
     from ..live.provider import LiveError
     from ..live.runner import usage_lines
     from ..record.redact import redactor
@@ -349,12 +346,12 @@ def record_live(ctx: Context, path: str, how: str, recorder, meta: dict) -> list
     try:
         recording = recorder()
     except LiveError as exc:
-        raise RecordingFailed(str(exc)) from None
+        raise RecordingError(str(exc)) from None
     try:
         save(path, list(recording.runs), recording.catalog, {**recording.meta, **meta, "recorded_at": utc_now()},
              how, redactor(ctx.redact))
     except (OSError, ValueError) as exc:
-        raise RecordingFailed(f"cannot write the cassette: {exc}") from None
+        raise RecordingError(f"cannot write the cassette: {exc}") from None
     return list(recording.notes) + usage_lines(recording.usage)
 
 

@@ -18,7 +18,8 @@ from ..suite.doc import Doc, common, plain, suite_path
 from ..suite.model import Block
 from ..text import findings
 from ..verdict import Failure, GateResult
-from .sources import Source, SourceError, catalog_source, display, read_catalog
+from .protocol import Gate
+from .sources import Evidence, RecordingUnavailable, catalog_source, display, read_catalog
 
 KIND = "tool_bench"
 SECTIONS = ("tool_bench",)
@@ -76,7 +77,7 @@ def from_spec_file(path: str) -> ToolBenchBlock:
     return build(Doc(path, text, root), ["tool_bench", 0], raw)
 
 
-def open(block: ToolBenchBlock, ctx: Context) -> Source:
+def open(block: ToolBenchBlock, ctx: Context) -> Evidence:
     if block.catalog_path is None:
         return catalog_source("inline catalog", block.catalog)
     from ..engine.catalog import CatalogError, catalog_tools
@@ -86,9 +87,9 @@ def open(block: ToolBenchBlock, ctx: Context) -> Source:
         catalog = read_catalog(block.catalog_path, shown)
         catalog_tools(catalog)  # its shape, checked where the file's name is known
     except InputError as exc:
-        raise SourceError("catalog", None, exc.render()) from None
+        raise RecordingUnavailable("catalog", None, exc.render()) from None
     except CatalogError as exc:
-        raise SourceError("catalog", None, f"{shown}: {exc}") from None
+        raise RecordingUnavailable("catalog", None, f"{shown}: {exc}") from None
     return catalog_source(shown, catalog)
 
 
@@ -98,7 +99,7 @@ def judge_run(block: ToolBenchBlock, catalog, number: int, total: int, ctx: Cont
     try:
         bench = run_bench(catalog, block.intents, block.mutations, block.min_drop)
     except ValueError as exc:  # the spec and the catalog disagree: name the spec's block, as the CLI prints only this
-        raise SourceError("catalog", None, f"{block.file}:{block.line}: {exc}") from None
+        raise RecordingUnavailable("catalog", None, f"{block.file}:{block.line}: {exc}") from None
     failures = ()
     if bench.passed is False and bench.max_drop is None:
         failures = (Failure("min_drop", f"no mutation ran, so there is no selection drop to hold against min_drop "
@@ -137,3 +138,6 @@ def summary_lines(envelope: dict) -> list[str]:
         verdict = "PASS" if envelope.get("passed") else "FAIL"
         lines.append(f"{verdict}: largest drop {_num(envelope['max_drop'])} against min-drop {_num(envelope['min_drop'])}")
     return lines
+
+
+GATE = Gate(KIND, build, SECTIONS, open=open, judge_run=judge_run)

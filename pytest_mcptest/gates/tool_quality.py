@@ -26,7 +26,8 @@ from ..suite.doc import Doc, common, defaults, near, plain
 from ..suite.model import Block
 from ..text import INDENT, table
 from ..verdict import Failure, GateResult
-from .sources import SourceError, catalog_source, display, resolve_server, server_catalog
+from .protocol import Gate
+from .sources import RecordingUnavailable, catalog_source, display, resolve_server, server_catalog
 
 KIND = "tool_quality"
 SECTIONS = ("tool_quality",)
@@ -88,13 +89,13 @@ def open(block: ToolQualityBlock, ctx: Context):
     try:
         shown, catalog = server_catalog(block.server, block.source, ctx.root)
     except InputError as exc:
-        raise SourceError("catalog", None, exc.render()) from None
+        raise RecordingUnavailable("catalog", None, exc.render()) from None
     try:
         tools = catalog_tools(catalog)  # its shape, checked where the file's name is known
     except CatalogError as exc:
-        raise SourceError("catalog", None, f"{shown}: {exc}") from None
+        raise RecordingUnavailable("catalog", None, f"{shown}: {exc}") from None
     if not tools:  # nothing to score: bad input (exit 2 in `mcptest doctor`), as a catalog that is not one
-        raise SourceError("catalog", None, f"{shown}: the catalog holds no tools; there is nothing to judge")
+        raise RecordingUnavailable("catalog", None, f"{shown}: the catalog holds no tools; there is nothing to judge")
     return catalog_source(shown, catalog)
 
 
@@ -105,7 +106,7 @@ def judge_run(block: ToolQualityBlock, catalog, number: int, total: int, ctx: Co
     try:
         quality = score_catalog(catalog)
     except ValueError as exc:
-        raise SourceError("catalog", None, str(exc)) from None
+        raise RecordingUnavailable("catalog", None, str(exc)) from None
     envelope = quality.to_dict()
     scores = {key: envelope.get(key) for key in ("tool_count", "min_score", "mean_score", "critical_count",
                                                  "warning_count")}
@@ -159,7 +160,7 @@ def _lock_changes(block: ToolQualityBlock, catalog, ctx: Context):
     try:
         return catalog_changes(read_lock(block.lock, shown), catalog), shown
     except InputError as exc:
-        raise SourceError("lock", None, exc.render()) from None
+        raise RecordingUnavailable("lock", None, exc.render()) from None
 
 
 def _security_lines(findings) -> list[str]:
@@ -238,3 +239,6 @@ def _scores_section(entries: list[tuple[str, Any]]) -> tuple[str, list[str]]:
 
 
 SUMMARY_SECTIONS = {SCORES: _scores_section}
+
+
+GATE = Gate(KIND, build, SECTIONS, open=open, judge_run=judge_run, summary_sections=SUMMARY_SECTIONS)

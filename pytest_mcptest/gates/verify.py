@@ -22,7 +22,8 @@ from ..errors import InputError
 from ..suite.doc import Doc, common, near, plain, suite_path
 from ..suite.model import Block
 from ..verdict import Failure, GateResult
-from .sources import Source, SourceError, resolve_server
+from .protocol import Gate
+from .sources import Evidence, RecordingUnavailable, resolve_server
 
 KIND = "verify"
 SECTIONS = ("verify",)
@@ -62,7 +63,7 @@ def build(doc: Doc, parts, raw: dict) -> VerifyBlock:
                        run=raw.get("run"), **fields)
 
 
-def open(block: VerifyBlock, ctx: Context) -> Source:
+def open(block: VerifyBlock, ctx: Context) -> Evidence:
     from ..mcp.recording import load_recording
     from ..record.verify import ServerUnavailable, verify
 
@@ -70,17 +71,17 @@ def open(block: VerifyBlock, ctx: Context) -> Source:
     try:
         recording = load_recording(block.recording, block.run, shown)
     except InputError as exc:
-        raise SourceError("cassette", shown, exc.render()) from None
+        raise RecordingUnavailable("cassette", shown, exc.render()) from None
     except OSError as exc:
-        raise SourceError("cassette", shown, f"{shown}: cannot read: {exc.strerror or exc}") from None
+        raise RecordingUnavailable("cassette", shown, f"{shown}: cannot read: {exc.strerror or exc}") from None
     try:
         outcome = verify(recording, _argv(block.source["command"]), ignore=block.ignore,
                          timeout=float(block.source.get("timeout", 30.0)), env=block.source.get("env"),
                          cwd=block.source.get("cwd"))
     except ServerUnavailable as exc:
-        raise SourceError("verify", shown, f"the MCP server {block.server!r} could not be started: {exc}") from None
+        raise RecordingUnavailable("verify", shown, f"the MCP server {block.server!r} could not be started: {exc}") from None
     head = f"cassette {shown} run {recording.run}, server {block.server}, {outcome.compared} answers"
-    return Source(shown, (outcome,), head)
+    return Evidence(shown, (outcome,), head)
 
 
 def _argv(command: list) -> list:
@@ -99,3 +100,6 @@ def judge_run(block: VerifyBlock, outcome, number: int, total: int, ctx: Context
     lines = ("", f"  {len(changes)} of {outcome.compared} recorded answer(s) changed:", *change_lines(outcome)) \
         if changes else ()
     return GateResult(envelope, failures=failures, lines=lines)
+
+
+GATE = Gate(KIND, build, SECTIONS, open=open, judge_run=judge_run)

@@ -21,24 +21,44 @@ record it (a hand-made scenario cassette) is told so in one line rather than pre
 
 from __future__ import annotations
 
+import enum
 import shlex
-from typing import Optional
+from typing import NamedTuple, Optional
 
-import attrs
 
-MODES = ("none", "once", "new_episodes", "all", "rewrite")
+class RecordMode(str, enum.Enum):
+    """The record modes, the one list of them (options, ini key, fixture, recorder and
+    :func:`decide` all read it). A ``str`` too, so a mode compares equal to its name."""
+
+    NONE = "none"
+    ONCE = "once"
+    NEW_EPISODES = "new_episodes"
+    ALL = "all"
+    REWRITE = "rewrite"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @classmethod
+    def parse(cls, value: object, where: str = "record mode") -> "RecordMode":
+        """``value`` as a mode; anything else is a ``ValueError`` naming ``where`` and every mode."""
+        try:
+            return cls(value)
+        except ValueError:
+            raise ValueError(f"{where} must be one of {', '.join(m.value for m in cls)}, found {value!r}") from None
+
 
 REPLAY, RECORD, APPEND, REWRITE, FAIL = "replay", "record", "append", "rewrite", "fail"
 
 
-@attrs.frozen
-class Decision:
+class Decision(NamedTuple):
     """What to do: ``action`` is one of replay, record, append, rewrite, fail.
 
     ``runs_to_record``: how many runs to record (0 on replay and fail). ``runs_to_judge``:
     how many of the recorded runs to judge (``None``: all of them). ``message``: why it
     fails (``action == "fail"``). ``note``: a line to show beside a verdict that is still
-    reached (the first N of M runs judged; a mode that could not record).
+    reached (the first N of M runs judged; a mode that could not record). A named tuple:
+    this module is imported at plugin start-up (for :class:`RecordMode`), where attrs is not.
     """
 
     action: str
@@ -60,7 +80,7 @@ def how_to_record(path: str) -> str:
             f"`mcptest import auto LOG -o {out}`")
 
 
-def decide(mode: str, path: str, cassette_exists: bool, runs_recorded: int = 0,
+def decide(mode: RecordMode | str, path: str, cassette_exists: bool, runs_recorded: int = 0,
            runs_wanted: Optional[int] = None, can_record: bool = False,
            recorder: str = "a recorder", needs: Optional[str] = None) -> Decision:
     """Decide what ``mode`` means for an item whose cassette is ``path``.
@@ -71,14 +91,13 @@ def decide(mode: str, path: str, cassette_exists: bool, runs_recorded: int = 0,
     (a live agent runner, the fixture); ``recorder`` names it in messages; ``needs``, when
     the item could record live but lacks keys for it, says which.
     """
-    if mode not in MODES:
-        raise ValueError(f"unknown record mode {mode!r}; expected one of {', '.join(MODES)}")
+    mode = RecordMode.parse(mode)
     if runs_wanted is not None and runs_wanted < 1:
         raise ValueError(f"runs must be at least 1, found {runs_wanted}")
     target = runs_wanted or 1
-    if mode == "none" or (mode == "once" and cassette_exists):
+    if mode is RecordMode.NONE or (mode is RecordMode.ONCE and cassette_exists):
         return _replay(mode, path, cassette_exists, runs_recorded, runs_wanted)
-    if mode == "new_episodes" and cassette_exists and runs_recorded >= target:
+    if mode is RecordMode.NEW_EPISODES and cassette_exists and runs_recorded >= target:
         return _replay(mode, path, cassette_exists, runs_recorded, runs_wanted)
     if not can_record:
         why = (f"this item records live only with {needs}" if needs
@@ -87,14 +106,14 @@ def decide(mode: str, path: str, cassette_exists: bool, runs_recorded: int = 0,
         if cassette_exists:
             replay = _replay(mode, path, cassette_exists, runs_recorded, runs_wanted)
             if replay.action == FAIL:
-                return attrs.evolve(replay, message=f"{replay.message}\n{line}")
-            return attrs.evolve(replay, note=_join(line + "; replayed the cassette as it is", replay.note))
+                return replay._replace(message=f"{replay.message}\n{line}")
+            return replay._replace(note=_join(line + "; replayed the cassette as it is", replay.note))
         return Decision(FAIL, message=f"{line}; {how_to_record(path)}")
-    if mode == "new_episodes" and cassette_exists:
+    if mode is RecordMode.NEW_EPISODES and cassette_exists:
         return Decision(APPEND, runs_to_record=target - runs_recorded, runs_to_judge=runs_wanted,
                         note=f"record mode new_episodes: appending {target - runs_recorded} run(s) to the "
                              f"{runs_recorded} in {path} with {recorder}")
-    if mode == "rewrite":
+    if mode is RecordMode.REWRITE:
         return Decision(REWRITE, runs_to_record=target, runs_to_judge=runs_wanted,
                         note=f"record mode rewrite: discarding {path} and recording {target} run(s) with {recorder}")
     verb = "re-recording" if cassette_exists else "recording"
@@ -115,7 +134,7 @@ def _replay(mode: str, path: str, exists: bool, recorded: int, wanted: Optional[
     return Decision(REPLAY, runs_to_judge=wanted) if wanted is not None else _REPLAY_ALL
 
 
-_REPLAY_ALL = Decision(REPLAY)  # what nearly every replayed item is told: made once (a Decision is frozen)
+_REPLAY_ALL = Decision(REPLAY)  # what nearly every replayed item is told: made once (a Decision is a tuple)
 
 
 def _join(first: str, second: str) -> str:

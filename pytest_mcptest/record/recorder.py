@@ -28,13 +28,10 @@ import os
 import time
 from typing import Any, Callable, Optional
 
+from ..errors import RecordingError
 from . import modes, store
 from .drift import compare, prompt_sha256
 from .redact import redactor as make_redactor
-
-
-class RecordingError(Exception):
-    """A recorder cannot do what was asked: no cassette to replay, no recorded answer."""
 
 
 class Recorder:
@@ -48,8 +45,7 @@ class Recorder:
 
     def __init__(self, path: str, mode: str = "once", runs: Optional[int] = None, run: int = 0,
                  redact=(), fail: Optional[Callable[[str], Any]] = None):
-        if mode not in modes.MODES:
-            raise ValueError(f"unknown record mode {mode!r}; expected one of {', '.join(modes.MODES)}")
+        mode = modes.RecordMode.parse(mode)
         self.path = path
         self.mode = mode
         self.runs = runs

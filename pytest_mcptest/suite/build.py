@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
-from ..gates import SECTIONS, document_gate
+from ..gates import GateError, document_gate, section_gate, suite_schema
 from .doc import Doc, plain
 from .loader import LineDict, load_documents, read_text
 from .model import Block, Suite
@@ -26,12 +26,12 @@ def build_document(path: str, source: str, root: Any, warnings: list | None = No
     blocks: list[Block] = []
     errors: list[InputError] = []  # the first of each block: a file with five bad blocks says so in one run
     for section, entries in root.items():
-        module = SECTIONS.get(section)
-        if module is None:
+        found = section_gate(section)
+        if found is None or found.build is None:
             continue
         for i, raw in enumerate(entries):
             try:
-                built = module.build(doc, [section, i], raw)  # a block, or a tuple of blocks (an agent and its distractors)
+                built = found.build(doc, [section, i], raw)  # a block, or a tuple of blocks (an agent and its distractors)
             except InputError as exc:
                 errors.append(exc)
                 continue
@@ -58,7 +58,11 @@ def load_suite(path: str, text: str | None = None) -> Suite:
     for root, first_line in load_documents(path, text):
         if root is None:
             continue  # an empty document (a trailing '---')
-        validate_document(root, path, text, first_line, lines=lines)
+        try:
+            schema_name = suite_schema(root)
+        except GateError as exc:  # a plugin's gate that cannot be used
+            raise InputError(path, str(exc), line=first_line, source=text) from None
+        validate_document(root, path, text, first_line, schema_name=schema_name, lines=lines)
         for block in build_document(path, text, root, warnings, lines):
             if block.name in seen:
                 raise InputError(path, f"two blocks are named {block.name!r} (the first at line "

@@ -31,6 +31,7 @@ import attrs
 import yaml
 
 from ..errors import InputError
+from ..gates import built_in
 from .build import load_suite
 from .loader import read_text
 from .model import Block, Suite
@@ -148,7 +149,11 @@ def collect_suite(path: str, directory: Optional[str] = None) -> CollectedSuite:
                 return pickle.load(fh)
     except Exception:  # absent, stale, truncated or from other code: rebuild
         pass
-    collected = CollectedSuite.of(load_suite(path, read_text(path, data)), pickled=True)
+    suite = load_suite(path, read_text(path, data))
+    if not all(built_in(block.kind) for block in suite.blocks):
+        # A plugin's gate built some blocks: its code is not in the stamp, so they are not cached.
+        return CollectedSuite.of(suite, pickled=False)
+    collected = CollectedSuite.of(suite, pickled=True)
     _store(where, key, collected)
     return collected
 
