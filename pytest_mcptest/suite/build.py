@@ -58,7 +58,7 @@ def load_suite(path: str, text: str | None = None) -> Suite:
     for root, first_line in load_documents(path, text):
         if root is None:
             continue  # an empty document (a trailing '---')
-        validate_document(root, path, text, first_line, lines=lines)
+        validate_document(root, path, text, first_line)
         for block in build_document(path, text, root, warnings, lines):
             if block.name in seen:
                 raise InputError(path, f"two blocks are named {block.name!r} (the first at line "
