@@ -8,7 +8,6 @@ the controller writes the JSON report.
 from __future__ import annotations
 
 import fnmatch
-import gc
 import os
 import sys
 
@@ -217,38 +216,6 @@ def _wants_entries(config: pytest.Config) -> bool:
 def _github_actions() -> bool:
     """Whether this runs as a GitHub Actions step (failures then become annotations)."""
     return os.environ.get("GITHUB_ACTIONS") == "true"
-
-
-_LAST_RUN = pytest.StashKey[tuple]()  # (item, its next item) of the protocol that ran last
-
-
-def pytest_plugin_registered(plugin, manager) -> None:
-    """A plugin registered (a conftest found later, one registered while the session runs)
-    may change which code runs in an item's phases: what ``quiet_phases`` worked out is stale."""
-    from .quiet_phases import REGISTERED
-
-    REGISTERED[0] += 1
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item, nextitem):
-    """No garbage collection while a suite's item runs: replaying allocates many small
-    objects that are all freed (by reference counting) once the item is reported, so a
-    collection in the middle would only walk them. The collector runs between items, on
-    what is left; an item that leaves cycles behind has them collected then. Each item's
-    neighbours are noted for the quiet phases (``BlockItem.note_neighbours``)."""
-    stash = item.config.stash
-    block = _is_block_item(item)
-    if block:
-        item.note_neighbours(stash.get(_LAST_RUN, None), nextitem)
-    stash[_LAST_RUN] = (item, nextitem)
-    if not block or not gc.isenabled():
-        return (yield)
-    gc.disable()
-    try:
-        return (yield)
-    finally:
-        gc.enable()
 
 
 @pytest.hookimpl(wrapper=True)
