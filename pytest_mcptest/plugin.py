@@ -257,7 +257,6 @@ class _SessionHooks:
 
     def __init__(self, config: pytest.Config, baseline: dict | None = None):
         self.config = config
-        self.suite_errors: set[str] = set()
         self.baseline = baseline
         wanted = _wants_entries(config)
         self.builder = ReportBuilder() if wanted and not hasattr(config, "workerinput") else None
@@ -372,21 +371,9 @@ class _SessionHooks:
 
     def pytest_collectreport(self, report) -> None:
         if report.failed and report.nodeid and self._is_suite(report.nodeid):
-            self.suite_errors.add(report.nodeid)
             if self.builder is not None:
                 path = self.config.rootpath / report.nodeid.split("::", 1)[0]
                 self.builder.add_collect_error(_report_id(self.config, path), str(report.longrepr))
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtestloop(self, session) -> None:
-        """A bad suite file is one collection error; the rest still run.
-
-        pytest runs nothing when collection failed. When every failed collector is a
-        suite file, the session goes on as ``--continue-on-collection-errors`` would;
-        a broken Python test file still stops the run as usual.
-        """
-        if session.testsfailed and session.testsfailed == len(self.suite_errors):
-            session.config.option.continue_on_collection_errors = True
 
     def pytest_sessionfinish(self, session) -> None:
         if self.updates and not hasattr(self.config, "workerinput"):  # the controller alone writes suites
