@@ -17,8 +17,8 @@ from .context import Context
 from .files import output_problem
 from .stash import CONTEXT_KEY
 from .text import printable
-from .report import (ReportBuilder, compare_reports, comparison_problem, item_entry, load_report, render_comparison,
-                     write_report)
+# report.py (the JSON report, comparisons) is imported where a session asks for a report:
+# most sessions never do, and a cold one would compile it for nothing.
 
 DEFAULT_PATTERNS = ("*.mcptest.yml", "*.mcptest.yaml")
 RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
@@ -121,6 +121,8 @@ def pytest_configure(config: pytest.Config) -> None:
     compare = config.getoption("mcptest_compare")
     if compare is not None and not hasattr(config, "workerinput"):  # only the controller compares
         try:
+            from .report import load_report
+
             baseline = load_report(os.path.join(str(config.invocation_params.dir), compare), compare)
         except ValueError as exc:
             raise pytest.UsageError(f"--mcptest-compare: {exc}") from None
@@ -231,6 +233,8 @@ def pytest_runtest_makereport(item, call):
     if _is_block_item(item):
         if _wants_entries(item.config):
             # Plain data on the report: pytest-xdist carries it to the controller.
+            from .report import item_entry
+
             report.mcptest = item_entry(_report_id(item.config, item.path, item.name), item.head, item.verdict)
         if call.when == "call":
             if item.verdict is not None and report.passed and item.config.get_verbosity() > 0:
@@ -259,7 +263,11 @@ class _SessionHooks:
         self.config = config
         self.baseline = baseline
         wanted = _wants_entries(config)
-        self.builder = ReportBuilder() if wanted and not hasattr(config, "workerinput") else None
+        self.builder = None
+        if wanted and not hasattr(config, "workerinput"):
+            from .report import ReportBuilder
+
+            self.builder = ReportBuilder()
         self.patterns = DEFAULT_PATTERNS + tuple(config.getini("mcptest_files"))
         self.summary: dict[str, list] = {}  # section -> [(nodeid, payload)], from the items' gates
         self.metrics: list[tuple[str, str]] = []  # (nodeid, figures) of the items that passed, under -v
@@ -362,6 +370,8 @@ class _SessionHooks:
         tests, the significant changes and the floor flips (``-v``: every delta)."""
         if self.comparison is None:
             return
+        from .report import comparison_problem, render_comparison
+
         terminalreporter.section(f"mcptest: compared with {self.config.getoption('mcptest_compare')}")
         for line in render_comparison(self.comparison, self.config.option.verbose > 0, "-v").splitlines():
             terminalreporter.write_line(printable(line))
@@ -385,12 +395,16 @@ class _SessionHooks:
             # does and as pytest does when collection failed (its 4 is kept for a bad
             # option, such as a baseline that is missing); a floor that flipped to failed
             # fails the session (exit 1) even when no item did.
+            from .report import compare_reports, comparison_problem
+
             self.comparison = compare_reports(self.builder.to_dict(), self.baseline)
             if comparison_problem(self.comparison):
                 session.exitstatus = pytest.ExitCode.INTERRUPTED
             elif self.comparison["regressions"] and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.builder is not None and self.config.getoption("mcptest_report"):
+            from .report import write_report
+
             path = os.path.join(str(self.config.invocation_params.dir), self.config.getoption("mcptest_report"))
             self._written("--mcptest-report", session, write_report, path, self.builder.to_dict())
         if self.builder is not None and self.config.getoption("mcptest_html"):
