@@ -235,7 +235,7 @@ class Effect:
 
 def _writes_directly(transition: "Transition") -> bool:
     """Whether a transition's writes may go straight into the dicts planned before any of
-    them (see :func:`_apply`): every path a chain of keys, none leading through another's place."""
+    them (see :meth:`Transition.fire`): every path a chain of keys, none leading through another's place."""
     paths = [e.path for e in transition.effects]
     return all(e._head is not None for e in transition.effects) and not any(
         len(a) < len(b) and b[:len(a)] == a for a in paths for b in paths)
@@ -270,6 +270,16 @@ class Transition:
             if plan is not None:
                 plan[0][effect._key] = plan[1]
                 return True
+        elif self._direct:  # every effect planned before any is written, then all written
+            plans = []
+            for effect in effects:
+                plan = effect.planned(state, args)
+                if plan is None:
+                    return _careful_effects(state, self, args)
+                plans.append(plan)
+            for (parent, value), effect in zip(plans, effects):
+                parent[effect._key] = value
+            return True
         return _careful_effects(state, self, args)
 
 
@@ -422,27 +432,16 @@ def _contains_marker(text: str, markers: Sequence[str]) -> bool:
 
 
 def _apply(state: dict, transition: Transition, args: Any) -> None:
-    """Apply a transition's effects all or nothing.
+    """Apply a transition's effects all or nothing, the careful way.
 
-    Every value is computed before anything is written. When every effect has its plan
-    (:meth:`Effect.planned`) and no path leads through another's place, the writes go
-    straight into the planned dicts: each exists, so none can fail, and none moves another
-    (a state never holds one object twice: every value written is a copy). Otherwise the
-    writes are journaled, so one failing half-way (a path through a non-object) undoes the
-    others.
+    Every value is computed before anything is written, and the writes are journaled, so one
+    failing half-way (a path through a non-object) undoes the others. :meth:`Transition.fire`
+    comes here only when its effects cannot all be planned: when every effect has its plan
+    (:meth:`Effect.planned`) and no path leads through another's place, it writes straight
+    into the planned dicts (each exists, so none can fail, and none moves another: a state
+    never holds one object twice, every value written is a copy).
     """
     effects = transition.effects
-    if transition._direct:
-        plans = []
-        for effect in effects:
-            plan = effect.planned(state, args)
-            if plan is None:
-                break
-            plans.append(plan)
-        else:
-            for (parent, value), effect in zip(plans, effects):
-                parent[effect._key] = value
-            return
     writes = [(e.path, e.new_value(state, args)) for e in effects]
     journal: list = []
     try:
