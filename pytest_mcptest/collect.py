@@ -68,7 +68,8 @@ class SuiteWarning(pytest.PytestWarning):
 
 
 class SuiteFile(pytest.File):
-    """A ``*.mcptest.yml`` file. A bad file is one collection error; the others still run."""
+    """A ``*.mcptest.yml`` file. A bad file is one collection error at its line, as a broken
+    Python file is one (pytest then stops, unless ``--continue-on-collection-errors``)."""
 
     def collect(self):
         # Parsing and item creation allocate many small objects and no cycles: the
