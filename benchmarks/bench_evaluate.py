@@ -19,7 +19,8 @@ session does (each file's suite cache written, then loaded from it), and times
   printed beside it, not counted in the figure).
 
 The in-process figures are the best of ``--repeat`` passes over every item (the garbage
-collector frozen after collection and on, as the plugin leaves it); the session figure is
+collector collected once after collection, then left on; the plugin pauses it only inside
+each item's ``runtest``); the session figure is
 the median of ``--sessions`` sessions. Goals (issue 15): at most 60, 100 and 150 us.
 A report, not a test: it prints PASS or MISS beside each goal and exits 0 (1 only when the
 benchmark is broken: an item did not pass).

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import warnings
-from functools import cached_property
 from typing import Optional
 
 import pytest
@@ -12,8 +11,6 @@ import pytest
 from .stash import CONTEXT_KEY
 from .errors import InputError
 from .evaluate import evaluate
-from .gates import replays_only
-from .quiet_phases import QuietHooks
 from .render import render_verdict
 from .suite.cache import CollectedSuite, collect_suite
 from .suite.model import Block
@@ -71,7 +68,8 @@ class SuiteWarning(pytest.PytestWarning):
 
 
 class SuiteFile(pytest.File):
-    """A ``*.mcptest.yml`` file. A bad file is one collection error; the others still run."""
+    """A ``*.mcptest.yml`` file. A bad file is one collection error at its line, as a broken
+    Python file is one (pytest then stops, unless ``--continue-on-collection-errors``)."""
 
     def collect(self):
         # Parsing and item creation allocate many small objects and no cycles: the
@@ -88,23 +86,6 @@ class SuiteFile(pytest.File):
         finally:
             if gc_was_enabled:
                 gc.enable()
-
-    _quiet_hooks: Optional[QuietHooks] = None
-
-    def quiet_hooks(self) -> QuietHooks:
-        """The hooks this file's replayed items run through (see ``quiet_phases``)."""
-        if self._quiet_hooks is None:
-            self._quiet_hooks = QuietHooks(self)
-        return self._quiet_hooks
-
-    _location_path: Optional[str] = None
-
-    def location_path(self, item: "BlockItem") -> str:
-        """The path part of pytest's ``item.location`` for this file's items, worked out by
-        pytest's own code at the first item and shared by the rest."""
-        if self._location_path is None:
-            self._location_path = super(BlockItem, item).location[0]
-        return self._location_path
 
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, InputError):
@@ -125,10 +106,6 @@ class BlockItem(pytest.Item):
         self._suite = suite
         self._index = index
         self.verdict: Verdict | None = None
-        self._replays_only = replays_only(head.kind, self.config.stash[CONTEXT_KEY].record_mode)
-        # Run between two items of its file, the one before naming it next (note_neighbours).
-        # Set here, not first when it runs: items' attributes keep sharing their keys.
-        self._between = False
         self.add_marker(_KIND_MARKS.get(head.kind) or _KIND_MARKS.setdefault(head.kind, pytest.mark.mcptest(kind=head.kind)))
         self.extra_keyword_matches.add(head.kind)
         for mark in head.marks:
@@ -142,32 +119,23 @@ class BlockItem(pytest.Item):
             _register_marker(self.config, tag, "tag")
             self.add_marker(tag)
 
-    def note_neighbours(self, previous: Optional[tuple], nextitem: Optional[pytest.Item]) -> None:
-        """Told by the plugin's protocol hook before the item runs: ``previous`` is the
-        (item, its next item) that ran just before in this process, ``nextitem`` the one
-        after. Between two items of its file, the item's setup and teardown run nothing but
-        its own, so they may be quiet (see ``quiet_phases``)."""
-        parent = self.parent
-        self._between = (previous is not None and previous[1] is self and previous[0].parent is parent
-                         and nextitem is not None and nextitem.parent is parent)
-
-    @property
-    def ihook(self):
-        """pytest's hooks, but the phases of an item that only replays skip output and log
-        capture where no code of the project's can run in them (see ``quiet_phases``)."""
-        if not self._replays_only:
-            return self.session.gethookproxy(self.path)
-        session = self.session
-        going_on = not (session.shouldfail or session.shouldstop)  # else pytest tears everything down
-        return self.parent.quiet_hooks().relay(self._between, going_on)
-
     @property
     def block(self) -> Block:
         """The built block (built anew at each call when the suite came from the cache)."""
         return self._suite.block(self._index)
 
     def runtest(self) -> None:
-        self.verdict = evaluate(self.block, self.config.stash[CONTEXT_KEY])
+        # No garbage collection while the block is judged: replaying allocates many small
+        # objects, all freed by reference counting once the verdict is made, so a collection
+        # in the middle would only walk them. Only this item's own code runs here (never a
+        # fixture or a hook of the user's); the collector is as it was when this returns.
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            self.verdict = evaluate(self.block, self.config.stash[CONTEXT_KEY])
+        finally:
+            if gc_was_enabled:
+                gc.enable()
         if self.verdict.skipped:
             pytest.skip(self.verdict.skipped)
         if self.verdict.problems:
@@ -179,13 +147,6 @@ class BlockItem(pytest.Item):
         if isinstance(excinfo.value, BlockFailed):  # a gate failed, or nothing could be judged
             return render_verdict(excinfo.value.verdict, file=self.nodeid.split("::", 1)[0])
         return super().repr_failure(excinfo, style=style)
-
-    @cached_property
-    def location(self):
-        # pytest makes the item's path absolute and looks it up again for every item (about
-        # 10 us); the items of a file share it.
-        _, line, name = self.reportinfo()
-        return self.parent.location_path(self), line, name
 
     def reportinfo(self):
         # The third element heads the failure section; pytest rewrites '.' to '::' in it when

@@ -8,7 +8,6 @@ the controller writes the JSON report.
 from __future__ import annotations
 
 import fnmatch
-import gc
 import os
 
 import pytest
@@ -18,7 +17,9 @@ from .files import output_problem
 from .stash import CONTEXT_KEY
 from .text import printable
 from .record.modes import RecordMode
-from .report import ReportBuilder, compare_reports, comparison_problem, item_entry, load_report, render_comparison
+
+# report.py (the JSON report, comparisons) is imported where a session asks for a report:
+# most sessions never do, and a cold one would compile it for nothing.
 
 DEFAULT_PATTERNS = ("*.mcptest.yml", "*.mcptest.yaml")
 _MODES = ", ".join(mode.value for mode in RecordMode)
@@ -130,6 +131,8 @@ def pytest_configure(config: pytest.Config) -> None:
     compare = config.getoption("mcptest_compare")
     if compare is not None and not hasattr(config, "workerinput"):  # only the controller compares
         try:
+            from .report import load_report
+
             baseline = load_report(os.path.join(str(config.invocation_params.dir), compare), compare)
         except ValueError as exc:
             raise pytest.UsageError(f"--mcptest-compare: {exc}") from None
@@ -235,38 +238,6 @@ def _github_actions() -> bool:
     return os.environ.get("GITHUB_ACTIONS") == "true"
 
 
-_LAST_RUN = pytest.StashKey[tuple]()  # (item, its next item) of the protocol that ran last
-
-
-def pytest_plugin_registered(plugin, manager) -> None:
-    """A plugin registered (a conftest found later, one registered while the session runs)
-    may change which code runs in an item's phases: what ``quiet_phases`` worked out is stale."""
-    from .quiet_phases import REGISTERED
-
-    REGISTERED[0] += 1
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item, nextitem):
-    """No garbage collection while a suite's item runs: replaying allocates many small
-    objects that are all freed (by reference counting) once the item is reported, so a
-    collection in the middle would only walk them. The collector runs between items, on
-    what is left; an item that leaves cycles behind has them collected then. Each item's
-    neighbours are noted for the quiet phases (``BlockItem.note_neighbours``)."""
-    stash = item.config.stash
-    block = _is_block_item(item)
-    if block:
-        item.note_neighbours(stash.get(_LAST_RUN, None), nextitem)
-    stash[_LAST_RUN] = (item, nextitem)
-    if not block or not gc.isenabled():
-        return (yield)
-    gc.disable()
-    try:
-        return (yield)
-    finally:
-        gc.enable()
-
-
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     if (call.when == "call" and _is_block_item(item) and item.verdict is not None
@@ -280,6 +251,8 @@ def pytest_runtest_makereport(item, call):
     if _is_block_item(item):
         if _wants_entries(item.config):
             # Plain data on the report: pytest-xdist carries it to the controller.
+            from .report import item_entry
+
             report.mcptest = item_entry(_report_id(item.config, item.path, item.name), item.head, item.verdict)
         if call.when == "call":
             if item.verdict is not None and report.passed and item.config.get_verbosity() > 0:
@@ -306,10 +279,13 @@ class _SessionHooks:
 
     def __init__(self, config: pytest.Config, baseline: dict | None = None):
         self.config = config
-        self.suite_errors: set[str] = set()
         self.baseline = baseline
         wanted = _wants_entries(config)
-        self.builder = ReportBuilder() if wanted and not hasattr(config, "workerinput") else None
+        self.builder = None
+        if wanted and not hasattr(config, "workerinput"):
+            from .report import ReportBuilder
+
+            self.builder = ReportBuilder()
         self.patterns = DEFAULT_PATTERNS + tuple(config.getini("mcptest_files"))
         self.summary: dict[str, list] = {}  # section -> [(nodeid, payload)], from the items' gates
         self.metrics: list[tuple[str, str]] = []  # (nodeid, figures) of the items that passed, under -v
@@ -412,6 +388,8 @@ class _SessionHooks:
         tests, the significant changes and the floor flips (``-v``: every delta)."""
         if self.comparison is None:
             return
+        from .report import comparison_problem, render_comparison
+
         terminalreporter.section(f"mcptest: compared with {self.config.getoption('mcptest_compare')}")
         for line in render_comparison(self.comparison, self.config.option.verbose > 0, "-v").splitlines():
             terminalreporter.write_line(printable(line))
@@ -421,21 +399,9 @@ class _SessionHooks:
 
     def pytest_collectreport(self, report) -> None:
         if report.failed and report.nodeid and self._is_suite(report.nodeid):
-            self.suite_errors.add(report.nodeid)
             if self.builder is not None:
                 path = self.config.rootpath / report.nodeid.split("::", 1)[0]
                 self.builder.add_collect_error(_report_id(self.config, path), str(report.longrepr))
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtestloop(self, session) -> None:
-        """A bad suite file is one collection error; the rest still run.
-
-        pytest runs nothing when collection failed. When every failed collector is a
-        suite file, the session goes on as ``--continue-on-collection-errors`` would;
-        a broken Python test file still stops the run as usual.
-        """
-        if session.testsfailed and session.testsfailed == len(self.suite_errors):
-            session.config.option.continue_on_collection_errors = True
 
     def pytest_sessionfinish(self, session) -> None:
         if self.updates and not hasattr(self.config, "workerinput"):  # the controller alone writes suites
@@ -447,6 +413,8 @@ class _SessionHooks:
             # does and as pytest does when collection failed (its 4 is kept for a bad
             # option, such as a baseline that is missing); a floor that flipped to failed
             # fails the session (exit 1) even when no item did.
+            from .report import compare_reports, comparison_problem
+
             self.comparison = compare_reports(self.builder.to_dict(), self.baseline)
             if comparison_problem(self.comparison):
                 session.exitstatus = pytest.ExitCode.INTERRUPTED

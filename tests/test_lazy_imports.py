@@ -93,3 +93,14 @@ def test_bounds_are_computed_without_statsmodels_scipy_or_numpy(pytester):
                                                          "catalog": CATALOG}}, items=3)
     assert "pytest_mcptest.engine.stats" in seen["modules"]  # both bounds were computed, as expected above
     assert sorted(_top_level(seen["modules"]) & {"numpy", "pandas", "scipy", "statsmodels"}) == []
+
+
+def test_a_plain_session_loads_no_report_module_and_no_mcp_client(pytester):
+    """The JSON report and the live MCP client are for sessions that ask for them."""
+    seen = _session(pytester, PLAIN.split("agents:")[0], {
+        "ping.json": {"runs": [{"tool_calls": [{"name": "ping", "args": {}}, {"name": "ping", "args": {}}]}]},
+    }, items=1)
+    assert "pytest_mcptest.engine.world" in seen["modules"]
+    assert "pytest_mcptest.report" not in seen["modules"]
+    assert "pytest_mcptest.mcp.client" not in seen["modules"]
+    assert "mcp" not in _top_level(seen["modules"])

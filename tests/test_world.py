@@ -707,3 +707,20 @@ def test_a_calls_envelope_entry_names_what_was_recorded_in_one_order(server, res
         ("args", {"n": 1}), ("error", True)] + ([("result", result)] if result is not None else []) + (
         [("turn", turn)] if turn is not None else []) + ([("args_invalid_json", True)] if flagged else [])
     assert list(call.to_dict().items()) == expected
+
+
+def test_a_spec_leaves_the_rules_handed_to_it_as_they_were():
+    """No hidden state: building specs from shared rules changes nothing in the rules, and
+    what a rule works out from its fields is there from its making."""
+    import attrs as _attrs
+
+    from pytest_mcptest.engine.world import Effect, ForbiddenRule, Guard, Transition, WorldSpec
+
+    guard = Guard(("stock", "widgets"), "min", 1)
+    rule = Transition("buy", effects=(Effect(("stock", "widgets"), "dec", 1),), when=(guard,))
+    never = ForbiddenRule("wipe", "never", when=(guard,))
+    before = [_attrs.asdict(r, recurse=False) for r in (guard, rule, never)]
+    assert guard._head == ("stock",) and guard._key == "widgets" and rule._direct
+    specs = [WorldSpec(seed={"stock": {"widgets": n}}, transitions=(rule,), forbidden=(never,)) for n in range(6)]
+    assert [_attrs.asdict(r, recurse=False) for r in (guard, rule, never)] == before
+    assert all(spec.transitions_by_tool == {"buy": (rule,)} for spec in specs)

@@ -60,11 +60,10 @@ class Claim:
     phrase: str
     backed_by: tuple[Backing, ...]
     regex: bool = False
-    _compiled: Any = attrs.field(default=None, init=False, eq=False, repr=False)
-
-    def __attrs_post_init__(self):
-        source = self.phrase if self.regex else re.escape(self.phrase)
-        object.__setattr__(self, "_compiled", re.compile(source, re.IGNORECASE))
+    # Compiled by attrs as the claim is made, never changed after.
+    _compiled: Any = attrs.field(init=False, eq=False, repr=False, default=attrs.Factory(
+        lambda self: re.compile(self.phrase if self.regex else re.escape(self.phrase), re.IGNORECASE),
+        takes_self=True))
 
     @property
     def shown(self) -> str:

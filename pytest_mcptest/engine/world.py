@@ -19,6 +19,19 @@ Per call, in this order:
 
 These four are :func:`step`, the only place they are written: a replay takes it for each
 recorded call, and a served world (``mcptest serve SUITE::SCENARIO``) for each live one.
+
+Two record-class libraries, each for what it does best here:
+- what a scenario declares (``Guard``, ``Effect``, ``Transition``, ``ForbiddenRule``,
+  ``WorldSpec``) is made of attrs classes, frozen and slotted: built once per suite, compared,
+  and pickled by the suite cache as a call of the class on its ``__init__`` fields (see
+  ``suite/cache.py``). What a rule works out from its fields for the replay (a path's keys,
+  whether effects may be written directly, a spec's rules by tool) is computed by attrs while
+  the object is made (``attrs.Factory(..., takes_self=True)``) and never changed after: a
+  rule handed to a ``WorldSpec`` is not touched by it;
+- what a replay makes per run (``WorldResult``, ``CallIssue``, ``StateDiff``) is made of
+  msgspec Structs, built in C, several per item.
+
+Each rule asks its own guards and effects (one path per rule: there is no compiled copy).
 """
 
 from __future__ import annotations
@@ -28,7 +41,6 @@ from typing import Any, Optional, Sequence
 import attrs
 import msgspec
 
-from .compiled import compile_rule, compile_transition
 from .golden import GoldenOracle, GoldenOutcome, judge_golden
 from .paths import Missing, PathError, Segment, assign, format_path, parse_path, resolve, rollback
 from .rubric import rubric_envelope
@@ -38,7 +50,6 @@ from .values import ABSENT, SCALARS, copy_json, is_number, json_diff, json_equal
 GUARD_OPS = ("eq", "min", "max")
 LEAF_LIMIT = 8  # differing leaves shown per expect_state path
 EFFECT_OPS = ("set", "inc", "dec", "from_arg")
-COMPILE_AT = 4  # a rule that this many specs hold is compiled (see WorldSpec.__attrs_post_init__)
 
 
 _NOTHING = object()  # what _read gives where a path leads nowhere
@@ -61,27 +72,23 @@ def _split_keys(path: tuple[Segment, ...]) -> tuple[Optional[tuple[str, ...]], O
     return None, None
 
 
-@attrs.frozen
-class _KeyWalk:
-    """What a guard or an effect keeps of its ``path`` to walk it itself (see _split_keys):
-    worked out once with it, not each time a replay asks."""
-
-    _head: Optional[tuple[str, ...]] = attrs.field(init=False, eq=False, repr=False)
-    _key: Optional[str] = attrs.field(init=False, eq=False, repr=False)
-
-    def __attrs_post_init__(self) -> None:
-        head, key = _split_keys(self.path)
-        object.__setattr__(self, "_head", head)
-        object.__setattr__(self, "_key", key)
+def _walked(part: int):
+    """An attrs field worked out from ``path`` as the object is made: ``_split_keys``'s
+    ``part`` (0 the keys before the last, 1 the last), for a guard or an effect to walk its
+    path itself instead of asking :func:`resolve` each time a replay asks."""
+    return attrs.field(init=False, eq=False, repr=False,
+                       default=attrs.Factory(lambda self: _split_keys(self.path)[part], takes_self=True))
 
 
 @attrs.frozen
-class Guard(_KeyWalk):
+class Guard:
     """One precondition: the state at ``path`` must satisfy ``op`` against ``value``."""
 
     path: tuple[Segment, ...]
     op: str
     value: Any
+    _head: Optional[tuple[str, ...]] = _walked(0)
+    _key: Optional[str] = _walked(1)
 
     def describe(self) -> str:
         return f"{format_path(self.path)} {self.op} {show(self.value)}"
@@ -141,7 +148,7 @@ def first_guard_failure(guards: Sequence[Guard], state: dict) -> Optional[str]:
 
 
 @attrs.frozen
-class Effect(_KeyWalk):
+class Effect:
     """One state change: ``op`` (set, inc, dec, from_arg) applied at ``path``.
 
     For ``from_arg`` the value is an argument path. ``inc`` and ``dec`` take a number,
@@ -152,6 +159,8 @@ class Effect(_KeyWalk):
     op: str
     value: Any
     amount_arg: Optional[tuple[Segment, ...]] = None
+    _head: Optional[tuple[str, ...]] = _walked(0)
+    _key: Optional[str] = _walked(1)
 
     def planned(self, state: dict, args: Any) -> Optional[tuple[dict, Any]]:
         """``(the dict that holds the last key, the value to write there)`` in the common case,
@@ -226,6 +235,14 @@ class Effect(_KeyWalk):
         return current + amount if op == "inc" else current - amount
 
 
+def _writes_directly(transition: "Transition") -> bool:
+    """Whether a transition's writes may go straight into the dicts planned before any of
+    them (see :meth:`Transition.fire`): every path a chain of keys, none leading through another's place."""
+    paths = [e.path for e in transition.effects]
+    return all(e._head is not None for e in transition.effects) and not any(
+        len(a) < len(b) and b[:len(a)] == a for a in paths for b in paths)
+
+
 @attrs.frozen
 class Transition:
     """What a call to ``tool`` does to the world, when its guards hold."""
@@ -236,27 +253,13 @@ class Transition:
     # What the call answers when the world is served (``world_tools.answer``): ``(value,)``
     # as declared under ``result:`` (a literal, a template, MCP content items), ``()`` if none.
     result: tuple = ()
-    # Whether the effects' writes may go straight into the dicts planned before any of them
-    # (see _apply): every path a chain of keys, none leading through another's place.
-    _direct: bool = attrs.field(init=False, eq=False, repr=False)
+    _direct: bool = attrs.field(init=False, eq=False, repr=False,
+                                default=attrs.Factory(_writes_directly, takes_self=True))
 
-    # Its guards and effects as one function (``compiled.py``), made once enough specs
-    # hold it to pay for its making (see WorldSpec); until then, ``fire_slowly``.
-    _fire: Any = attrs.field(default=None, init=False, eq=False, repr=False)
-    _held: int = attrs.field(default=0, init=False, eq=False, repr=False)  # by how many specs
-
-    def __attrs_post_init__(self) -> None:
-        paths = [e.path for e in self.effects]
-        direct = all(e._head is not None for e in self.effects) and not any(
-            len(a) < len(b) and b[:len(a)] == a for a in paths for b in paths)
-        object.__setattr__(self, "_direct", direct)
-
-    def compile(self) -> None:
-        object.__setattr__(self, "_fire", compile_transition(self, _careful_effects))
-
-    def fire_slowly(self, state: dict, args: Any, error: bool) -> Any:
-        """What its compiled ``fire(state, args, error)`` answers (:func:`compiled.compile_transition`),
-        worked out by the guards and effects themselves."""
+    def fire(self, state: dict, args: Any, error: bool) -> Any:
+        """None when a guard fails; otherwise the effects are applied (unless the call
+        returned an ``error``) and the answer is True, or why they could not be (nothing is
+        written then)."""
         for guard in self.when:
             if not guard.holds(state):
                 return None
@@ -269,10 +272,17 @@ class Transition:
             if plan is not None:
                 plan[0][effect._key] = plan[1]
                 return True
+        elif self._direct:  # every effect planned before any is written, then all written
+            plans = []
+            for effect in effects:
+                plan = effect.planned(state, args)
+                if plan is None:
+                    return _careful_effects(state, self, args)
+                plans.append(plan)
+            for (parent, value), effect in zip(plans, effects):
+                parent[effect._key] = value
+            return True
         return _careful_effects(state, self, args)
-
-    def __reduce__(self):  # a copy or a pickle is made anew: its compiled function is not data
-        return type(self), (self.tool, self.effects, self.when, self.result)
 
 
 @attrs.frozen
@@ -282,21 +292,21 @@ class ForbiddenRule:
     tool: str
     reason: str
     when: tuple[Guard, ...] = ()
-    _holds: Any = attrs.field(default=None, init=False, eq=False, repr=False)  # as Transition._fire
-    _held: int = attrs.field(default=0, init=False, eq=False, repr=False)
 
-    def compile(self) -> None:
-        object.__setattr__(self, "_holds", compile_rule(self))
-
-    def holds_slowly(self, state: dict) -> bool:
-        """Whether every guard holds, asked of each (what its compiled ``holds`` answers)."""
+    def holds(self, state: dict) -> bool:
+        """Whether every guard holds (True without guards)."""
         for guard in self.when:
             if not guard.holds(state):
                 return False
         return True
 
-    def __reduce__(self):
-        return type(self), (self.tool, self.reason, self.when)
+
+def _by_tool(rules: tuple) -> dict:
+    """``{tool: (its rules, in declared order)}``."""
+    grouped: dict[str, list] = {}
+    for rule in rules:
+        grouped.setdefault(rule.tool, []).append(rule)
+    return {tool: tuple(group) for tool, group in grouped.items()}
 
 
 @attrs.frozen
@@ -312,29 +322,13 @@ class WorldSpec:
     golden: Optional[GoldenOracle] = None
     expect_state: tuple[tuple[tuple[Segment, ...], Any], ...] = ()
     rubric: Any = None
-    # Built once with the spec (and cached with a built suite), not on every replay.
-    transitions_by_tool: dict = attrs.field(init=False, eq=False, repr=False)
-    forbidden_by_tool: dict = attrs.field(init=False, eq=False, repr=False)
-
-    def __attrs_post_init__(self) -> None:
-        by_tool: dict[str, list] = {}
-        for t in self.transitions:
-            by_tool.setdefault(t.tool, []).append(t)
-        forbidden: dict[str, list] = {}
-        for f in self.forbidden:
-            forbidden.setdefault(f.tool, []).append(f)
-        object.__setattr__(self, "transitions_by_tool", {k: tuple(v) for k, v in by_tool.items()})
-        object.__setattr__(self, "forbidden_by_tool", {k: tuple(v) for k, v in forbidden.items()})
-        # Rules that many specs hold (a file builds rules copied from scenario to scenario, or
-        # given through an anchor, once: see Doc.built_once) are compiled, once enough hold
-        # them: making the function costs what a few dozen replayed calls save, worth it for
-        # shared rules, not for one scenario's own.
-        for rule in (*self.transitions, *self.forbidden):
-            if rule._held < COMPILE_AT:
-                held = rule._held + 1
-                object.__setattr__(rule, "_held", held)
-                if held == COMPILE_AT:
-                    rule.compile()
+    # Built once with the spec (and again when the suite cache loads it), not on every replay.
+    transitions_by_tool: dict = attrs.field(init=False, eq=False, repr=False,
+                                            default=attrs.Factory(lambda self: _by_tool(self.transitions),
+                                                                  takes_self=True))
+    forbidden_by_tool: dict = attrs.field(init=False, eq=False, repr=False,
+                                          default=attrs.Factory(lambda self: _by_tool(self.forbidden),
+                                                                takes_self=True))
 
 
 class CallIssue(msgspec.Struct, frozen=True):
@@ -440,27 +434,16 @@ def _contains_marker(text: str, markers: Sequence[str]) -> bool:
 
 
 def _apply(state: dict, transition: Transition, args: Any) -> None:
-    """Apply a transition's effects all or nothing.
+    """Apply a transition's effects all or nothing, the careful way.
 
-    Every value is computed before anything is written. When every effect has its plan
-    (:meth:`Effect.planned`) and no path leads through another's place, the writes go
-    straight into the planned dicts: each exists, so none can fail, and none moves another
-    (a state never holds one object twice: every value written is a copy). Otherwise the
-    writes are journaled, so one failing half-way (a path through a non-object) undoes the
-    others.
+    Every value is computed before anything is written, and the writes are journaled, so one
+    failing half-way (a path through a non-object) undoes the others. :meth:`Transition.fire`
+    comes here only when its effects cannot all be planned: when every effect has its plan
+    (:meth:`Effect.planned`) and no path leads through another's place, it writes straight
+    into the planned dicts (each exists, so none can fail, and none moves another: a state
+    never holds one object twice, every value written is a copy).
     """
     effects = transition.effects
-    if transition._direct:
-        plans = []
-        for effect in effects:
-            plan = effect.planned(state, args)
-            if plan is None:
-                break
-            plans.append(plan)
-        else:
-            for (parent, value), effect in zip(plans, effects):
-                parent[effect._key] = value
-            return
     writes = [(e.path, e.new_value(state, args)) for e in effects]
     journal: list = []
     try:
@@ -472,7 +455,7 @@ def _apply(state: dict, transition: Transition, args: Any) -> None:
 
 
 def _careful_effects(state: dict, transition: Transition, args: Any) -> Any:
-    """:func:`_apply`, answering as a compiled ``fire`` does: True, or why nothing was written."""
+    """:func:`_apply`, answering as :meth:`Transition.fire` does: True, or why nothing was written."""
     try:
         _apply(state, transition, args)
     except (ValueError, PathError) as exc:
@@ -504,13 +487,11 @@ def step(spec: WorldSpec, state: dict, name: str, args: Any, error: bool = False
 def _step(forbidden_by_tool: dict, by_tool: dict, escalation_tools: tuple, state: dict, name: str, args: Any,
           error: bool) -> tuple[str, Optional[str], Optional[Transition]]:
     """:func:`step`, given the spec's lookups (a replay reads them once, not per call)."""
-    # The first forbidden rule, then the first transition, whose guards all hold, each
-    # asked of its compiled function (written out here: a replay asks for every call).
+    # The first forbidden rule, then the first transition, whose guards all hold.
     rules = forbidden_by_tool.get(name)
     if rules is not None:
         for rule in rules:
-            holds = rule._holds
-            if holds(state) if holds is not None else rule.holds_slowly(state):
+            if rule.holds(state):
                 return FORBIDDEN, rule.reason, None
     candidates = by_tool.get(name)
     if not candidates:
@@ -518,8 +499,7 @@ def _step(forbidden_by_tool: dict, by_tool: dict, escalation_tools: tuple, state
             return NOOP, None, None
         return INVALID, "no transition is declared for this tool", None
     for chosen in candidates:
-        fire = chosen._fire
-        outcome = fire(state, args, error) if fire is not None else chosen.fire_slowly(state, args, error)
+        outcome = chosen.fire(state, args, error)
         if outcome is not None:
             break
     else:

@@ -13,6 +13,14 @@ functions that talk MCP, so importing the plugin stays cheap.
 
 from __future__ import annotations
 
-from .client import ServerError, list_tools
-
 __all__ = ["ServerError", "list_tools"]
+
+
+def __getattr__(name: str):
+    # The client is loaded when first named: the plugin registers the serve fixture from this
+    # package in every session, and most sessions never list a live server's tools.
+    if name in __all__:
+        from . import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

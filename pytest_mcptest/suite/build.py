@@ -62,7 +62,7 @@ def load_suite(path: str, text: str | None = None) -> Suite:
             schema_name = suite_schema(root)
         except GateError as exc:  # a plugin's gate that cannot be used
             raise InputError(path, str(exc), line=first_line, source=text) from None
-        validate_document(root, path, text, first_line, schema_name=schema_name, lines=lines)
+        validate_document(root, path, text, first_line, schema_name=schema_name)
         for block in build_document(path, text, root, warnings, lines):
             if block.name in seen:
                 raise InputError(path, f"two blocks are named {block.name!r} (the first at line "

@@ -58,7 +58,7 @@ def cache_path(path: str, directory: str, real: Optional[str] = None) -> str:
     return os.path.join(directory, f"{digest}-{os.path.basename(real)}.pickle")
 
 
-@attrs.frozen
+@attrs.define
 class CollectedSuite:
     """A suite file as collection needs it: each block's head at once, the built block on demand.
 
@@ -67,7 +67,8 @@ class CollectedSuite:
     (its world, rules and expectations: about 7 kB and a hundred objects for a 40-line
     scenario) is kept as its pickle (about 1 kB) and built again for the moment its item runs,
     so that a session of 10,000 items does not hold 10,000 worlds. Without a cache folder the
-    built blocks are kept as built.
+    built blocks are kept as built. Not frozen: the shared rule lists are built at the first
+    block asked for and kept (``_table``), which is a change, said as one.
 
     Rule lists that several blocks of the file hold alike (the same transitions and
     forbidden rules, written once per scenario or through a YAML anchor) are pickled once,
@@ -96,8 +97,7 @@ class CollectedSuite:
             return pickle.loads(self.pickles[index])
         table = self._table
         if table is None:
-            table = pickle.loads(self.shared)
-            object.__setattr__(self, "_table", table)
+            table = self._table = pickle.loads(self.shared)
         unpickler = pickle.Unpickler(io.BytesIO(self.pickles[index]))
         unpickler.persistent_load = table.__getitem__
         return unpickler.load()

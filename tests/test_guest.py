@@ -1,0 +1,101 @@
+"""The plugin is a guest: a user's own Python tests observe the same capture, logging and
+``-x`` stop with suites beside them as without mcptest at all (``-p no:mcptest``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from suites import PING_RUN, simple_scenario
+
+USER_TESTS = '''
+import logging
+import sys
+
+import pytest
+
+log = logging.getLogger("user")
+
+
+@pytest.fixture(autouse=True)
+def noisy():
+    print("FIXTURE-SETUP-OUT")
+    yield
+    print("FIXTURE-TEARDOWN-OUT")
+
+
+def test_a_capsys(capsys):
+    print("hello out")
+    sys.stderr.write("hello err\\n")
+    out, err = capsys.readouterr()
+    assert out.endswith("hello out\\n") and err == "hello err\\n"
+
+
+def test_b_capfd(capfd):
+    import os
+    os.write(1, b"fd out\\n")
+    os.write(2, b"fd err\\n")
+    out, err = capfd.readouterr()
+    assert "fd out" in out and "fd err" in err
+
+
+def test_c_caplog(caplog):
+    caplog.set_level(logging.INFO)
+    log.info("user record")
+    assert [r.getMessage() for r in caplog.records] == ["user record"]
+
+
+def test_d_fails_and_shows_its_output():
+    print("CAPTURED-OF-THE-FAILURE")
+    log.warning("LOGGED-OF-THE-FAILURE")
+    assert False
+
+
+def test_e_after_the_failure():
+    pass
+'''
+
+
+@pytest.fixture
+def mixed(pytester):
+    """A suite file before and after the user's Python tests (collected in name order)."""
+    pytester.makefile(".mcptest.yml", a_suite="scenarios:\n" + simple_scenario("one", "p.json")
+                      + simple_scenario("two", "p.json"))
+    pytester.makefile(".mcptest.yml", z_suite="scenarios:\n" + simple_scenario("three", "p.json"))
+    (pytester.path / "p.json").write_text(PING_RUN)
+    pytester.makepyfile(test_user=USER_TESTS)
+    return pytester
+
+
+def _python_outcomes(result) -> dict:
+    """Each of the user's tests' outcome, from the short summary (``-rA``)."""
+    outcomes = {}
+    for line in result.stdout.lines:
+        outcome, _, rest = line.partition(" ")
+        if outcome in ("PASSED", "FAILED", "ERROR") and rest.startswith("test_user.py::"):
+            outcomes.setdefault(rest.split(" ")[0], []).append(outcome)
+    return outcomes
+
+
+@pytest.mark.parametrize("options", [(), ("-x",), ("-s",), ("--capture=sys",), ("-p", "no:logging")])
+def test_the_users_tests_see_the_same_with_and_without_mcptest(mixed, options):
+    with_suites = mixed.runpytest("-rA", "-p", "no:cacheprovider", *options)
+    alone = mixed.runpytest("-rA", "-p", "no:cacheprovider", "-p", "no:mcptest", *options)
+    assert _python_outcomes(with_suites) == _python_outcomes(alone)
+    assert _python_outcomes(alone)["test_user.py::test_d_fails_and_shows_its_output"] == ["FAILED"]
+    for marker in ("CAPTURED-OF-THE-FAILURE", "FIXTURE-SETUP-OUT", "LOGGED-OF-THE-FAILURE"):
+        assert with_suites.stdout.str().count(marker) == alone.stdout.str().count(marker), marker
+
+
+def test_x_stops_at_the_users_failure_and_runs_no_suite_after_it(mixed):
+    result = mixed.runpytest("-v", "-p", "no:cacheprovider", "-x")
+    result.assert_outcomes(passed=5, failed=1)  # two scenarios and three Python tests before the failure
+    out = result.stdout.str()
+    assert "z_suite.mcptest.yml::three" not in out and "test_e_after_the_failure" not in out
+    assert result.ret == 1
+
+
+def test_a_failing_scenario_stops_the_session_under_x(mixed):
+    (mixed.path / "p.json").write_text(PING_RUN.replace('"ping"', '"pong"'))
+    result = mixed.runpytest("-p", "no:cacheprovider", "-x")
+    result.assert_outcomes(failed=1)
+    assert result.ret == 1
