@@ -68,8 +68,10 @@ class SuiteWarning(pytest.PytestWarning):
 
 
 class SuiteFile(pytest.File):
-    """A ``*.mcptest.yml`` file. A bad file is one collection error at its line, as a broken
-    Python file is one (pytest then stops, unless ``--continue-on-collection-errors``)."""
+    """A ``*.mcptest.yml`` file. A file that cannot be read (bad YAML, a key the schema does not
+    know, a block that cannot be built) is one item, :class:`BadSuiteItem`, that errors with
+    the message at its line: the other files still run, and pytest's own options (such as
+    ``--continue-on-collection-errors``) stay as the user set them."""
 
     def collect(self):
         # Parsing and item creation allocate many small objects and no cycles: the
@@ -77,7 +79,10 @@ class SuiteFile(pytest.File):
         gc_was_enabled = gc.isenabled()
         gc.disable()
         try:
-            suite = collect_suite(str(self.path), _suite_cache_dir(self.config))
+            try:
+                suite = collect_suite(str(self.path), _suite_cache_dir(self.config))
+            except InputError as error:
+                return [BadSuiteItem.from_parent(self, name=BadSuiteItem.NAME, error=error)]
             for line, message in suite.warnings:
                 warnings.warn_explicit(SuiteWarning(message), SuiteWarning, str(self.path), line)
             items = [BlockItem.from_parent(self, name=head.name, head=head, suite=suite, index=index)
@@ -91,6 +96,37 @@ class SuiteFile(pytest.File):
         if isinstance(excinfo.value, InputError):
             return excinfo.value.render(path=self.nodeid)
         return super().repr_failure(excinfo)
+
+
+class BadSuiteItem(pytest.Item):
+    """A suite file that could not be read, as an item that errors at setup with the reason.
+
+    A broken Python file stops pytest at collection; a broken suite must not stop the other
+    suites and tests (a team's one typo would hide every other result), and a plugin may not
+    turn on ``--continue-on-collection-errors`` for the user. So the file collects as this one
+    item: it is reported as an error (exit status 1), counted, rerun by ``--lf``, and written
+    to the JSON report's ``errors``. Selecting items (``-k``, ``-m``) may leave it out, as it
+    leaves out any item."""
+
+    NAME = "suite file"
+
+    def __init__(self, *, error: InputError, **kwargs):
+        super().__init__(**kwargs)
+        self.error = error
+
+    def setup(self) -> None:
+        raise self.error
+
+    def runtest(self) -> None:  # never reached: setup raises
+        raise self.error
+
+    def failure_text(self) -> str:
+        """What the report shows (pytest renders a setup error itself, as a traceback: the
+        plugin's report hook puts this in its place)."""
+        return self.error.render(path=self.parent.nodeid)
+
+    def reportinfo(self):
+        return self.path, (self.error.line or 1) - 1, f"bad suite file: {self.path.name}"
 
 
 class BlockItem(pytest.Item):

@@ -28,7 +28,11 @@ _MODES = ", ".join(mode.value for mode in RecordMode)
 def _is_block_item(item) -> bool:
     # Checked by module, so the collector (and the engine behind it) loads only when a
     # suite file is actually collected.
-    return type(item).__module__ == "pytest_mcptest.collect"
+    return type(item).__module__ == "pytest_mcptest.collect" and type(item).__name__ == "BlockItem"
+
+
+def _is_bad_suite(item) -> bool:
+    return type(item).__module__ == "pytest_mcptest.collect" and type(item).__name__ == "BadSuiteItem"
 
 
 def _positive(text: str) -> int:
@@ -248,6 +252,9 @@ def pytest_runtest_makereport(item, call):
 
         item.user_properties.extend(junit_properties(item.head.kind, item.verdict))
     report = yield
+    if _is_bad_suite(item) and report.failed:
+        report.longrepr = item.failure_text()  # the file, line and reason, not a traceback
+        report.mcptest_bad_file = _report_id(item.config, item.path)  # a plain string: crosses xdist
     if _is_block_item(item):
         if _wants_entries(item.config):
             # Plain data on the report: pytest-xdist carries it to the controller.
@@ -320,6 +327,8 @@ class _SessionHooks:
     def pytest_runtest_logreport(self, report) -> None:
         if self.builder is not None:
             self.builder.add(report)
+            if getattr(report, "mcptest_bad_file", None):
+                self.builder.add_collect_error(report.mcptest_bad_file, str(report.longrepr))
         if (report.failed and type(report.longrepr) is str and not hasattr(self.config, "workerinput")
                 and self._is_suite(report.nodeid)):
             from .render import FailureText
