@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pytest_mcptest import gates
-from pytest_mcptest.gates import Gate, GateError, register, replays_only
+from pytest_mcptest.gates import Gate, GateError, register
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "gates.md").read_text(encoding="utf-8")
 GATE_CODE = re.search(r"```python\n(.*?)```", DOC, re.S).group(1)
@@ -110,10 +110,9 @@ def test_registering_and_removing_a_gate():
     remove = register([mine], "test")
     try:
         assert gates.gate("mine") is mine and gates.section_gate("mine_too") is mine
-        assert replays_only("mine", "none") and not replays_only("mine", "once")
     finally:
         remove()
-    assert gates.section_gate("mine") is None and not replays_only("mine", "none")
+    assert gates.section_gate("mine") is None
     with pytest.raises(GateError, match="no gate judges items of kind 'mine'"):
         gates.gate("mine")
 

@@ -75,13 +75,6 @@ def open_source(found: Gate, block: Any, ctx: Any) -> Any:
     return found.open(block, ctx) if found.open is not None else open_cassette(block, ctx, found.live)
 
 
-def replays_only(kind: str, record_mode: str) -> bool:
-    """Whether judging a block of ``kind`` runs the engine over files and nothing else: its
-    recording is a cassette (a gate with an ``open`` of its own may start a server) and the
-    record mode never records (``none``: no model, no server, no process)."""
-    return record_mode == "none" and kind in _GATES and _GATES[kind].open is None
-
-
 def document_gate(root: Any) -> Gate | None:
     """The gate that claims a whole document (an MCProbe scenario file), if any."""
     for found in _GATES.values():
