@@ -391,18 +391,38 @@ def forget_parsed() -> None:
 # -- writing ------------------------------------------------------------------------------
 
 
+# A call's keys in the order they are written (the order cassettes have always had, so a
+# re-recorded one shows as a small diff); ``error`` is always written, the rest when present.
+_CALL_KEYS = ("name", "server", "args", "error", "result", "rpc_error", "unanswered", "task_id", "duration_ms", "turn",
+              "args_invalid_json", "id", "error_message")
+
+
+def _call_json(call: ToolCall) -> dict:
+    out = {}
+    for key in _CALL_KEYS:
+        value = getattr(call, key)
+        if value is not None and (value is not False or key == "error"):
+            out[key] = value
+    return out
+
+
 def _record(cassette: Cassette) -> _CassetteRecord:
+    """What the writer encodes: the format's Structs, each call and conversation as the
+    JSON it is written as (every run has a conversation, empty or not)."""
     runs = []
     for run in cassette.runs:
-        conversation = _Conversation(tuple(run.turns), run.tokens) if run.turns or run.tokens is not None else None
-        runs.append(_RunRecord(run.task, run.trial, run.meta or None, tuple(run.tool_calls), conversation,
-                               run.cost_micros, tuple(run.judgments), run.messages, run.unmatched_results))
+        conversation: dict = {"turns": list(run.turns)}
+        if run.tokens is not None:
+            conversation["tokens"] = run.tokens
+        runs.append(_RunRecord(run.task, run.trial, run.meta or None, tuple([_call_json(c) for c in run.tool_calls]),
+                               conversation, run.cost_micros, tuple(run.judgments), run.messages,
+                               run.unmatched_results))
     return _CassetteRecord(CASSETTE_VERSION, cassette.meta or None, cassette.catalog or None, tuple(runs))
 
 
 def dump_cassette(cassette: Cassette) -> str:
     """Cassette JSON text: two-space indent, UTF-8 as is, known keys in a fixed order (so a
-    re-recorded cassette shows as a small diff); what is absent or false is left out."""
+    re-recorded cassette shows as a small diff); what is absent is left out."""
     return msgspec.json.format(msgspec.json.encode(_record(cassette)), indent=2).decode("utf-8") + "\n"
 
 

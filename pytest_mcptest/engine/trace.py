@@ -22,7 +22,7 @@ class ToolCall(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     The first seven fields are what gates read. The rest are what a recorder noted and
     replay hands back as it was: the JSON-RPC error answered instead of a result, whether
     the call was never answered, the task it was made as, how long it took, and the call's
-    id in an imported log. ``error`` and ``args_invalid_json`` read ``null`` as false."""
+    id and error message in an imported log. ``error`` and ``args_invalid_json`` read ``null`` as false."""
 
     name: Annotated[str, msgspec.Meta(min_length=1)]
     args: Any = None
@@ -36,6 +36,7 @@ class ToolCall(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     task_id: Any = None
     duration_ms: Any = None
     id: Any = None
+    error_message: Any = None
 
     def to_dict(self) -> dict:
         server, result, turn = self.server, self.result, self.turn
