@@ -311,9 +311,9 @@ def _record(args) -> int:
                     raise ValueError("mcptest record: --header goes with --http (a stdio server takes no headers)")
                 scrub = scrubber(headers, args.redact or ())
             if args.append:
-                from .record.store import read_raw
+                from .record.store import read_existing
 
-                read_raw(args.out)  # a cassette that cannot take another run is refused before the session
+                read_existing(args.out)  # a cassette that cannot take another run is refused before the session
             return record(command, args.out, args.server_name, args.append, scrub, url=args.http, headers=headers)
     except ValueError as exc:
         print(str(exc), file=sys.stderr)
