@@ -178,7 +178,7 @@ def test_a_whole_session_is_read_into_messages():
     assert run.tool_calls[0].unanswered is True and run.tool_calls[0].duration_ms == 3
 
 
-def test_the_writer_writes_known_keys_in_order_and_leaves_out_what_is_absent():
+def test_the_writer_writes_known_keys_in_order_and_leaves_out_what_is_absent_but_error():
     run = Run(tool_calls=(ToolCall("add", {"n": 2**70}, "shop", False, {"content": []}, 0),),
               turns=({"role": "assistant", "content": "done"},), tokens={"input": 1}, cost_micros=12,
               judgments=({"criterion": "polite", "verdict": "pass", "reason": "yes"},), task="t", trial=0,
@@ -187,8 +187,9 @@ def test_the_writer_writes_known_keys_in_order_and_leaves_out_what_is_absent():
     data = json.loads(text)
     assert list(data) == ["mcptest_cassette", "meta", "catalog", "runs"]
     assert list(data["runs"][0]) == ["task", "trial", "meta", "tool_calls", "conversation", "cost_micros", "judgments"]
-    assert data["runs"][0]["tool_calls"][0] == {"name": "add", "args": {"n": 2**70}, "server": "shop",
-                                                "result": {"content": []}, "turn": 0}
+    assert list(data["runs"][0]["tool_calls"][0].items()) == [
+        ("name", "add"), ("server", "shop"), ("args", {"n": 2**70}), ("error", False), ("result", {"content": []}),
+        ("turn", 0)]
     assert text.startswith('{\n  "mcptest_cassette": 1,\n') and text.endswith("}\n")
     assert repr(parse_cassette("c.json", text).runs) == repr((run,))
 
