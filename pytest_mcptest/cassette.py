@@ -281,15 +281,17 @@ def _explained(path: str, data: Any, exc: msgspec.ValidationError, prefix: list)
     """msgspec's refusal as the reader's message: the JSON pointer, what was expected and
     what was found (the value is looked up in the document, parsed again only now)."""
     text = str(exc)
-    if text.startswith("Number out of range"):  # under a value of any shape: the standard parser's words
-        loads_json(data if isinstance(data, str) else bytes(data).decode("utf-8"), path)
-        return InputError(path, "invalid JSON: a number too large for a float")  # pragma: no cover - refused above
+    if "out of range" in text:  # a number beyond a float, an integer of thousands of digits: the parser's words
+        return _syntax(path, data, exc)
     at = _AT.search(text)
     parts = list(prefix)
     if at is not None:
         parts += [int(i) if i else key for key, i in _PATH.findall(at.group(1))]
         text = text[:at.start()]
-    document = msgspec.json.decode(data)
+    try:
+        document = msgspec.json.decode(data)
+    except msgspec.DecodeError as bad:  # not JSON further on (``Infinity``): that is what to say
+        return _syntax(path, data, bad)
     if text.startswith("Object missing required field"):
         field = text.split("`")[1]
         return InputError(path, f"missing the required key {field!r}", pointer=json_pointer(parts))
@@ -333,7 +335,7 @@ def _at(document: Any, parts: list) -> Any:
     return document
 
 
-def _syntax(path: str, data: Any, exc: msgspec.DecodeError) -> InputError:
+def _syntax(path: str, data: Any, exc: Exception) -> InputError:
     """Bad JSON, named by line and column (the standard parser's words), or what msgspec
     refuses beyond it (a lone surrogate escape)."""
     text = data if isinstance(data, str) else bytes(data).decode("utf-8")

@@ -222,6 +222,8 @@ def test_a_large_cassette_is_mapped_and_read_as_its_bytes_would_be(tmp_path, mon
     ('\ufeff{"runs": []}', None),
     ('{"runs": [], "mcptest_cassette": 1.0}', None),
     ("", "invalid JSON"),
+    ('{"runs": [], "meta": [Infinity]}', "invalid JSON"),  # a type refused first, then bad JSON further on
+    ('{"runs": [{"tool_calls": [{"name": "a", "args": ' + "9" * 5000 + '}]}]}', "digits"),
 ])
 def test_odd_texts_read_the_same_from_text_bytes_and_a_mapped_file(text, words):
     got = outcome(lambda: parse_cassette("c.json", text))
