@@ -3,8 +3,8 @@
 The format is the msgspec Structs below (:class:`_CassetteRecord`, :class:`_RunRecord`,
 :class:`_Conversation`, with :class:`~pytest_mcptest.engine.trace.ToolCall` and
 :class:`~pytest_mcptest.engine.trace.Message`), held equal to the shipped JSON Schema
-(``schema/cassette-v1.json``) by ``tests/test_cassette_schema.py``, which uses ``jsonschema``
-as the oracle. msgspec decodes a file straight into them in C, calls and messages included;
+(``schema/cassette-v1.json``) by ``tests/test_cassette_reader.py``, where ``jsonschema`` is the
+oracle for generated documents. msgspec decodes a file straight into them in C, calls and messages included;
 what a Struct cannot say (the strings under ``meta``, token counts, judgments, the version,
 a misspelled ``tool_calls``) is checked after, once per run. Reading is strict about what
 gates need and lenient about the rest: only ``runs[*].tool_calls[*].name`` is required,
@@ -12,9 +12,10 @@ gates need and lenient about the rest: only ``runs[*].tool_calls[*].name`` is re
 pointer, with what was expected and what was found.
 
 Writing (:func:`dump_cassette`, :func:`write_cassette`) is the one writer every producer
-uses (the importers, ``mcptest record``, the ``mcptest_recorder`` fixture, live recording):
-each builds a :class:`Cassette` of :class:`Run` values; the writer encodes the same Structs,
-pretty-printed, known keys in a fixed order, written atomically.
+uses (the importers, ``mcptest record``, ``verify --update``, ``serve --record``, the
+``mcptest_recorder`` fixture, live recording): each builds a :class:`Cassette` of :class:`Run`
+values; the writer encodes the same Structs, pretty-printed, known keys in a fixed order,
+written atomically.
 
 A cassette of 16 MiB or more is mapped rather than read, so no copy of the file stays in
 memory beside its runs. A cassette shared by many items is parsed once (a small cache of
