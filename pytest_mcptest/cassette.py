@@ -115,11 +115,18 @@ def _decoders() -> tuple:
 
 
 @lru_cache(maxsize=None)
+def cassette_schema() -> dict:
+    """The shipped JSON Schema of the format (``schema/cassette-v1.json``)."""
+    from importlib import resources
+
+    shipped = resources.files("pytest_mcptest").joinpath("schema/cassette-v1.json")
+    return json.loads(shipped.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=None)
 def _misspelled_calls() -> re.Pattern:
     """The schema's own pattern for a key that means ``tool_calls`` but is not it."""
-    from .suite.validate import CASSETTE, schema
-
-    run = schema(CASSETTE)["$defs"]["run"]
+    run = cassette_schema()["$defs"]["run"]
     return re.compile(run["then"]["propertyNames"]["not"]["pattern"])
 
 

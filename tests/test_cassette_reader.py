@@ -18,15 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_mcptest import cassette as cassette_module
-from pytest_mcptest.cassette import Cassette, as_json, dump_cassette, parse_cassette
+from pytest_mcptest.cassette import Cassette, as_json, cassette_schema, dump_cassette, parse_cassette
 from pytest_mcptest.engine.trace import Run, ToolCall
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.files import read_or_map
-from pytest_mcptest.suite.validate import CASSETTE, schema
 
 SETTINGS = settings(max_examples=400, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-ORACLE = jsonschema.Draft202012Validator(schema(CASSETTE))
+ORACLE = jsonschema.Draft202012Validator(cassette_schema())
 
 MISSING = object()  # the key is left out
 
@@ -82,7 +81,8 @@ cassettes = st.one_of(
     objects(mcptest_cassette=pick(MISSING, 1, 1.0, 2, True, None, "1"), meta=metas,
             catalog=pick(MISSING, None, {}, {"tools": []}, [1], "x"),
             runs=st.one_of(pick(MISSING, None, "x", {}), st.lists(runs, max_size=3)),
-            trace=st.one_of(pick(MISSING, "x"), runs), tool_calls=st.one_of(pick(MISSING, "x"), st.lists(calls, max_size=2)),
+            trace=st.one_of(pick(MISSING, "x"), runs),
+            tool_calls=st.one_of(pick(MISSING, "x"), st.lists(calls, max_size=2)),
             conversation=pick(MISSING, None, [])),
     pick([], "x", None, 1),
 )
