@@ -158,7 +158,7 @@ def _parse(path: str, data: Any) -> Cassette:
     if version is not None and (type(version) not in (int, float) or version != CASSETTE_VERSION):
         raise InputError(path, f"unsupported cassette version {version!r}; this version of mcptest reads version "
                          f"{CASSETTE_VERSION}", pointer="/mcptest_cassette")
-    _check_meta(path, record.meta, ["meta"])
+    _check_meta(path, record.meta, [])
     if record.runs is not msgspec.UNSET:
         runs = tuple([_run(path, data, raw, ["runs", i]) for i, raw in enumerate(record.runs)])
         shape = "v1"
@@ -194,7 +194,7 @@ def _run(path: str, data: Any, raw: _RunRecord, parts: list) -> Run:
     elif None in map(_ERROR, calls) or None in map(_FLAGGED, calls):  # null reads as false (rare: checked in C)
         calls = tuple([msgspec.structs.replace(c, error=bool(c.error), args_invalid_json=bool(c.args_invalid_json))
                        for c in calls])
-    _check_meta(path, raw.meta, parts + ["meta"])
+    _check_meta(path, raw.meta, parts)
     conversation = raw.conversation
     turns, tokens = ((), None) if conversation is None else (conversation.turns, conversation.tokens)
     if tokens is not None:
@@ -213,11 +213,12 @@ def _run(path: str, data: Any, raw: _RunRecord, parts: list) -> Run:
 
 
 def _check_meta(path: str, meta: Optional[dict], parts: list) -> None:
+    """The recorded facts under the ``meta`` below ``parts`` are strings when present."""
     if meta is not None:
         for key in META_STRINGS:
             value = meta.get(key)
             if value is not None and type(value) is not str:
-                raise _found(path, parts + [key], "a string or null", value)
+                raise _found(path, parts + ["meta", key], "a string or null", value)
 
 
 def _check_no_misspelled_calls(path: str, data: Any, parts: list) -> None:
