@@ -147,6 +147,8 @@ def _cassette_path_problem(path: str) -> str:
 
 def _import(args) -> int:
     """Turn an existing log into a cassette, checked by reading it back before it is written."""
+    import attrs
+
     from .cassette import dump_cassette, parse_cassette, write_cassette
     from .importers import import_text, read_log
     from .importers.common import catalog_file, parse_once, summary
@@ -181,7 +183,7 @@ def _import(args) -> int:
             cassette = import_text(kind, args.file, text)
         del text
         if args.tools is not None:
-            cassette["catalog"] = catalog_file(args.tools, _side_file(args.tools))
+            cassette = attrs.evolve(cassette, catalog=catalog_file(args.tools, _side_file(args.tools)))
         written = dump_cassette(cassette)
         counts = summary(cassette)
         del cassette  # a large import holds its cassette once, as text, while it is read back
@@ -309,9 +311,9 @@ def _record(args) -> int:
                     raise ValueError("mcptest record: --header goes with --http (a stdio server takes no headers)")
                 scrub = scrubber(headers, args.redact or ())
             if args.append:
-                from .record.store import read_raw
+                from .record.store import read_existing
 
-                read_raw(args.out)  # a cassette that cannot take another run is refused before the session
+                read_existing(args.out)  # a cassette that cannot take another run is refused before the session
             return record(command, args.out, args.server_name, args.append, scrub, url=args.http, headers=headers)
     except ValueError as exc:
         print(str(exc), file=sys.stderr)

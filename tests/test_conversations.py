@@ -182,7 +182,7 @@ def test_deferral_and_require_judgments_through_evaluate(tmp_path):
 def test_bad_judgments_in_a_cassette_are_input_errors(tmp_path):
     block = _suite_with_cassette(tmp_path, [{"criterion": "x", "verdict": "maybe"}])
     [problem] = evaluate(block, Context()).problems
-    assert "(at /runs/0/judgments/0/verdict)" in problem.message and "must be \"pass\" or \"fail\"" in problem.message
+    assert "(at /runs/0/judgments/0/verdict)" in problem.message and 'expected "pass" or "fail", found "maybe"' in problem.message
 
 
 def test_items_skip_tags_summary_and_option(pytester):

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from pytest_mcptest.cassette import parse_cassette
 from pytest_mcptest.cli import main
 from pytest_mcptest.engine.matching import contains, subset
+from pytest_mcptest.engine.trace import Run, ToolCall
 from pytest_mcptest.engine.trace_match import ARG_KINDS, MODES, ExpectedCall, ExpectedTrace, validate_trace
 from pytest_mcptest.engine.values import json_diff, json_equal
 from pytest_mcptest.errors import InputError
@@ -189,10 +190,10 @@ def test_every_writer_keeps_what_stands_at_its_path_and_leaks_nothing(tmp_path_f
         (folder / "plain").write_text("x")
         path = folder / "plain" / "c.json"
     before = os.lstat(path) if os.path.lexists(path) else None
-    tool_calls = [{"name": name if isinstance(name, str) and name else "t", "args": {"q": secret, "v": args}}
-                  for name, args in calls]
+    tool_calls = tuple(ToolCall(name if isinstance(name, str) and name else "t", {"q": secret, "v": args})
+                       for name, args in calls)
     try:
-        data = store.save(str(path), [{"tool_calls": tool_calls}], {}, {"note": secret}, how, Redactor())
+        data = store.save(str(path), [Run(tool_calls=tool_calls)], {}, {"note": secret}, how, Redactor())
     except (OSError, InputError):
         data = None
     leftovers = [n for n in os.listdir(folder) if ".tmp-" in n or n.endswith(".mcptest-lock")]

@@ -95,8 +95,8 @@ def test_triple_repeat():
     assert score.repeated_tools == 2 and score.backtracks == 0
 
 
-def test_reads_names_of_tool_calls_and_dicts():
-    calls = [ToolCall("search", args={"q": 1}), {"name": "open"}, ToolCall("search")]
+def test_reads_names_and_tool_calls():
+    calls = [ToolCall("search", args={"q": 1}), "open", ToolCall("search")]
     score = score_golden_path(calls, STRICT)
     assert score.backtracks == 1
 

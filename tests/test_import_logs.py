@@ -11,16 +11,21 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mcptest.cassette import load_cassette
+from pytest_mcptest.cassette import as_json, load_cassette
 from pytest_mcptest.cli import main
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.evaluate import evaluate
-from pytest_mcptest.importers import import_text
+from pytest_mcptest import importers
 from pytest_mcptest.importers.common import looks_like_error
 from pytest_mcptest.importers.detect import detect_kind
 from pytest_mcptest.suite.build import load_suite
 
 LOGS = Path(__file__).parent / "data" / "logs"
+
+
+def import_text(kind: str, path: str, text: str) -> dict:
+    """The imported cassette as the JSON the writer writes of it."""
+    return as_json(importers.import_text(kind, path, text))
 
 
 def _import(tmp_path, capsys, kind: str, name: str, *extra: str):

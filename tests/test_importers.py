@@ -11,15 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_mcptest.cassette import dump_cassette, load_cassette, parse_cassette, write_cassette
+from pytest_mcptest.cassette import Cassette, as_json, load_cassette, parse_cassette, write_cassette
 from pytest_mcptest.cli import main
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.evaluate import evaluate
 from pytest_mcptest.importers import IMPORTERS, get_importer, import_text
-from pytest_mcptest.importers.anthropic import import_anthropic
+from pytest_mcptest.importers import anthropic, openai_chat, otel
 from pytest_mcptest.importers.common import summary
-from pytest_mcptest.importers.openai_chat import import_openai_chat
-from pytest_mcptest.importers.otel import import_otel
 from pytest_mcptest.suite.build import load_suite
 
 
@@ -27,9 +25,19 @@ def _tc(call_id, name, arguments):
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
+def _as_written(importer):
+    """An importer whose cassette is looked into as the JSON the writer writes of it."""
+    return lambda path, text: as_json(importer(path, text))
+
+
+import_anthropic = _as_written(anthropic.import_anthropic)
+import_openai_chat = _as_written(openai_chat.import_openai_chat)
+import_otel = _as_written(otel.import_otel)
+
+
 def _replays(data: dict):
-    """The imported dict, as replay will read it."""
-    return parse_cassette("out.json", dump_cassette(data))
+    """The imported cassette, as replay will read it."""
+    return parse_cassette("out.json", json.dumps(data))
 
 
 # -- OpenAI chat completions -----------------------------------------------------------------
@@ -85,7 +93,7 @@ def test_openai_several_runs_parallel_calls_errors_and_missing_results():
     cassette = _replays(data)
     assert [len(r.tool_calls) for r in cassette.runs] == [4, 1, 0]
     assert cassette.runs[0].final_responses == ("72F in Sacramento, 18C in Paris.",)
-    assert summary(data) == {"runs": 3, "calls": 5, "errors": 2, "without_result": 1,
+    assert summary(_replays(data)) == {"runs": 3, "calls": 5, "errors": 2, "without_result": 1,
                              "invalid_json_args": 1, "unmatched_results": 0}
 
 
@@ -429,18 +437,18 @@ def test_otel_errors_with_positions():
 def test_registry_is_lazy_and_complete():
     assert set(IMPORTERS) == {"openai-chat", "anthropic", "otel", "claude-code", "swe-agent", "mcp-cassette",
                               "mcp-recorder", "openai-responses", "openai-agents", "inspect-ai"}
-    assert get_importer("otel") is import_otel
-    assert import_text("anthropic", "c.json", "[]")["runs"][0]["tool_calls"] == []
+    assert get_importer("otel") is otel.import_otel
+    assert import_text("anthropic", "c.json", "[]").runs[0].tool_calls == ()
 
 
 def test_write_cassette_refuses_to_overwrite(tmp_path):
     path = tmp_path / "sub" / "c.json"
-    data = import_openai_chat("log.json", json.dumps(OPENAI_RUN_2))
-    write_cassette(str(path), data)
+    cassette = openai_chat.import_openai_chat("log.json", json.dumps(OPENAI_RUN_2))
+    write_cassette(str(path), cassette)
     with pytest.raises(FileExistsError):
-        write_cassette(str(path), {"runs": []})
-    assert json.loads(path.read_text()) == data
-    write_cassette(str(path), {"mcptest_cassette": 1, "runs": []}, overwrite=True)
+        write_cassette(str(path), Cassette(runs=()))
+    assert json.loads(path.read_text()) == as_json(cassette)
+    write_cassette(str(path), Cassette(runs=()), overwrite=True)
     assert json.loads(path.read_text())["runs"] == []
 
 

@@ -78,7 +78,7 @@ def test_init_refuses_what_it_cannot_use(tmp_path, capsys):
     assert "records no run" in capsys.readouterr().err
     (tmp_path / "bad.json").write_text('{"runs": [{"tool_calls": [{"args": {}}]}]}')
     assert main(["init", str(tmp_path / "bad.json")]) == 2
-    assert "needs a 'name'" in capsys.readouterr().err
+    assert "missing the required key 'name'" in capsys.readouterr().err
     _write(tmp_path / "w.json", RUNS)
     (tmp_path / "s.mcptest.yml").write_text("# mine\n")
     assert main(["init", str(tmp_path / "w.json"), "-o", str(tmp_path / "s.mcptest.yml")]) == 2

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from live_fake import ANTHROPIC_MODEL, OPENAI_MODEL, FakeProvider, live_env, play, reply, shop  # noqa: F401
-from pytest_mcptest.cassette import parse_cassette
+from pytest_mcptest.cassette import as_json, dump_cassette, parse_cassette
 from pytest_mcptest.engine.conversation import ConversationSpec, evaluate_conversation
 from pytest_mcptest.live.conversation import ConversationTask, record_conversation
 from pytest_mcptest.live.provider import LiveError
@@ -24,6 +24,12 @@ USER = {"persona": "A busy professional", "initial_query": "What's the weather l
         "clarification_behavior": {"known_facts": ["I'm in Sacramento"], "traits": {"patience": "low"}}}
 
 
+def written(recording) -> list:
+    """The recording's runs as the cassette writer writes them (plain JSON)."""
+    return as_json(recording.cassette())["runs"]
+
+
+
 def test_a_conversation_with_synthetic_user_and_judge(shop, live_env):  # noqa: F811
     task = ConversationTask(name="weather clarification", model="anthropic:claude-haiku-4-5", synthetic_user=USER,
                             evaluation=SPEC, servers=(shop,),
@@ -32,7 +38,7 @@ def test_a_conversation_with_synthetic_user_and_judge(shop, live_env):  # noqa: 
     with FakeProvider(play()) as fake:
         live_env(fake)
         recording = record_conversation(task)
-    run = recording.runs[0]
+    run = written(recording)[0]
     assert [(t["role"], t.get("content")) for t in run["conversation"]["turns"]] == [
         ("user", "What's the weather like?"), ("assistant", "Which city?"), ("user", "Sacramento, please."),
         ("assistant", ""), ("tool", "72F in Sacramento"), ("assistant", "It is 72F in Sacramento.")]
@@ -64,7 +70,7 @@ def test_a_conversation_with_synthetic_user_and_judge(shop, live_env):  # noqa: 
     assert len(judge) == 1 and judge[0].api == "openai" and judge[0].system.endswith("Mind units.")
     assert "ASSISTANT CALLS TOOL get_weather WITH {\"city\": \"Sacramento\"}" in judge[0].user_texts[-1]
     # Replayed offline, the recorded verdicts decide the criteria.
-    replayed = parse_cassette("c.json", json.dumps(recording.cassette())).runs[0]
+    replayed = parse_cassette("c.json", dump_cassette(recording.cassette())).runs[0]
     result = evaluate_conversation(SPEC, replayed, require_judgments=True)
     assert result.problems == ()
     assert [j.outcome for j in result.judgments] == ["passed", "passed", "passed"]
@@ -78,9 +84,9 @@ def test_a_failure_that_happened_fails_on_replay(shop, live_env):  # noqa: F811
     with FakeProvider(play(everything_holds)) as fake:
         live_env(fake)
         recording = record_conversation(task)
-    verdicts = [j["verdict"] for j in recording.runs[0]["judgments"]]
+    verdicts = [j["verdict"] for j in written(recording)[0]["judgments"]]
     assert verdicts == ["pass", "fail", "pass"]
-    replayed = parse_cassette("c.json", json.dumps(recording.cassette())).runs[0]
+    replayed = parse_cassette("c.json", dump_cassette(recording.cassette())).runs[0]
     problems = evaluate_conversation(SPEC, replayed).problems
     assert problems == (("judgment", "the failure happened: 'The agent assumes a location without asking' "
                                      f"(judge {OPENAI_MODEL}: yes)"),)
@@ -93,7 +99,7 @@ def test_a_judge_that_leaves_a_criterion_out_is_noted(shop, live_env):  # noqa: 
     with FakeProvider(play(partial)) as fake:
         live_env(fake)
         recording = record_conversation(task)
-    assert [j["criterion"] for j in recording.runs[0]["judgments"]] == [SPEC.correctness[0]]
+    assert [j["criterion"] for j in written(recording)[0]["judgments"]] == [SPEC.correctness[0]]
     assert recording.notes == (
         f"run 1: judge {OPENAI_MODEL} gave no verdict for \"Called with city='Sacramento'\"; it stays deferred on replay",
         f"run 1: judge {OPENAI_MODEL} gave no verdict for 'The agent assumes a location without asking'; "
@@ -124,6 +130,6 @@ def test_a_user_who_never_finishes_stops_at_max_turns(shop, live_env):  # noqa: 
     with FakeProvider(script) as fake:
         live_env(fake)
         recording = record_conversation(task)
-    run = recording.runs[0]
+    run = written(recording)[0]
     assert run["meta"]["stopped"] == "max_turns" and run["meta"]["user_turns"] == 3
     assert [t["role"] for t in run["conversation"]["turns"]] == ["user", "assistant"] * 3

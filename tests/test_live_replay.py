@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from live_fake import FakeProvider, live_env, reply, shop  # noqa: F401 - fixtures
+from pytest_mcptest.cassette import dump_cassette
 from pytest_mcptest.live.runner import AgentTask, DistractorPlan, record_agent
 
 SUITE = """\
@@ -43,7 +44,7 @@ def test_a_live_recording_replays_through_the_gates(shop, live_env, pytester):  
         recording = record_agent(AgentTask(model="openai:gpt-4o-mini", prompt="What is the weather in Sacramento?",
                                            servers=(shop,), runs=4, distractors=plan, name="weather selection"))
     assert fake.requests[0].tool_names == ["get_weather", "search", "get_weather_v2", "get_weather_internal"]
-    pytester.makefile(".json", weather=json.dumps(recording.cassette(), indent=2))
+    pytester.makefile(".json", weather=dump_cassette(recording.cassette()))
     pytester.makefile(".mcptest.yml", suite=SUITE)
     result = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-report", "report.json")
     result.assert_outcomes(passed=2)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from live_fake import OPENAI_MODEL, FakeProvider, live_env, reply, shop  # noqa: F401 - fixtures
+from pytest_mcptest.cassette import as_json
 from pytest_mcptest.live.pricing import PRICES, cost_micros
 from pytest_mcptest.live.provider import LiveError, ModelRef, Usage, parse_model, settings_for
 from pytest_mcptest.live.runner import AgentTask, record_agent
@@ -20,8 +21,8 @@ def _script(seen):
 def _record(fake, live_env, shop, model: str, stream: bool):  # noqa: F811
     live_env(fake)
     models = {model.partition(":")[0]: {"stream": True}} if stream else None
-    return record_agent(AgentTask(model=model, prompt="What is the weather in Sacramento?", servers=(shop,),
-                                  runs=1, name="weather", system_prompt="Be brief."), models=models).cassette()
+    return as_json(record_agent(AgentTask(model=model, prompt="What is the weather in Sacramento?", servers=(shop,),
+                                  runs=1, name="weather", system_prompt="Be brief."), models=models).cassette())
 
 
 @pytest.mark.parametrize("stream", [False, True])

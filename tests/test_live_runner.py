@@ -11,7 +11,7 @@ import pytest
 
 from live_fake import (ANTHROPIC_KEY, ANTHROPIC_MODEL, MODELS, OPENAI_KEY, OPENAI_MODEL, TOOLS, Answer, FakeProvider,
                        error, live_env, reply, shop, tool_then_answer)  # noqa: F401 - fixtures
-from pytest_mcptest.cassette import parse_cassette
+from pytest_mcptest.cassette import as_json, dump_cassette, parse_cassette
 from pytest_mcptest.engine.distractors import inject_distractors
 from pytest_mcptest.engine.tokens import merged_catalog_tools
 from pytest_mcptest.live.provider import LiveError
@@ -21,6 +21,12 @@ from pytest_mcptest.live.servers import ServerSpec
 def task(shop, api: str, **kw) -> AgentTask:
     kw.setdefault("prompt", "What is the weather in Sacramento?")
     return AgentTask(model=MODELS[api], servers=(shop,), **kw)
+
+
+def written(recording) -> list:
+    """The recording's runs as the cassette writer writes them (plain JSON)."""
+    return as_json(recording.cassette())["runs"]
+
 
 
 def expected_run(api: str) -> dict:
@@ -59,7 +65,7 @@ def test_each_provider_records_the_expected_run(api, shop, live_env):
     with FakeProvider(tool_then_answer("get_weather", {"city": "Sacramento"})) as fake:
         live_env(fake)
         recording = record_agent(task(shop, api, name="weather selection", system_prompt="Be brief."))
-    assert [drop_result_type(r) for r in recording.runs] == [expected_run(api)]
+    assert [drop_result_type(r) for r in written(recording)] == [expected_run(api)]
     assert recording.catalog == {"shop": {"tools": TOOLS}}
     assert recording.meta == {"agent": "weather selection", "recorder": "mcptest live runner",
                               "model": MODELS[api], "prompt": "What is the weather in Sacramento?",
@@ -81,7 +87,7 @@ def test_each_provider_records_the_expected_run(api, shop, live_env):
                                                "content": "72F in Sacramento"}
         assert first.body["tools"][0]["function"]["parameters"] == TOOLS[0]["inputSchema"]
     # The cassette reads back as cassette v1.
-    cassette = parse_cassette("live.json", json.dumps(recording.cassette()))
+    cassette = parse_cassette("live.json", dump_cassette(recording.cassette()))
     assert cassette.runs[0].tool_names == ["get_weather"]
     assert cassette.runs[0].final_responses == ("Answer: 72F in Sacramento",)
     assert cassette.runs[0].tokens == {"input": 250, "output": 50, "total": 300}
@@ -92,7 +98,7 @@ def test_five_runs_come_back_in_order(shop, live_env):
         live_env(fake)
         recording = record_agent(task(shop, "openai", runs=5), concurrency=3)
     assert len(recording.runs) == 5
-    assert all(drop_result_type(r) == expected_run("openai") for r in recording.runs)
+    assert all(drop_result_type(r) == expected_run("openai") for r in written(recording))
     assert recording.usage[OPENAI_MODEL]["calls"] == 10 and len(fake.requests) == 10
 
 
@@ -119,7 +125,7 @@ def test_runs_are_concurrent_up_to_the_limit_and_equal_to_a_serial_recording(sho
         live_env(fake)
         serial = record_agent(task(shop, "anthropic", runs=4), concurrency=1)
     assert fake.max_in_flight == 1
-    dump = lambda rec: json.dumps(rec.cassette(), sort_keys=True)  # noqa: E731
+    dump = lambda rec: json.dumps(as_json(rec.cassette()), sort_keys=True)  # noqa: E731
     assert dump(together) == dump(serial) == dump(paired)
 
 
@@ -137,7 +143,7 @@ def test_distractors_are_presented_and_answered_not_available(shop, live_env):
     expected = inject_distractors(merged_catalog_tools(recording.catalog), 3, "catalog")
     assert fake.requests[0].tool_names == ["get_weather", "search", *expected.distractors]
     assert list(expected.distractors) == ["convert_currency", "get_exchange_rate_history", "get_weather_forecast"]
-    run = recording.runs[0]
+    run = written(recording)[0]
     assert run["meta"]["distractors"] == list(expected.distractors)
     distractor, real = run["tool_calls"]
     assert distractor == {"name": "convert_currency", "args": {"amount": 1, "from": "USD", "to": "EUR"},
@@ -162,7 +168,7 @@ def test_a_429_is_retried_and_then_succeeds(api, shop, live_env):
         live_env(fake)
         recording = record_agent(task(shop, api))
     assert len(fake.requests) == 3  # the 429, its retry, the final answer
-    assert drop_result_type(recording.runs[0]) == expected_run(api)
+    assert drop_result_type(written(recording)[0]) == expected_run(api)
 
 
 @pytest.mark.parametrize("api", ["openai", "anthropic"])
@@ -212,7 +218,7 @@ def test_usage_that_cannot_be_read_is_absent_not_zero(live_env):
     with FakeProvider(lambda seen: Answer(body)) as fake:
         live_env(fake)
         recording = record_agent(AgentTask(model="openai:gpt-4o-mini", prompt="hi"))
-    run = recording.runs[0]
+    run = written(recording)[0]
     assert "tokens" not in run["conversation"] and "cost_micros" not in run
     assert run["conversation"]["turns"][-1] == {"role": "assistant", "content": "x"}
     assert recording.notes == ("model 'gpt-4o-mini' answered without token usage: tokens and cost_micros are "
@@ -223,11 +229,11 @@ def test_a_model_that_never_stops_is_stopped_at_max_turns(shop, live_env):
     with FakeProvider(lambda seen: reply(seen, calls=(("get_weather", {"city": "Paris"}),))) as fake:
         live_env(fake)
         recording = record_agent(task(shop, "anthropic", max_turns=3))
-    run = recording.runs[0]
+    run = written(recording)[0]
     assert len(fake.requests) == 3
     assert [c["turn"] for c in run["tool_calls"]] == [0, 1, 2]
     assert run["meta"]["stopped"] == "max_turns" and run["meta"]["stop_reason"] == "tool_use"
-    assert parse_cassette("x.json", json.dumps(recording.cassette())).runs[0].final_responses == ()
+    assert parse_cassette("x.json", dump_cassette(recording.cassette())).runs[0].final_responses == ()
 
 
 def test_arguments_that_are_not_json_are_recorded_and_not_executed(shop, live_env):
@@ -241,7 +247,7 @@ def test_arguments_that_are_not_json_are_recorded_and_not_executed(shop, live_en
     with FakeProvider(script) as fake:
         live_env(fake)
         recording = record_agent(task(shop, "openai"))
-    call = recording.runs[0]["tool_calls"][0]
+    call = written(recording)[0]["tool_calls"][0]
     assert call["args"] == {"_raw": "{city: Paris"} and call["error"] is True
     assert fake.requests[1].results == ["The arguments are not a JSON object: {city: Paris"]
 
@@ -260,7 +266,7 @@ def test_no_api_key_byte_is_returned_or_written(shop, live_env, tmp_path):
         recordings = [record_agent(task(shop, api)) for api in ("openai", "anthropic")]
     for recording in recordings:
         path = tmp_path / "cassette.json"
-        path.write_text(json.dumps(recording.cassette()))
+        path.write_text(dump_cassette(recording.cassette()))
         data = path.read_bytes() + repr(recording).encode()
         assert b"<redacted>" in data
         assert OPENAI_KEY.encode() not in data and ANTHROPIC_KEY.encode() not in data
@@ -295,8 +301,8 @@ def test_an_unknown_model_has_no_cost_and_says_so_once(shop, live_env):
     with FakeProvider(lambda seen: reply(seen, text="hi", model="llama3.1:8b")) as fake:
         live_env(fake)
         recording = record_agent(task(shop, "openai", runs=3))
-    assert all("cost_micros" not in r for r in recording.runs)
-    assert all(r["conversation"]["tokens"] == {"input": 100, "output": 20, "total": 120} for r in recording.runs)
+    assert all("cost_micros" not in r for r in written(recording))
+    assert all(r["conversation"]["tokens"] == {"input": 100, "output": 20, "total": 120} for r in written(recording))
     assert recording.notes == ("no price is known for model 'llama3.1:8b': cost_micros is not recorded "
                                "(set price: in the suite's models: block)",)
     assert recording.usage["llama3.1:8b"]["cost_micros"] == 0
@@ -317,7 +323,7 @@ def test_a_price_in_the_models_block_prices_any_model(shop, live_env):
     with FakeProvider(lambda seen: reply(seen, text="hi", model="llama3.1:8b")) as fake:
         live_env(fake)
         recording = record_agent(task(shop, "openai"), models=models)
-    assert recording.runs[0]["cost_micros"] == 100 * 1 + 20 * 2 and recording.notes == ()
+    assert written(recording)[0]["cost_micros"] == 100 * 1 + 20 * 2 and recording.notes == ()
 
 
 def test_a_server_that_cannot_start_is_one_clear_line(live_env, tmp_path):

@@ -501,12 +501,12 @@ def test_a_recording_session_checks_a_shared_cassette_for_every_item(pytester, m
 
 
 def test_a_kept_parse_never_outlives_what_write_cassette_writes(tmp_path):
-    from pytest_mcptest.cassette import load_cassette, write_cassette
+    from pytest_mcptest.cassette import load_cassette, parse_cassette, write_cassette
 
     path = str(tmp_path / "c.json")
-    write_cassette(path, json.loads(cassette_text("a")))
+    write_cassette(path, parse_cassette("a.json", cassette_text("a")))
     assert [c.name for c in load_cassette(path, recheck=False).runs[0].tool_calls] == ["a"]
-    write_cassette(path, json.loads(cassette_text("b", "c")), overwrite=True)
+    write_cassette(path, parse_cassette("bc.json", cassette_text("b", "c")), overwrite=True)
     assert [c.name for c in load_cassette(path, recheck=False).runs[0].tool_calls] == ["b", "c"]
 
 

@@ -121,14 +121,14 @@ def test_new_episodes_stops_at_one_run_without_runs_and_all_and_rewrite_record_a
     assert len(cassette(project)["runs"]) == 1
 
     data = cassette(project)
-    data["notes"] = "kept by all, dropped by rewrite"
+    data["meta"]["notes"] = "kept by all, dropped by rewrite"  # what the cassette says of itself
     (project.path / "test-weather.json").write_text(json.dumps(data))
     run(project, "--mcptest-record-mode=all").stdout.fnmatch_lines(["*RECORDING*"])
     after_all = cassette(project)
-    assert len(after_all["runs"]) == 1 and after_all["notes"] == "kept by all, dropped by rewrite"
+    assert len(after_all["runs"]) == 1 and after_all["meta"]["notes"] == "kept by all, dropped by rewrite"
     run(project, "--mcptest-record-mode=rewrite").stdout.fnmatch_lines(["*RECORDING*"])
     after_rewrite = cassette(project)
-    assert len(after_rewrite["runs"]) == 1 and "notes" not in after_rewrite
+    assert len(after_rewrite["runs"]) == 1 and "notes" not in after_rewrite["meta"]
 
 
 def test_the_marker_sets_the_path_and_runs(project):

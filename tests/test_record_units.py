@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from pytest_mcptest.cassette import dump_cassette, parse_cassette, write_cassette
+from pytest_mcptest.cassette import Cassette, dump_cassette, parse_cassette, write_cassette
+from pytest_mcptest.engine.trace import Run, ToolCall
 from pytest_mcptest.record import drift, modes
 from pytest_mcptest.record.redact import REDACTED, compile_patterns, redactor
 
@@ -173,12 +174,11 @@ def test_bad_user_patterns_are_named():
 
 
 def test_the_writer_puts_known_keys_first_in_a_fixed_order():
-    data = {"runs": [{"conversation": {}, "tool_calls": [{"result": {"b": 1, "a": 2}, "name": "t", "args": {}}]}],
-            "extra": True, "mcptest_cassette": 1}
-    text = dump_cassette(data)
-    assert list(json.loads(text)) == ["mcptest_cassette", "runs", "extra"]
-    assert text.index('"name"') < text.index('"args"') < text.index('"result"')
-    assert text.index('"b"') < text.index('"a"')  # recorded values keep their order
+    run = Run(tool_calls=(ToolCall("t", {}, result={"b": 1, "a": 2}),), meta={"z": 1, "model": "m"})
+    text = dump_cassette(Cassette(runs=(run,)))
+    assert list(json.loads(text)) == ["mcptest_cassette", "runs"]
+    assert text.index('"meta"') < text.index('"name"') < text.index('"args"') < text.index('"result"')
+    assert text.index('"b"') < text.index('"a"') and text.index('"z"') < text.index('"model"')  # values keep their order
     assert parse_cassette("x.json", text).runs[0].tool_calls[0].name == "t"
 
 
@@ -191,7 +191,7 @@ def test_the_writer_puts_known_keys_first_in_a_fixed_order():
 def test_a_failed_write_leaves_the_old_cassette_and_no_temporary(tmp_path, monkeypatch, where, error):
     """Simulated at the system call, since these tests may run as root (who may write anywhere)."""
     path = tmp_path / "c.json"
-    write_cassette(str(path), {"mcptest_cassette": 1, "runs": []})
+    write_cassette(str(path), Cassette(runs=()))
     before = path.read_bytes()
     real_open, real_fdopen = os.open, os.fdopen
 
@@ -229,7 +229,7 @@ def test_a_failed_write_leaves_the_old_cassette_and_no_temporary(tmp_path, monke
     if where == "replace":
         monkeypatch.setattr(os, "replace", fake_replace)
     with pytest.raises(type(error)):
-        write_cassette(str(path), {"mcptest_cassette": 1, "runs": [{"tool_calls": []}]}, overwrite=True)
+        write_cassette(str(path), Cassette(runs=(Run(),)), overwrite=True)
     monkeypatch.undo()
     assert path.read_bytes() == before
     assert os.listdir(tmp_path) == ["c.json"]

@@ -7,6 +7,7 @@ import json
 from hypothesis import given, strategies as st
 
 from live_fake import FakeProvider, live_env, reply, shop  # noqa: F401 - fixtures
+from pytest_mcptest.cassette import as_json
 from pytest_mcptest.engine.trace import Run
 from pytest_mcptest.evaluate import evaluate
 from pytest_mcptest.live.pricing import PRICES, cost_micros, replay_costs
@@ -32,7 +33,7 @@ def test_replay_cost_equals_the_live_tiers(shop, live_env, tmp_path):  # noqa: F
         live_env(fake)
         recording = record_agent(AgentTask(model="openai:gpt-4o-mini", prompt="Weather in Sacramento?",
                                            servers=(shop,), runs=2, name="weather"))
-    live = recording.cassette()
+    live = as_json(recording.cassette())
     billed = [run["cost_micros"] for run in live["runs"]]
     assert billed == [cost_micros(Usage(1200, 40), PRICES["gpt-4o-mini"])
                       + cost_micros(Usage(1300, 60), PRICES["gpt-4o-mini"])] * 2

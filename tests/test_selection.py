@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from pytest_mcptest.engine.passk import pass_hat_k, pass_hat_k_curve
 from pytest_mcptest.engine.selection import FunctionClass, select_run, selection_f1, tool_selection_floor
-from pytest_mcptest.engine.toolid import as_call, call_id, member_matches
+from pytest_mcptest.engine.toolid import call_id, member_matches
 from pytest_mcptest.engine.values import percent
 from pytest_mcptest.engine.trace import Run, ToolCall
 from pytest_mcptest.gates.agent import floor_lines, floor_run_lines, floor_summary
@@ -25,6 +25,10 @@ SPEC_CLASSES = [
 def call(qualified: str, **kw) -> ToolCall:
     server, _, name = qualified.rpartition(".")
     return ToolCall(name=name, server=server or None, **kw)
+
+
+def run(*calls: ToolCall) -> Run:
+    return Run(tool_calls=calls)
 
 
 # --------------------------------------------------------------------------- percent
@@ -50,14 +54,14 @@ def test_percent_matches_exact_half_up(num, den):
 
 
 def test_spec_example_perfect_run():
-    score = selection_f1([[call("brave.web_search"), call("http.get")]], SPEC_CLASSES)
+    score = selection_f1([run(call("brave.web_search"), call("http.get"))], SPEC_CLASSES)
     assert (score.true_positives, score.false_positives, score.false_negatives) == (2, 0, 0)
     assert (score.precision, score.recall, score.f1) == (100, 100, 100)
     assert score.missed == () and score.unexpected == ()
 
 
 def test_spec_example_half_run():
-    score = selection_f1([[call("google.search"), call("shell.exec")]], SPEC_CLASSES)
+    score = selection_f1([run(call("google.search"), call("shell.exec"))], SPEC_CLASSES)
     assert (score.true_positives, score.false_positives, score.false_negatives) == (1, 1, 1)
     assert (score.precision, score.recall, score.f1) == (50, 50, 50)
     assert score.missed == ("fetch",)
@@ -69,25 +73,25 @@ def test_spec_example_half_run():
 
 
 def test_repeats_neither_inflate_nor_penalize():
-    base = selection_f1([[call("brave.web_search"), call("http.get")]], SPEC_CLASSES)
-    repeated = selection_f1([[call("brave.web_search"), call("google.search"), call("brave.web_search"),
-                              call("http.get"), call("http.get")]], SPEC_CLASSES)
+    base = selection_f1([run(call("brave.web_search"), call("http.get"))], SPEC_CLASSES)
+    repeated = selection_f1([run(call("brave.web_search"), call("google.search"), call("brave.web_search"),
+                              call("http.get"), call("http.get"))], SPEC_CLASSES)
     assert (repeated.true_positives, repeated.false_positives, repeated.false_negatives) == (2, 0, 0)
     assert repeated.f1 == base.f1 == 100
 
 
 def test_every_out_of_class_call_is_a_false_positive():
-    score = selection_f1([[call("http.get"), call("shell.exec"), call("shell.exec")]], SPEC_CLASSES)
+    score = selection_f1([run(call("http.get"), call("shell.exec"), call("shell.exec"))], SPEC_CLASSES)
     assert (score.true_positives, score.false_positives, score.false_negatives) == (1, 2, 1)
     assert score.unexpected == ("shell.exec",)
     assert score.precision == 33 and score.recall == 50 and score.f1 == 40  # 2/5
 
 
 def test_vacuous_and_zero_denominators():
-    assert (lambda s: (s.precision, s.recall, s.f1))(selection_f1([[]], [])) == (100, 100, 100)
-    no_calls = selection_f1([[]], SPEC_CLASSES)
+    assert (lambda s: (s.precision, s.recall, s.f1))(selection_f1([run()], [])) == (100, 100, 100)
+    no_calls = selection_f1([run()], SPEC_CLASSES)
     assert (no_calls.precision, no_calls.recall, no_calls.f1) == (0, 0, 0)
-    no_classes = selection_f1([[call("a.b")]], [])
+    no_classes = selection_f1([run(call("a.b"))], [])
     assert (no_classes.precision, no_classes.recall, no_classes.f1) == (0, 0, 0)
 
 
@@ -113,12 +117,12 @@ def test_bare_member_matches_any_server():
     assert not member_matches("read_file", ToolCall("xread_file"))
 
 
-def test_calls_as_dicts_and_names():
+def test_classes_as_dicts_and_a_call_id():
     classes = [FunctionClass("s", ("brave.web_search", "search"))]
-    assert call_id(as_call({"name": "web_search", "server": "brave"})) == "brave.web_search"
-    assert select_run([{"name": "web_search", "server": "brave"}], classes).true_positives == 1
-    assert select_run(["search"], classes).true_positives == 1
-    assert selection_f1([{"tool_calls": [{"name": "search"}]}], [{"name": "s", "members": ["search"]}]).f1 == 100
+    assert call_id(call("brave.web_search")) == "brave.web_search"
+    assert select_run([call("brave.web_search")], classes).true_positives == 1
+    assert select_run([ToolCall("search")], classes).true_positives == 1
+    assert selection_f1([run(ToolCall("search"))], [{"name": "s", "members": ["search"]}]).f1 == 100
 
 
 def test_overlapping_classes_are_each_reached():
@@ -150,7 +154,7 @@ def test_micro_average_sums_counts():
                                           "x.y"]), max_size=5), min_size=1, max_size=5),
        st.randoms(use_true_random=False))
 def test_micro_average_is_order_independent(traces, rnd):
-    runs = [[call(n) for n in t] for t in traces]
+    runs = [run(*(call(n) for n in t)) for t in traces]
     shuffled = list(runs)
     rnd.shuffle(shuffled)
     a, b = selection_f1(runs, SPEC_CLASSES), selection_f1(shuffled, SPEC_CLASSES)

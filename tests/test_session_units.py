@@ -34,9 +34,9 @@ def test_a_call_made_as_a_task_gets_the_tasks_final_result():
     host(log, 2, "tasks/result", {"taskId": "t-1"})
     answer(log, 2, {"content": [{"type": "text", "text": "done"}], "isError": False})
     run = log.run(["srv"])
-    call = run["tool_calls"][0]
-    assert "unanswered" not in call and call["result"]["content"][0]["text"] == "done" and call["error"] is False
-    assert [m["from"] for m in run["messages"]] == ["host", "server", "host", "server"]
+    call = run.tool_calls[0]
+    assert call.unanswered is None and call.result["content"][0]["text"] == "done" and call.error is False
+    assert [m.sender for m in run.messages] == ["host", "server", "host", "server"]
 
 
 def test_a_task_never_resolved_stays_unanswered_and_a_call_never_answered_is_kept():
@@ -44,17 +44,17 @@ def test_a_task_never_resolved_stays_unanswered_and_a_call_never_answered_is_kep
     host(log, 1, "tools/call", {"name": "slow", "task": {}})
     answer(log, 1, {"task": {"taskId": 7, "status": "working"}})
     host(log, 2, "tools/call", {"name": "lost"})
-    calls = log.run(["srv"])["tool_calls"]
-    assert [(c["name"], c["unanswered"]) for c in calls] == [("slow", True), ("lost", True)]
-    assert "result" not in calls[1]
+    calls = log.run(["srv"]).tool_calls
+    assert [(c.name, c.unanswered) for c in calls] == [("slow", True), ("lost", True)]
+    assert calls[1].result is None
 
 
 def test_a_json_rpc_error_answer_is_an_error_call_with_rpc_error():
     log = SessionLog()
     host(log, "a", "tools/call", {"name": "x"})
     answer(log, "a", error={"code": -32602, "message": "bad"})
-    call = log.run(["srv"])["tool_calls"][0]
-    assert call["error"] is True and call["rpc_error"] == {"code": -32602, "message": "bad"}
+    call = log.run(["srv"]).tool_calls[0]
+    assert call.error is True and call.rpc_error == {"code": -32602, "message": "bad"}
 
 
 @pytest.mark.parametrize("name", [5, None, "", ["x"]])
@@ -62,7 +62,7 @@ def test_a_malformed_tools_call_is_flagged_not_a_call(name):
     log = SessionLog()
     host(log, 1, "tools/call", {"name": name})
     run = log.run(["srv"])
-    assert run["tool_calls"] == [] and "malformed" in run["messages"][0]
+    assert run.tool_calls == () and run.messages[0].malformed
 
 
 @pytest.mark.parametrize("page", [{"tools": 5}, {"tools": [3, {"name": "ok"}]}, "text", None])
@@ -72,7 +72,7 @@ def test_a_malformed_tools_list_page_is_read_as_what_it_holds(page):
     answer(log, 1, page)
     host(log, 2, "tools/call", {"name": "ok"})
     answer(log, 2, {"content": []})
-    assert [c["name"] for c in log.run(["srv"])["tool_calls"]] == ["ok"]
+    assert [c.name for c in log.run(["srv"]).tool_calls] == ["ok"]
     assert log.catalog(["srv"]) in ({}, {"srv": {"tools": []}}, {"srv": {"tools": [{"name": "ok"}]}})
 
 

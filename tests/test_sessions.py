@@ -228,7 +228,7 @@ def test_serve_a_malformed_cassette_names_the_pointer(tmp_path, capsys):
     bad.write_text(json.dumps({"runs": [{"tool_calls": [], "messages": [{"from": "nobody", "message": {}}]}]}))
     assert main(["serve", str(bad)]) == 2
     err = capsys.readouterr().err
-    assert "/runs/0/messages/0/from" in err and "'from' must be \"host\" or \"server\"" in err
+    assert "/runs/0/messages/0/from" in err and 'expected "host" or "server", found "nobody"' in err
 
 
 # -- verify -------------------------------------------------------------------------------------

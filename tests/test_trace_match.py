@@ -785,11 +785,11 @@ PATH_NAMES = st.lists(st.sampled_from(["s", "o", "m", "x"]), max_size=8)
 
 
 def _as(style, n):
-    return {"str": n, "dict": {"name": n, "args": {}}, "toolcall": ToolCall(n)}[style]
+    return {"str": n, "toolcall": ToolCall(n)}[style]
 
 
 @PROPS
-@given(PATH_NAMES, GOLDEN, st.sampled_from(["str", "dict", "toolcall"]))
+@given(PATH_NAMES, GOLDEN, st.sampled_from(["str", "toolcall"]))
 def test_prop_golden_penalty(names_, golden, style):
     score = score_golden_path([_as(style, n) for n in names_], golden)
     extra, backtracks, repeats, w = reference_waste(names_, golden)

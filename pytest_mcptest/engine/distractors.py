@@ -40,7 +40,8 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 import attrs
 
 from .stats import clopper_pearson_lower, lower_bound_percent
-from .toolid import call_id, calls_of, member_matches
+from .toolid import call_id, member_matches
+from .trace import Run
 from .values import copy_json, percent
 
 SOURCES = ("catalog", "near_duplicate")
@@ -278,13 +279,12 @@ class DistractorScore:
         return out
 
 
-def score_distractors(runs: Sequence[Any], correct: Sequence[str], distractors: Sequence[str],
+def score_distractors(runs: Sequence[Run], correct: Sequence[str], distractors: Sequence[str],
                       complexity: Optional[str] = None, confidence: float = 0.95) -> DistractorScore:
-    """Score runs (Runs, ``{"tool_calls": ...}`` dicts or sequences of calls) against the
-    declared correct ids and the injected distractor ids. See the module docstring for
-    the rule."""
+    """Score runs against the declared correct ids and the injected distractor ids. See
+    the module docstring for the rule."""
     correct, distractors = tuple(correct), tuple(distractors)
-    per_run = tuple(_classify_run(calls_of(run), correct, distractors) for run in runs)
+    per_run = tuple(_classify_run(run.tool_calls, correct, distractors) for run in runs)
     good = sum(len(r.correct) for r in per_run)
     bad = sum(len(r.distractor) for r in per_run)
     if good + bad == 0:

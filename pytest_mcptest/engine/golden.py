@@ -8,12 +8,12 @@ reported; only the dimensions the policy enables move the penalty
 from __future__ import annotations
 
 from operator import eq
-from typing import Any, Optional, Sequence
+from typing import Optional, Sequence, Union
 
 import attrs
 import msgspec
 
-from .toolid import as_call
+from .trace import ToolCall
 
 
 @attrs.frozen
@@ -44,14 +44,14 @@ class PathScore(msgspec.Struct, frozen=True):
         return msgspec.structs.asdict(self)
 
 
-def score_golden_path(calls: Sequence[Any], golden: GoldenPath) -> PathScore:
+def score_golden_path(calls: Sequence[Union[str, ToolCall]], golden: GoldenPath) -> PathScore:
     """Count extra steps, backtracks and consecutive repeats; fold them into a penalty.
 
     - extra_steps: recorded calls beyond the golden path's length.
     - repeated_tools: a call whose name equals the immediately preceding call's.
     - backtracks: a call to a tool used earlier that is not the preceding tool.
     """
-    return _score(tuple(c if type(c) is str else as_call(c).name for c in calls), golden)
+    return _score(tuple(c if type(c) is str else c.name for c in calls), golden)
 
 
 def _score(names: tuple[str, ...], golden: GoldenPath) -> PathScore:

@@ -37,8 +37,8 @@ from typing import Any, Iterable, Sequence
 import attrs
 
 from .selection import function_classes, select_run
-from .toolid import call_id, calls_of
-from .trace import ToolCall
+from .toolid import call_id
+from .trace import Run, ToolCall
 from .values import percent
 
 DIAGNOSTICS = ("discovery", "parameterization", "syntax", "error_recovery", "efficiency")
@@ -92,10 +92,10 @@ def _recovered(calls: Sequence[Any], i: int, classes) -> bool:
     return False
 
 
-def orchestrate_run(calls: Sequence[Any], classes: Iterable[Any]) -> RunOrchestration:
-    """The five diagnostics of one run's calls (ToolCalls or dicts) against the classes."""
+def orchestrate_run(calls: Sequence[ToolCall], classes: Iterable[Any]) -> RunOrchestration:
+    """The five diagnostics of one run's calls against the classes."""
     classes = function_classes(classes)
-    calls = calls_of(calls)
+    calls = tuple(calls)
     n = len(calls)
     selection = select_run(calls, classes)
     hit = selection.true_positives
@@ -143,11 +143,10 @@ class Orchestration:
         return out
 
 
-def orchestration(runs: Sequence[Any], classes: Iterable[Any]) -> Orchestration:
-    """Score runs (Runs, ``{"tool_calls": ...}`` dicts or sequences of calls); for one
-    run pass ``[calls]``."""
+def orchestration(runs: Sequence[Run], classes: Iterable[Any]) -> Orchestration:
+    """Score runs against the classes."""
     classes = function_classes(classes)
-    per_run = tuple(orchestrate_run(calls_of(run), classes) for run in runs)
+    per_run = tuple(orchestrate_run(run.tool_calls, classes) for run in runs)
     if len(per_run) == 1:
         only = per_run[0]
         return Orchestration(only.discovery, only.parameterization, only.syntax, only.error_recovery,

@@ -48,7 +48,8 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 import attrs
 
 from .passk import pass_hat_k_curve
-from .toolid import call_id, calls_of, member_matches
+from .toolid import call_id, member_matches
+from .trace import Run, ToolCall
 from .values import percent
 
 # --------------------------------------------------------------------------- selection F1
@@ -61,7 +62,7 @@ class FunctionClass:
     name: str
     members: tuple[str, ...] = attrs.field(converter=tuple)
 
-    def hit_by(self, call: Any) -> bool:
+    def hit_by(self, call: ToolCall) -> bool:
         return any(member_matches(m, call) for m in self.members)
 
 
@@ -107,9 +108,8 @@ class RunSelection:
         }
 
 
-def select_run(calls: Sequence[Any], classes: Iterable[Any]) -> RunSelection:
-    """Apply the counting rule to one run's calls (ToolCalls, dicts or names)."""
-    calls = calls_of(calls)
+def select_run(calls: Sequence[ToolCall], classes: Iterable[Any]) -> RunSelection:
+    """Apply the counting rule to one run's calls."""
     classes = function_classes(classes)
     hit = [False] * len(classes)
     fp = 0
@@ -186,15 +186,12 @@ class SelectionScore:
         return lines
 
 
-def selection_f1(runs: Sequence[Any], classes: Iterable[Any]) -> SelectionScore:
-    """Score runs (Runs, ``{"tool_calls": ...}`` dicts, or sequences of calls) against
-    the declared classes, micro-averaged across runs.
-
-    For a single run pass ``[calls]``. No classes and no calls anywhere is vacuously
-    100/100/100.
+def selection_f1(runs: Sequence[Run], classes: Iterable[Any]) -> SelectionScore:
+    """Score runs against the declared classes, micro-averaged across runs. No classes
+    and no calls anywhere is vacuously 100/100/100.
     """
     classes = function_classes(classes)
-    per_run = tuple(select_run(calls_of(run), classes) for run in runs)
+    per_run = tuple(select_run(run.tool_calls, classes) for run in runs)
     tp = sum(r.true_positives for r in per_run)
     fp = sum(r.false_positives for r in per_run)
     fn = sum(r.false_negatives for r in per_run)
@@ -219,9 +216,9 @@ def selection_f1(runs: Sequence[Any], classes: Iterable[Any]) -> SelectionScore:
 # --------------------------------------------------------------------------- the tool_selection floor
 
 
-def run_total_tokens(run: Any) -> Optional[int]:
+def run_total_tokens(run: Run) -> Optional[int]:
     """``conversation.tokens.total`` of a run, or ``None`` when not recorded (absent is not zero)."""
-    tokens = run.get("tokens") if isinstance(run, Mapping) else getattr(run, "tokens", None)
+    tokens = run.tokens
     if not isinstance(tokens, Mapping):
         return None
     total = tokens.get("total")
@@ -341,12 +338,8 @@ class ToolSelectionFloor:
         return out
 
 
-def _field(run: Any, key: str) -> Any:
-    return run.get(key) if isinstance(run, Mapping) else getattr(run, key, None)
-
-
 def tool_selection_floor(
-    runs: Sequence[Any],
+    runs: Sequence[Run],
     expected_tool: str,
     min_selection_rate: float,
     max_total_tokens: Optional[int] = None,
@@ -361,7 +354,7 @@ def tool_selection_floor(
     """
     rows = []
     for i, run in enumerate(runs, 1):
-        calls = calls_of(run)
+        calls = run.tool_calls
         tokens = run_total_tokens(run)
         budget = max_total_tokens is not None
         rows.append(FloorRun(
@@ -371,8 +364,8 @@ def tool_selection_floor(
             over_budget=budget and tokens is not None and tokens > max_total_tokens,
             unmetered=budget and tokens is None,
             called=_distinct(call_id(c) for c in calls),
-            task=_field(run, "task"),
-            trial=_field(run, "trial"),
+            task=run.task,
+            trial=run.trial,
         ))
     tasks: dict = {}  # task -> [passed, runs]; runs that name no task are one task together
     for r in rows:

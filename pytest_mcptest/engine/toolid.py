@@ -1,49 +1,14 @@
 """Which tool a recorded call names, and whether a declared id names it.
 
 A declared id is ``server.tool`` (server-qualified: only that tool on that server) or a
-bare ``tool`` (that tool on any server; the counting rule). This module is also
-the one edge where loose inputs become typed ones: the engine's public functions accept
-runs and calls as the cassette reader gives them (``Run`` and ``ToolCall``) and, for
-callers of the public API, as names or plain dicts; :func:`calls_of` and :func:`as_call`
-turn each into ``ToolCall`` once, and everything behind them reads attributes.
+bare ``tool`` (that tool on any server; the counting rule). The engine's functions take
+runs and calls as the cassette reader gives them (``Run`` and ``ToolCall``) and nothing
+looser: a caller with JSON builds those first (``pytest_mcptest.cassette.parse_cassette``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
-
-from .trace import Run, ToolCall
-
-
-def as_call(call: Any) -> ToolCall:
-    """A ``ToolCall`` from a ToolCall, a bare tool name, or a ``{"name", "server", ...}`` dict.
-
-    What a gate cannot use is normalized the way a recording that lacks it reads: a
-    missing or non-string name is ``""``, an empty server is no server, only ``true`` is
-    an error.
-    """
-    if type(call) is ToolCall:
-        return call
-    if isinstance(call, str):
-        return ToolCall(call)
-    get = call.get if isinstance(call, Mapping) else (lambda key, default=None: getattr(call, key, default))
-    name, server, turn = get("name"), get("server"), get("turn")
-    return ToolCall(name=name if isinstance(name, str) else "", args=get("args"),
-                    server=server if isinstance(server, str) and server else None,
-                    error=get("error", False) is True, result=get("result"),
-                    turn=turn if isinstance(turn, int) and not isinstance(turn, bool) else None,
-                    args_invalid_json=get("args_invalid_json", False) is True)
-
-
-def calls_of(run: Any) -> tuple[ToolCall, ...]:
-    """The calls of a ``Run``, of a ``{"tool_calls": [...]}`` dict, or of a plain sequence."""
-    if type(run) is Run:
-        return run.tool_calls
-    if isinstance(run, Mapping):
-        run = run.get("tool_calls") or ()
-    elif hasattr(run, "tool_calls"):
-        run = run.tool_calls
-    return tuple(as_call(c) for c in run)
+from .trace import ToolCall
 
 
 def call_id(call: ToolCall) -> str:

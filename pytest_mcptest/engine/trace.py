@@ -1,31 +1,42 @@
-"""A recorded agent run, as every gate reads it.
+"""A recorded agent run, as every gate reads it, and as every recorder writes it.
 
-The cassette module builds these from JSON; gates only read them. Fields that a
-recording may lack (tokens, cost) stay ``None``: absent is never zero.
+The cassette module decodes these from JSON and writes them back; gates only read them.
+Fields that a recording may lack (tokens, cost) stay ``None``: absent is never zero.
+
+:class:`ToolCall` and :class:`Message` are msgspec Structs declared ``gc=False``: the
+decoder builds one per recorded call or message in C, and the garbage collector never
+walks them (they hold JSON values, never themselves, so no cycle runs through them).
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Annotated, Any, Literal, Optional
 
 import attrs
 import msgspec
 
 
-class ToolCall(msgspec.Struct, frozen=True):
+class ToolCall(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     """One tool call the agent made, with what the server answered.
 
-    A frozen msgspec Struct rather than an attrs class: the cassette decoder builds one per
-    recorded call while it parses, and a Struct is made in C (8 us less per 10-call
-    cassette). Immutable, compared and hashed by its fields, like the attrs classes."""
+    The first seven fields are what gates read. The rest are what a recorder noted and
+    replay hands back as it was: the JSON-RPC error answered instead of a result, whether
+    the call was never answered, the task it was made as, how long it took, and the call's
+    id and error message in an imported log. ``error`` and ``args_invalid_json`` read ``null`` as false."""
 
-    name: str
+    name: Annotated[str, msgspec.Meta(min_length=1)]
     args: Any = None
     server: Optional[str] = None
-    error: bool = False
+    error: Optional[bool] = False
     result: Any = None
     turn: Optional[int] = None
-    args_invalid_json: bool = False  # the log's arguments were not JSON; ``args`` keeps the text as ``_raw``
+    args_invalid_json: Optional[bool] = False  # the log's arguments were not JSON; ``args`` keeps the text as ``_raw``
+    rpc_error: Any = None
+    unanswered: Any = None
+    task_id: Any = None
+    duration_ms: Any = None
+    id: Any = None
+    error_message: Any = None
 
     def to_dict(self) -> dict:
         server, result, turn = self.server, self.result, self.turn
@@ -46,6 +57,17 @@ class ToolCall(msgspec.Struct, frozen=True):
         if self.args_invalid_json:
             out["args_invalid_json"] = True
         return out
+
+
+class Message(msgspec.Struct, frozen=True, gc=False, omit_defaults=True, kw_only=True, rename={"sender": "from"}):
+    """One JSON-RPC message of a session ``mcptest record`` saw: who sent it (``from`` on
+    disk), the milliseconds since the session began, the message as it was on the wire,
+    and why the recorder could not read it as a tool call (it was forwarded all the same)."""
+
+    sender: Literal["host", "server"]
+    at_ms: Any = None
+    message: dict
+    malformed: Any = None
 
 
 def message_text(content: Any) -> str:
@@ -99,7 +121,8 @@ def final_responses(turns: tuple) -> tuple[str, ...]:
 @attrs.frozen
 class Run:
     """One recorded run: its tool calls, conversation, tokens and cost; the task it is a
-    trial of, which trial, and what the recorder noted of it (``meta``), when recorded."""
+    trial of, which trial, and what the recorder noted of it (``meta``), when recorded; the
+    session's messages when ``mcptest record`` kept them."""
 
     tool_calls: tuple[ToolCall, ...] = ()
     turns: tuple = ()
@@ -109,6 +132,8 @@ class Run:
     task: Any = None
     trial: Optional[int] = None
     meta: Optional[dict] = None
+    messages: Optional[tuple[Message, ...]] = None  # the whole session, when ``mcptest record`` kept it
+    unmatched_results: Any = None  # an importer's results that answered no call, kept for the user
     # Worked out at their first use and kept: a run is immutable, and a cassette that several
     # items replay hands each of them the same run.
     _names: Optional[tuple[str, ...]] = attrs.field(default=None, init=False, eq=False, repr=False)

@@ -1,6 +1,6 @@
 """Turn logs people already have into cassettes: ``mcptest import KIND FILE -o CASSETTE``.
 
-Each importer is a function ``(path, text) -> dict`` returning a cassette v1 object and
+Each importer is a function ``(path, text) -> Cassette`` returning the runs it read and
 raising :class:`~pytest_mcptest.errors.InputError` (with the line, or the JSON pointer, of
 the bad part) for input it cannot read. Modules are imported only when asked for.
 """
@@ -8,7 +8,10 @@ the bad part) for input it cannot read. Modules are imported only when asked for
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from ..cassette import Cassette
 
 # kind on the command line -> (module, function)
 IMPORTERS: dict[str, tuple[str, str]] = {
@@ -44,6 +47,6 @@ def read_log(path: str) -> str:
     return decode_text(bytes(data), path)
 
 
-def import_text(kind: str, path: str, text: str) -> dict:
-    """Import ``text`` (read from ``path``) as a ``kind`` log; return the cassette dict."""
+def import_text(kind: str, path: str, text: str) -> Cassette:
+    """Import ``text`` (read from ``path``) as a ``kind`` log; return the cassette."""
     return get_importer(kind)(path, text)

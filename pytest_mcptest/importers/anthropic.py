@@ -14,9 +14,10 @@ run object and every message (API responses carry their own).
 
 from __future__ import annotations
 
+from ..cassette import Cassette
 from .common import (Catalog, Loc, Pending, Source, Tokens, chat_runs, looks_like_error, make_cassette, make_run,
                      run_fields, set_arguments, text_result)
-from ..engine.trace import message_text
+from ..engine.trace import Run, message_text
 from ..engine.values import type_name
 
 KIND = "anthropic"
@@ -25,8 +26,8 @@ CALL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
 _USAGE = (("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"), ("output_tokens",), ())
 
 
-def import_anthropic(path: str, text: str) -> dict:
-    """Read an Anthropic Messages log (JSON or JSONL) and return a cassette v1 dict."""
+def import_anthropic(path: str, text: str) -> Cassette:
+    """Read an Anthropic Messages log (JSON or JSONL) and return a cassette."""
     src = Source(path, text)
     catalog = Catalog()
     runs = []
@@ -56,7 +57,7 @@ def content_blocks(src: Source, msg: dict, mloc: Loc) -> list:
     return content
 
 
-def run_messages(src: Source, messages: list, obj, loc: Loc, turns: list, extra: dict) -> dict:
+def run_messages(src: Source, messages: list, obj, loc: Loc, turns: list, extra: dict) -> Run:
     """One run from ``[(message, Loc), ...]``; ``obj`` is the run object (or ``None``)."""
     calls: list[dict] = []
     pending = Pending()

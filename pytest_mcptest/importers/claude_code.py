@@ -14,6 +14,7 @@ in order of first appearance; ``sessionId`` and the first ``cwd``, ``gitBranch``
 
 from __future__ import annotations
 
+from ..cassette import Cassette
 from .anthropic import content_blocks, run_messages
 from ..engine.values import type_name
 from .common import Loc, Source, make_cassette
@@ -23,8 +24,8 @@ MESSAGE_EVENTS = ("user", "assistant")
 _KEPT = ("sessionId", "cwd", "gitBranch", "version")
 
 
-def import_claude_code(path: str, text: str) -> dict:
-    """Read a Claude Code transcript (JSONL) and return a cassette v1 dict."""
+def import_claude_code(path: str, text: str) -> Cassette:
+    """Read a Claude Code transcript (JSONL) and return a cassette."""
     src = Source(path, text)
     _shape, records = src.records()
     if len(records) == 1 and isinstance(records[0][0], list):  # a JSON array of events

@@ -1,4 +1,4 @@
-"""What the importers share: reading JSON or JSONL with positions, and writing a cassette.
+"""What the importers share: reading JSON or JSONL with positions, and building a cassette.
 
 A position in the source is a :class:`Loc`: the line of a JSONL record (or ``None`` for
 a plain JSON document) and the JSON pointer parts inside that value. Every structural
@@ -14,7 +14,8 @@ import os
 import re
 from typing import Any, Iterator, Optional
 
-from ..cassette import CASSETTE_VERSION
+from ..cassette import Cassette
+from ..engine.trace import Run, ToolCall
 from ..engine.values import is_number, type_name
 from ..engine.paths import json_pointer
 from ..errors import InputError
@@ -264,32 +265,26 @@ class Tokens:
         return out or None
 
 
-def make_run(calls: list, turns: list, tokens: Optional[dict], extra: Optional[dict] = None) -> dict:
-    conversation: dict = {"turns": turns}
-    if tokens:
-        conversation["tokens"] = tokens
-    run: dict = {"tool_calls": calls, "conversation": conversation}
-    if extra:
-        run.update(extra)
-    return run
+def make_run(calls: list, turns: list, tokens: Optional[dict], extra: Optional[dict] = None) -> Run:
+    """A :class:`Run` of the calls an importer gathered (each the keyword arguments of a
+    :class:`ToolCall`: a key the format does not know is a TypeError, not a silent extra);
+    ``extra`` holds other fields of the run (``task``, ``trial``, ``meta``, ``unmatched_results``)."""
+    return Run(tool_calls=tuple([ToolCall(**call) for call in calls]), turns=tuple(turns), tokens=tokens or None,
+               **(extra or {}))
 
 
-def make_cassette(kind: str, path: str, runs: list, tools=None, meta: Optional[dict] = None) -> dict:
+def make_cassette(kind: str, path: str, runs: list, tools=None, meta: Optional[dict] = None) -> Cassette:
     """A cassette of ``runs``; ``tools`` is a :class:`Catalog` or a list of them (one per server),
     ``meta`` what the log says of itself (model, time of recording), added to the cassette's."""
-    data: dict = {"mcptest_cassette": CASSETTE_VERSION,
-                  "meta": {"recorder": f"mcptest import {kind}", "source": os.path.basename(path)}}
+    about: dict = {"recorder": f"mcptest import {kind}", "source": os.path.basename(path)}
     if meta:
-        data["meta"].update(meta)
+        about.update(meta)
     catalogs = tools if isinstance(tools, (list, tuple)) else [] if tools is None else [tools]
     merged: dict = {}
     for catalog in catalogs:
         if catalog.tools:
             merged.update(catalog.to_dict())
-    if merged:
-        data["catalog"] = merged
-    data["runs"] = runs
-    return data
+    return Cassette(runs=tuple(runs), meta=about, catalog=merged)
 
 
 def scalars(obj: dict, skip: tuple) -> dict:
@@ -437,17 +432,17 @@ def _starts_with_an_object(text: str) -> bool:
 # -- summing up -------------------------------------------------------------
 
 
-def summary(data: dict) -> dict:
+def summary(cassette: Cassette) -> dict:
     """Counts over an imported cassette: runs, calls, errors, missing results, flagged arguments."""
-    runs = data.get("runs", [])
-    calls = [c for r in runs for c in r.get("tool_calls", [])]
+    runs = cassette.runs
+    calls = [c for r in runs for c in r.tool_calls]
     return {
         "runs": len(runs),
         "calls": len(calls),
-        "errors": sum(1 for c in calls if c.get("error")),
-        "without_result": sum(1 for c in calls if "result" not in c),
-        "invalid_json_args": sum(1 for c in calls if c.get("args_invalid_json")),
-        "unmatched_results": sum(len(r.get("unmatched_results", ())) for r in runs),
+        "errors": sum(1 for c in calls if c.error),
+        "without_result": sum(1 for c in calls if c.result is None),
+        "invalid_json_args": sum(1 for c in calls if c.args_invalid_json),
+        "unmatched_results": sum(len(r.unmatched_results or ()) for r in runs),
     }
 
 

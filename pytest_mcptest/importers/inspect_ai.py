@@ -21,7 +21,8 @@ import io
 import json
 import zipfile
 
-from ..engine.trace import message_text
+from ..cassette import Cassette
+from ..engine.trace import Run, message_text
 from ..engine.values import type_name
 from ..errors import InputError
 from ..files import strict_json
@@ -57,8 +58,8 @@ def _member(path: str, archive: zipfile.ZipFile, name: str):
         raise InputError(path, f"{name} in the zip is not JSON: {exc}") from None
 
 
-def import_inspect_ai(path: str, text: str) -> dict:
-    """Read an inspect_ai eval log (its ``.json`` form) and return a cassette v1 dict."""
+def import_inspect_ai(path: str, text: str) -> Cassette:
+    """Read an inspect_ai eval log (its ``.json`` form) and return a cassette."""
     src = Source(path, text)
     _shape, records = src.records()
     log, loc = records[0]
@@ -77,7 +78,7 @@ def import_inspect_ai(path: str, text: str) -> dict:
     return make_cassette(KIND, path, runs, catalog)
 
 
-def _run(src: Source, sample: dict, loc: Loc, model, catalog: Catalog) -> dict:
+def _run(src: Source, sample: dict, loc: Loc, model, catalog: Catalog) -> Run:
     calls: list = []
     pending = Pending()
     unmatched: list = []

@@ -21,6 +21,7 @@ left out. One file is one run.
 
 from __future__ import annotations
 
+from ..cassette import Cassette
 from ..engine.values import type_name
 from .common import Catalog, Loc, Source, make_cassette, make_run, text_result
 
@@ -28,7 +29,7 @@ KIND_CASSETTE = "mcp-cassette"
 KIND_RECORDER = "mcp-recorder"
 
 
-def import_mcp_cassette(path: str, text: str) -> dict:
+def import_mcp_cassette(path: str, text: str) -> Cassette:
     """Read an mcp-cassette recording (the Python package's JSON or the npm package's JSONL)."""
     src = Source(path, text)
     shape, records = src.records()
@@ -65,7 +66,7 @@ def import_mcp_cassette(path: str, text: str) -> dict:
     return _cassette(KIND_CASSETTE, src, frames, meta)
 
 
-def import_mcp_recorder(path: str, text: str) -> dict:
+def import_mcp_recorder(path: str, text: str) -> Cassette:
     """Read an mcp-recorder cassette (``interactions`` of paired requests and responses)."""
     src = Source(path, text)
     _shape, records = src.records()
@@ -94,7 +95,7 @@ def _keep(meta: dict, key: str, value) -> None:
         meta[key] = value
 
 
-def _cassette(kind: str, src: Source, frames: list, meta: dict) -> dict:
+def _cassette(kind: str, src: Source, frames: list, meta: dict) -> Cassette:
     """One run from the JSON-RPC ``frames`` (``[(message, Loc, sender), ...]``, in the order sent)."""
     server = _server_name(frames)
     catalog = Catalog(server)

@@ -23,6 +23,8 @@ from __future__ import annotations
 import json
 from typing import Optional
 
+from ..cassette import Cassette
+from ..engine.trace import Run
 from .common import Loc, Source, Tokens, looks_like_error, make_cassette, make_run, set_arguments, text_result
 
 KIND = "openai-agents"
@@ -30,7 +32,7 @@ MODEL_SPANS = ("generation", "response")
 _USAGE = (("input_tokens",), ("output_tokens",), ("total_tokens",))
 
 
-def import_openai_agents(path: str, text: str) -> dict:
+def import_openai_agents(path: str, text: str) -> Cassette:
     """Read exported Agents SDK traces and spans (JSONL, a JSON array or ``{"data": [...]}``)."""
     src = Source(path, text)
     traces: dict = {}
@@ -68,7 +70,7 @@ def _trace(traces: dict, trace_id: str) -> dict:
     return traces.setdefault(trace_id, {"record": None, "spans": []})
 
 
-def _run(src: Source, trace_id: str, trace: dict) -> dict:
+def _run(src: Source, trace_id: str, trace: dict) -> Run:
     spans = sorted(trace["spans"], key=lambda s: _start(s[0]))
     calls: list = []
     tokens = Tokens()

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..engine.trace import message_text
+from ..cassette import Cassette
+from ..engine.trace import Run, message_text
 from ..engine.paths import json_pointer
 from .common import (Catalog, Loc, Pending, Source, Tokens, chat_runs, looks_like_error, make_cassette, make_run,
                      run_fields, set_arguments, text_result)
@@ -24,15 +25,15 @@ RUN_KEYS = ("messages", "traj")
 _USAGE = (("prompt_tokens", "input_tokens"), ("completion_tokens", "output_tokens"), ("total_tokens",))
 
 
-def import_openai_chat(path: str, text: str) -> dict:
-    """Read an OpenAI chat log (JSON or JSONL) and return a cassette v1 dict."""
+def import_openai_chat(path: str, text: str) -> Cassette:
+    """Read an OpenAI chat log (JSON or JSONL) and return a cassette."""
     return import_messages(KIND, path, text, RUN_KEYS)
 
 
-def import_messages(kind: str, path: str, text: str, run_keys: tuple, run_tokens=None, finish=None) -> dict:
+def import_messages(kind: str, path: str, text: str, run_keys: tuple, run_tokens=None, finish=None) -> Cassette:
     """Import OpenAI-shaped message lists found as :func:`chat_runs` finds them (runs under
     ``run_keys``); ``run_tokens(src, obj, loc, tokens)`` adds what a run object reports elsewhere,
-    and ``finish(src, obj, loc, run)`` completes a run from what the messages do not say."""
+    and ``finish(src, obj, loc, run)`` returns a run completed from what the messages do not say."""
     src = Source(path, text)
     catalog = Catalog()
     runs = []
@@ -42,7 +43,7 @@ def import_messages(kind: str, path: str, text: str, run_keys: tuple, run_tokens
             catalog.add_all(src, obj.get("tools"), loc / "tools")
         run = _run(src, messages, obj, loc, extra, run_tokens)
         if finish is not None:
-            finish(src, obj, loc, run)
+            run = finish(src, obj, loc, run)
         runs.append(run)
     return make_cassette(kind, path, runs, catalog)
 
@@ -73,7 +74,7 @@ def _answered_ids(src: Source, msg: dict, mloc: Loc) -> list:
     return [src.opt_str(v, mloc / "tool_call_ids" / i, "a 'tool_call_ids' entry") for i, v in enumerate(ids)] or [None]
 
 
-def _run(src: Source, messages: list, obj: Optional[dict], loc: Loc, extra: dict, run_tokens) -> dict:
+def _run(src: Source, messages: list, obj: Optional[dict], loc: Loc, extra: dict, run_tokens) -> Run:
     calls: list[dict] = []
     pending = Pending()
     unmatched: list = []

@@ -34,7 +34,8 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from ..engine.trace import message_text
+from ..cassette import Cassette
+from ..engine.trace import Run, message_text
 from ..engine.values import type_name
 from .common import (Catalog, Loc, Pending, Source, Tokens, looks_like_error, make_cassette, make_run,
                      set_arguments, text_result)
@@ -47,8 +48,8 @@ _CALLER_ITEMS = ("function_call_output", "custom_tool_call_output", "computer_ca
                  "mcp_approval_response")
 
 
-def import_openai_responses(path: str, text: str) -> dict:
-    """Read an OpenAI Responses API log (JSON or JSONL) and return a cassette v1 dict."""
+def import_openai_responses(path: str, text: str) -> Cassette:
+    """Read an OpenAI Responses API log (JSON or JSONL) and return a cassette."""
     src = Source(path, text)
     importer = _Importer(src)
     for request, response, items in _exchanges(src, src.records()):
@@ -112,7 +113,7 @@ class _Run:
         self.model_side = False         # the last item was the model's
         self.meta: dict = {}
 
-    def finish(self) -> dict:
+    def finish(self) -> Run:
         extra: dict = {}
         if self.unmatched:
             extra["unmatched_results"] = self.unmatched

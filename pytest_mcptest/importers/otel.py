@@ -25,6 +25,8 @@ import datetime as dt
 import re
 from typing import Any, Optional
 
+from ..cassette import Cassette
+from ..engine.trace import Run
 from ..engine.values import is_number
 from .common import (Catalog, Loc, Source, Tokens, any_records, looks_like_error, make_cassette, make_run,
                      parse_arguments, set_arguments, text_result)
@@ -36,8 +38,8 @@ _USAGE = (("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
 _ERROR_CODES = (2, "2", "STATUS_CODE_ERROR", "ERROR", "error", "StatusCode.ERROR")
 
 
-def import_otel(path: str, text: str) -> dict:
-    """Read OpenTelemetry GenAI spans (JSON, OTLP JSON or JSONL) and return a cassette v1 dict."""
+def import_otel(path: str, text: str) -> Cassette:
+    """Read OpenTelemetry GenAI spans (JSON, OTLP JSON or JSONL) and return a cassette."""
     src = Source(path, text)
     shape, records = any_records(src)
     spans: list[_Span] = []
@@ -257,7 +259,7 @@ TASK_KEYS = ("mcptest.task", "task.id", "task_id")
 TRIAL_KEYS = ("mcptest.trial", "trial")
 
 
-def _run(src: Source, spans: list, catalog: Catalog) -> dict:
+def _run(src: Source, spans: list, catalog: Catalog) -> Run:
     spans = sorted(spans, key=lambda s: s.key)
     for span in spans:
         _definitions(src, span, catalog)

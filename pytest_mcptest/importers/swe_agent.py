@@ -34,6 +34,8 @@ from typing import Optional
 
 import attrs
 
+from ..cassette import Cassette
+from ..engine.trace import Run, ToolCall
 from .common import Catalog, Loc, Source, Tokens, looks_like_error, text_result
 from .openai_chat import import_messages
 
@@ -57,21 +59,19 @@ _ARGUMENT = re.compile(r"\s+- (\w+) \((\w+)\)(?: \[(required|optional)\])?:?\s*(
 _SLOT = re.compile(r"<(\w+)>")
 
 
-def import_swe_agent(path: str, text: str) -> dict:
-    """Read SWE-agent trajectories and return a cassette v1 dict. Without function calling, the
+def import_swe_agent(path: str, text: str) -> Cassette:
+    """Read SWE-agent trajectories and return a cassette. Without function calling, the
     commands the system prompt documents become the cassette's ``catalog`` (the tool
     definitions the model was given), when the log has no other."""
     documented = Catalog()
 
-    def finish(src: Source, obj: Optional[dict], loc: Loc, run: dict) -> None:
-        _action_calls(src, obj, loc, run, documented)
+    def finish(src: Source, obj: Optional[dict], loc: Loc, run: Run) -> Run:
+        return _action_calls(src, obj, loc, run, documented)
 
-    data = import_messages(KIND, path, text, RUN_KEYS, _model_stats, finish)
-    if documented.tools and "catalog" not in data:
-        runs = data.pop("runs")
-        data["catalog"] = documented.to_dict()
-        data["runs"] = runs  # the order make_cassette writes
-    return data
+    cassette = import_messages(KIND, path, text, RUN_KEYS, _model_stats, finish)
+    if documented.tools and not cassette.catalog:
+        cassette = attrs.evolve(cassette, catalog=documented.to_dict())
+    return cassette
 
 
 def _model_stats(src: Source, obj: dict, loc: Loc, tokens: Tokens) -> None:
@@ -83,14 +83,14 @@ def _model_stats(src: Source, obj: dict, loc: Loc, tokens: Tokens) -> None:
 # --------------------------------------------------------------------------- runs without function calling
 
 
-def _action_calls(src: Source, obj: Optional[dict], loc: Loc, run: dict, documented: Catalog) -> None:
-    """Give a run that has no function calls one call per step of its action texts, and
+def _action_calls(src: Source, obj: Optional[dict], loc: Loc, run: Run, documented: Catalog) -> Run:
+    """A run that has no function calls, given one call per step of its action texts, and
     ``documented`` the commands its system prompt describes."""
-    if obj is None or run["tool_calls"]:
-        return
+    if obj is None or run.tool_calls:
+        return run
     history = [(m, loc / "history" / i) for i, m in enumerate(obj["history"]) if m.get("is_demo") is not True]
     if any(m.get("tool_calls") for m, _ in history):
-        return
+        return run
     commands = _commands(next((m.get("content") for m, _ in history if m.get("role") == "system"), None))
     for name, command in commands.items():
         documented.tools.setdefault(name, command.tool(name))
@@ -109,8 +109,8 @@ def _action_calls(src: Source, obj: Optional[dict], loc: Loc, run: dict, documen
             call["turn"] = turn
         if observation is not None:
             call["result"] = text_result(observation, error)
-        calls.append(call)
-    run["tool_calls"] = calls
+        calls.append(ToolCall(**call))
+    return attrs.evolve(run, tool_calls=tuple(calls))
 
 
 def _steps(src: Source, obj: dict, loc: Loc, history: list, actions: list) -> list:

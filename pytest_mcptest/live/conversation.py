@@ -25,11 +25,12 @@ from typing import Mapping, Optional
 import attrs
 
 from ..engine.conversation import ConversationSpec
+from ..engine.trace import Run
 from ..mcp.client import _run_sync
 from .limits import Budget
 from .judge import judge, statements
 from .provider import LiveError
-from .runner import (Ledger, ModelPool, Recording, Tally, agent_steps, finish, item_budget, notes_for, run_dict,
+from .runner import (Ledger, ModelPool, Recording, Tally, agent_steps, finish, item_budget, live_run, notes_for,
                      run_indexed, side_meta)
 from .servers import ServerSpec, ToolBoard, open_servers
 
@@ -118,7 +119,7 @@ class _Roles:
         self.judge = pool.get(_override(task, "judge").get("model") or task.judge_model or task.model)
 
 
-async def _conversation_run(task: ConversationTask, roles: _Roles, notes: list, catalogs: list, index: int) -> dict:
+async def _conversation_run(task: ConversationTask, roles: _Roles, notes: list, catalogs: list, index: int) -> Run:
     user_cfg, judge_cfg = _override(task, "synthetic_user"), _override(task, "judge")
     max_turns = int(task.synthetic_user.get("max_turns") or task.evaluation.max_turns)
     user_system = user_system_prompt(task)
@@ -156,9 +157,7 @@ async def _conversation_run(task: ConversationTask, roles: _Roles, notes: list, 
             "model_calls": agent.calls, "synthetic_user": side_meta(user, roles.user)}
     if items:
         meta["judge"] = side_meta(judged, roles.judge)
-    run = run_dict(calls, turns, agent, meta)
-    run["judgments"] = judgments
-    return run
+    return live_run(calls, turns, agent, meta, judgments)
 
 
 async def record_conversation_async(task: ConversationTask, models: Optional[Mapping] = None,

@@ -17,7 +17,7 @@ from one run into the next) and run concurrently, up to ``concurrency`` at once 
 within the endpoint's requests and tokens per minute; they are returned in index order,
 so the output has the same shape and order as a serial recording.
 
-Each run is a cassette v1 run dict::
+Each run is a :class:`~pytest_mcptest.engine.trace.Run`, written as a cassette v1 run::
 
     {"tool_calls": [{"name", "server", "args", "error", "result", "turn"}, ...],
      "conversation": {"turns": [...], "tokens": {"input", "output", "total"}},
@@ -39,6 +39,8 @@ from typing import Mapping, Optional, Sequence, Union
 
 import attrs
 
+from ..cassette import Cassette, as_json, parse_cassette
+from ..engine.trace import Run, ToolCall
 from ..mcp.client import _leaf, _run_sync
 from .judge import judge, statements
 from .limits import Budget, limiter_for
@@ -271,7 +273,7 @@ async def agent_steps(model: Model, system: Optional[str], board: ToolBoard, hub
             if target is not None and target.server is not None:
                 record["server"] = target.server
             record.update({"args": use.args, "error": error, "result": result, "turn": step})
-            calls.append(record)
+            calls.append(ToolCall(**record))
             tool_message = {"role": "tool", "tool_call_id": use.id, "name": use.name, "content": result_text(result)}
             if error:
                 tool_message["is_error"] = True
@@ -289,15 +291,12 @@ def side_meta(tally: Tally, model: Model) -> dict:
     return out
 
 
-def run_dict(calls: list, turns: list, tally: Tally, meta: dict) -> dict:
-    conversation: dict = {"turns": turns}
-    if tally.usage is not None and tally.calls:
-        conversation["tokens"] = tally.usage.to_dict()
-    run: dict = {"tool_calls": calls, "conversation": conversation}
-    if tally.cost is not None and tally.calls:
-        run["cost_micros"] = tally.cost
-    run["meta"] = meta
-    return run
+def live_run(calls: list, turns: list, tally: Tally, meta: dict, judgments: Optional[list] = None) -> Run:
+    """One live run: its calls, the transcript, the agent's tokens and cost when the API
+    reported usage, the judge's verdicts."""
+    metered = tally.calls and tally.usage is not None
+    return Run(tool_calls=tuple(calls), turns=tuple(turns), tokens=tally.usage.to_dict() if metered else None,
+               cost_micros=tally.cost if tally.calls else None, judgments=tuple(judgments or ()), meta=meta)
 
 
 def _distractor_tools(plan, catalog: dict) -> list:
@@ -316,7 +315,7 @@ def _distractor_tools(plan, catalog: dict) -> list:
     return [t for t in injection.tools if t["name"] in wanted]
 
 
-async def _agent_run(task: AgentTask, pool: ModelPool, index: int, catalogs: list, notes: list) -> dict:
+async def _agent_run(task: AgentTask, pool: ModelPool, index: int, catalogs: list, notes: list) -> Run:
     model = pool.get(task.model)
     async with open_servers(task.servers) as hub:
         catalogs[index] = hub.catalog
@@ -338,10 +337,7 @@ async def _agent_run(task: AgentTask, pool: ModelPool, index: int, catalogs: lis
                                          turns, judged, task.judge)
         notes.extend(f"run {index + 1}: {n}" for n in missing)
         meta["judge"] = side_meta(judged, referee)
-    run = run_dict(calls, turns, tally, meta)
-    if judgments is not None:
-        run["judgments"] = judgments
-    return run
+    return live_run(calls, turns, tally, meta, judgments)
 
 
 # --------------------------------------------------------------------------- many runs
@@ -353,15 +349,15 @@ class Recording:
     answer, cassette ``meta``, notes for the user (said once each) and the spend per
     model (``{model: {calls, input, output, total, cost_micros}}``)."""
 
-    runs: tuple
+    runs: tuple[Run, ...]
     catalog: dict
     meta: dict
     notes: tuple[str, ...] = ()
     usage: dict = attrs.field(factory=dict)
 
-    def cassette(self) -> dict:
-        """A complete cassette v1 document (``recorded_at`` is left to the writer)."""
-        return {"mcptest_cassette": 1, "meta": dict(self.meta), "catalog": self.catalog, "runs": list(self.runs)}
+    def cassette(self) -> Cassette:
+        """The cassette to write (``recorded_at`` is left to the writer)."""
+        return Cassette(runs=self.runs, meta=dict(self.meta), catalog=self.catalog)
 
 
 async def run_indexed(runs: int, concurrency: int, one) -> list:
@@ -441,8 +437,12 @@ def notes_for(ledger: Ledger, catalogs: Sequence, models: Sequence[Model]) -> li
 
 
 def finish(runs: list, catalog: dict, meta: dict, notes: list, ledger: Ledger) -> Recording:
+    """The recording, every API key it holds replaced: in the JSON the writer makes of it,
+    read back by the cassette reader."""
     secrets = secret_values()
-    return Recording(runs=tuple(scrub(runs, secrets)), catalog=scrub(catalog, secrets), meta=scrub(meta, secrets),
+    written = scrub(as_json(Cassette(runs=tuple(runs), meta=meta, catalog=catalog)), secrets)
+    cassette = parse_cassette("the live recording", json.dumps(written, ensure_ascii=False))
+    return Recording(runs=cassette.runs, catalog=cassette.catalog, meta=cassette.meta,
                      notes=tuple(scrub(notes, secrets)), usage=ledger.to_dict())
 
 

@@ -4,8 +4,8 @@ A run recorded by ``mcptest record`` keeps every message (``messages``); each re
 the host is paired here with the server's answer, in the order the host sent them. A run
 without messages (recorded before they were kept, or imported from a log) still plays:
 its ``tools/list`` is the cassette's catalog and each tool call is a ``tools/call``.
-The file is first read by the cassette reader, so a malformed cassette is the same clear
-message (file and JSON pointer) here as everywhere else.
+The file is read by the cassette reader, so a malformed cassette is the same clear message
+(file and JSON pointer) here as everywhere else.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any, Optional
 
 import attrs
 
+from ..engine.trace import Run
 from ..errors import InputError
 
 # What the handshake and the transport say; they are not answers a server is held to.
@@ -61,7 +62,7 @@ def load_recording(path: str, run: Optional[int] = None, shown: Optional[str] = 
     Raises :class:`InputError` for a file that is not a cassette, a run that is not there,
     or a run with nothing to play."""
     from ..cassette import parse_cassette
-    from ..files import loads_json, read_or_map
+    from ..files import read_or_map
 
     shown = shown or path
     try:
@@ -70,11 +71,8 @@ def load_recording(path: str, run: Optional[int] = None, shown: Optional[str] = 
         raise InputError(shown, "no such cassette") from None
     except IsADirectoryError:
         raise InputError(shown, "is a folder, not a cassette") from None
-    if not isinstance(data, (bytes, str)):
-        data = data[:]
     cassette = parse_cassette(shown, data)
-    raw = loads_json(data.decode("utf-8") if isinstance(data, bytes) else data, shown)
-    runs = raw.get("runs") if cassette.shape == "v1" else [raw.get("trace") if cassette.shape == "trace" else raw]
+    runs = cassette.runs
     if not runs:
         raise InputError(shown, "holds no recorded run to play", pointer="/runs")
     number = len(runs) if run is None else run
@@ -82,12 +80,10 @@ def load_recording(path: str, run: Optional[int] = None, shown: Optional[str] = 
         raise InputError(shown, f"has {len(runs)} run(s); --run {run} is not one of them (runs count from 1)",
                          pointer="/runs")
     chosen = runs[number - 1]
-    meta = chosen.get("meta") or {}
-    catalog = raw.get("catalog") or {}
-    messages = chosen.get("messages")
-    if messages:
-        return _from_messages(shown, number, len(runs), messages, meta, catalog)
-    return _from_calls(shown, number, len(runs), chosen, meta, catalog)
+    meta = chosen.meta or {}
+    if chosen.messages:
+        return _from_messages(shown, number, len(runs), chosen.messages, meta, cassette.catalog)
+    return _from_calls(shown, number, len(runs), chosen, meta, cassette.catalog)
 
 
 def _from_messages(shown: str, number: int, runs: int, messages: list, meta: dict, catalog: dict) -> Recording:
@@ -99,7 +95,7 @@ def _from_messages(shown: str, number: int, runs: int, messages: list, meta: dic
     notes: dict = {}             # index -> notifications the server sent meanwhile
     sent: list = []
     for entry in messages:
-        message, side = entry["message"], entry["from"]
+        message, side = entry.message, entry.sender
         method, request_id = message.get("method"), message.get("id")
         if side == "host" and isinstance(method, str):
             sent.append(message)
@@ -166,22 +162,22 @@ def _catalog_tools(catalog: dict, meta: dict) -> list:
     return [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
 
 
-def _from_calls(shown: str, number: int, runs: int, chosen: dict, meta: dict, catalog: dict) -> Recording:
+def _from_calls(shown: str, number: int, runs: int, chosen: Run, meta: dict, catalog: dict) -> Recording:
     """A run without messages: its tool calls as ``tools/call`` exchanges."""
     exchanges = []
-    for i, call in enumerate(chosen.get("tool_calls") or ()):
-        args = call.get("args")
-        params = {"name": call["name"], "arguments": args if isinstance(args, dict) else {}}
+    for i, call in enumerate(chosen.tool_calls):
+        args = call.args
+        params = {"name": call.name, "arguments": args if isinstance(args, dict) else {}}
         request = {"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": params}
-        if call.get("unanswered"):
+        if call.unanswered:
             answer = None
-        elif isinstance(call.get("rpc_error"), dict):
-            answer = {"jsonrpc": "2.0", "id": i + 1, "error": call["rpc_error"]}
+        elif isinstance(call.rpc_error, dict):
+            answer = {"jsonrpc": "2.0", "id": i + 1, "error": call.rpc_error}
         else:
-            result = call.get("result")
+            result = call.result
             if not isinstance(result, dict):
                 text = result if isinstance(result, str) else ("" if result is None else _json(result))
-                result = {"content": [{"type": "text", "text": text}], "isError": bool(call.get("error"))}
+                result = {"content": [{"type": "text", "text": text}], "isError": bool(call.error)}
             answer = {"jsonrpc": "2.0", "id": i + 1, "result": result}
         exchanges.append(Exchange(i, "tools/call", params, request, answer))
     server = meta.get("server") or (next(iter(catalog)) if len(catalog) == 1 else None) or "mcptest-serve"

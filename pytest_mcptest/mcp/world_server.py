@@ -71,9 +71,10 @@ class Sessions:
     def kept(self, key: Any, name: str, args: dict, result: dict, started: float) -> None:
         if self.record is None:
             return
-        self.runs[key].append({"name": name, "args": args, "server": SERVER_NAME, "result": result,
-                                       "error": bool(result.get("isError")),
-                                       "duration_ms": round((time.perf_counter() - started) * 1000, 3)})
+        from ..engine.trace import ToolCall
+
+        self.runs[key].append(ToolCall(name, args, SERVER_NAME, bool(result.get("isError")), result,
+                                       duration_ms=round((time.perf_counter() - started) * 1000, 3)))
         try:
             self.save()
         except InputError as exc:  # the session goes on; the host is not the one to tell
@@ -83,11 +84,12 @@ class Sessions:
                   flush=True)
 
     def save(self) -> None:
+        from ..engine.trace import Run
         from ..record import store
         from ..record.redact import redactor
 
         meta = {"recorder": "mcptest serve", "scenario": self.block.name, "recorded_at": store.utc_now()}
-        runs = [{"meta": {"recorder": "mcptest serve", "server": SERVER_NAME}, "tool_calls": calls}
+        runs = [Run(tool_calls=tuple(calls), meta={"recorder": "mcptest serve", "server": SERVER_NAME})
                 for calls in self.runs.values() if calls]
         catalog = {SERVER_NAME: {"tools": [t.to_dict() for t in self.block.tools]}}
         store.save(self.record, runs, catalog, meta, store.NEW, redactor(()))

@@ -186,13 +186,20 @@ class SessionLog:
             return urlsplit(command[0]).hostname or command[0]
         return os.path.basename(command[0])
 
-    def run(self, command: list[str]) -> dict:
+    def run(self, command: list[str], recorder: str = "mcptest record", recorded_at: Optional[str] = None):
+        """The session as a cassette run (a :class:`~pytest_mcptest.engine.trace.Run`)."""
+        from ..engine.trace import Message, Run, ToolCall
+
         server = self.server_name(command)
-        calls = [dict(self.calls[seq], server=server) for seq in sorted(self.calls)]
-        meta = {"recorder": "mcptest record", "server": server, "ended": self.ended}
+        calls = tuple([ToolCall(server=server, **self.calls[seq]) for seq in sorted(self.calls)])
+        meta = {"recorder": recorder, "server": server, "ended": self.ended}
         if self.protocol_version:
             meta["protocol_version"] = self.protocol_version
-        return {"meta": meta, "tool_calls": calls, "messages": self.messages}
+        if recorded_at is not None:
+            meta["recorded_at"] = recorded_at
+        messages = tuple([Message(sender=e["from"], at_ms=e["at_ms"], message=e["message"],
+                                  malformed=e.get("malformed")) for e in self.messages])
+        return Run(tool_calls=calls, meta=meta, messages=messages)
 
     def catalog(self, command: list[str]) -> dict:
         """The last complete ``tools/list`` answer; else the pages the host did read (a host
@@ -436,7 +443,7 @@ def _catalog_changes(existing, catalog: dict) -> list[str]:
     lock check uses (the catalog kept is the new one; the old runs keep what they saw)."""
     from ..engine.catalog_lock import compare_catalogs
 
-    before = (existing or {}).get("catalog") if isinstance(existing, dict) else None
+    before = existing.catalog if existing is not None else None
     lines: list[str] = []
     for server, now in sorted(catalog.items()):
         old = before.get(server) if isinstance(before, dict) else None
@@ -455,21 +462,20 @@ def _write(log: SessionLog, command: list[str], out: str, append: bool, redactor
     from ..errors import InputError
     from . import store
 
-    run = log.run(command)
     meta = {"recorder": "mcptest record", "recorded_at": store.utc_now()}
-    run["meta"]["recorded_at"] = meta["recorded_at"]
+    run = log.run(command, recorded_at=meta["recorded_at"])
     catalog = log.catalog(command)
     try:
-        changed = _catalog_changes(store.read_raw(out), catalog) if append else []
-        data = store.save(out, [run], catalog, meta, store.APPEND if append else store.NEW, redactor)
+        changed = _catalog_changes(store.read_existing(out), catalog) if append else []
+        written = store.save(out, [run], catalog, meta, store.APPEND if append else store.NEW, redactor)
     except InputError as exc:
         errlog.write(f"mcptest record: not written: {exc.render()}\n")
         return 1
     except OSError as exc:
         errlog.write(f"mcptest record: {out}: cannot write: {exc.strerror or exc}; any old cassette is unchanged\n")
         return 1
-    unanswered = sum(1 for call in run["tool_calls"] if call.get("unanswered"))
-    errlog.write(f"mcptest record: {out}: run {len(data['runs'])} recorded, {len(run['tool_calls'])} tool call(s)"
+    unanswered = sum(1 for call in run.tool_calls if call.unanswered)
+    errlog.write(f"mcptest record: {out}: run {len(written.runs)} recorded, {len(run.tool_calls)} tool call(s)"
                  + (f", {unanswered} left unanswered (kept, flagged unanswered)" if unanswered else "")
                  + f"; {log.ended}\n")
     for line in changed:

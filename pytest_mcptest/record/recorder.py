@@ -28,6 +28,8 @@ import os
 import time
 from typing import Any, Callable, Optional
 
+from ..cassette import Cassette
+from ..engine.trace import Run, ToolCall
 from ..errors import RecordingError
 from . import modes, store
 from .drift import compare, prompt_sha256
@@ -53,8 +55,8 @@ class Recorder:
         self.redactor = make_redactor(redact)
         self._fail = fail
         self._decision: Optional[modes.Decision] = None
-        self._recorded: Optional[dict] = None     # the cassette as read, for replay
-        self.calls: list = []                     # [seq, call or None] in call order
+        self._recorded: Optional[Cassette] = None  # the cassette as read, for replay
+        self.calls: list = []                     # [seq, ToolCall or None] in call order
         self.catalog: dict = {}
         self.turns: list = []
         self.token_counts: dict = {}
@@ -76,10 +78,10 @@ class Recorder:
             exists = os.path.exists(self.path)
             if exists:
                 try:
-                    existing = store.read_raw(self.path)
+                    existing = store.read_existing(self.path)
                 except Exception as exc:  # noqa: BLE001 - a bad cassette is the user's to fix; say where
                     self._error(str(exc))
-            recorded = len(existing["runs"]) if existing else 0
+            recorded = len(existing.runs) if existing else 0
             self._decision = modes.decide(self.mode, self.path, exists, recorded, self.runs, can_record=True,
                                           recorder="the mcptest_recorder fixture")
             self._recorded = existing
@@ -144,18 +146,16 @@ class Recorder:
 
     # -- writing ------------------------------------------------------------------------------
 
-    def run(self) -> dict:
-        """The run recorded so far, as cassette JSON."""
-        run: dict = {"meta": {"recorder": "mcptest_recorder"},
-                     "tool_calls": [call for _, call in self.calls if call is not None]}
-        conversation: dict = {"turns": list(self.turns)}
+    def run(self, recorded_at: Optional[str] = None) -> Run:
+        """The run recorded so far."""
         tokens = dict(self.token_counts)
         if tokens and "total" not in tokens and "input" in tokens and "output" in tokens:
             tokens["total"] = tokens["input"] + tokens["output"]
-        if tokens:
-            conversation["tokens"] = tokens
-        run["conversation"] = conversation
-        return run
+        meta = {"recorder": "mcptest_recorder"}
+        if recorded_at is not None:
+            meta["recorded_at"] = recorded_at
+        return Run(tool_calls=tuple([call for _, call in self.calls if call is not None]), turns=tuple(self.turns),
+                   tokens=tokens or None, meta=meta)
 
     def save(self) -> Optional[str]:
         """Write the recorded run (a replay writes nothing). Returns the path written, or None."""
@@ -166,10 +166,8 @@ class Recorder:
         if decision.action == modes.RECORD and self._recorded is None:
             how = store.FIRST  # another test (pytest -n 2) may have recorded the same cassette meanwhile
         stamp = store.utc_now()
-        run = self.run()
-        run["meta"]["recorded_at"] = stamp
         meta = {"recorder": "mcptest_recorder", "recorded_at": stamp, **self.meta}
-        store.save(self.path, [run], self.catalog, meta, how, self.redactor)
+        store.save(self.path, [self.run(stamp)], self.catalog, meta, how, self.redactor)
         self.saved = True
         return self.path
 
@@ -179,7 +177,7 @@ class Recorder:
         nothing was replayed."""
         if self._decision is None or self._decision.action != modes.REPLAY or not self._recorded:
             return ""
-        return compare(self._recorded.get("meta") or {}, self.path, item_id, model=self.meta.get("model"),
+        return compare(self._recorded.meta, self.path, item_id, model=self.meta.get("model"),
                        prompt=self.meta.get("prompt"), system_prompt=self.meta.get("system_prompt")).message()
 
     def __enter__(self) -> "Recorder":
@@ -192,12 +190,12 @@ class Recorder:
 
     # -- replay ---------------------------------------------------------------------------------
 
-    def recorded_calls(self) -> list:
-        runs = (self._recorded or {}).get("runs") or []
+    def recorded_calls(self) -> list[ToolCall]:
+        runs = self._recorded.runs if self._recorded is not None else ()
         if not 0 <= self.run_index < len(runs):
             self._error(f"{self.path} holds {len(runs)} run(s); run={self.run_index} is not one of them "
                         "(run= counts from 0, like a Python index)")
-        return list(runs[self.run_index].get("tool_calls") or [])
+        return list(runs[self.run_index].tool_calls)
 
 
 def _signature(name: str, args) -> str:
@@ -220,8 +218,8 @@ class RecordingSession:
 
     async def call_tool(self, name: str, arguments: Optional[dict] = None, *args, **kwargs):
         rec = self._recorder
-        call: dict = {"name": name, "server": self._server, "args": {} if arguments is None else arguments,
-                      "turn": rec.turn}
+        asked = {"name": name, "server": self._server, "args": {} if arguments is None else arguments,
+                 "turn": rec.turn}
         slot = [len(rec.calls), None]
         rec.calls.append(slot)  # the order calls were made in, whatever order they finish in
         start = time.perf_counter()
@@ -230,14 +228,12 @@ class RecordingSession:
         except Exception as exc:
             error = getattr(exc, "error", None)
             if error is not None and hasattr(error, "code"):  # a JSON-RPC error answer
-                call.update(error=True, rpc_error=_dump(error))
-                call["duration_ms"] = round((time.perf_counter() - start) * 1000, 3)
-                slot[1] = call
+                slot[1] = ToolCall(**asked, error=True, rpc_error=_dump(error),
+                                   duration_ms=round((time.perf_counter() - start) * 1000, 3))
             raise
         dumped = _dump(result)
-        call.update(error=bool(dumped.get("isError", False)), result=dumped)
-        call["duration_ms"] = round((time.perf_counter() - start) * 1000, 3)
-        slot[1] = call
+        slot[1] = ToolCall(**asked, error=bool(dumped.get("isError", False)), result=dumped,
+                           duration_ms=round((time.perf_counter() - start) * 1000, 3))
         return result
 
     async def list_tools(self, *args, **kwargs):
@@ -260,7 +256,7 @@ class ReplayingSession:
         self._recorder = recorder
         self._session = session
         self._server = server
-        self._unused = [c for c in recorder.recorded_calls() if c.get("server") in (None, server)]
+        self._unused = [c for c in recorder.recorded_calls() if c.server in (None, server)]
 
     def __getattr__(self, name):
         if self._session is None:
@@ -273,13 +269,13 @@ class ReplayingSession:
 
         wanted = _signature(name, arguments)
         for i, call in enumerate(self._unused):
-            if call.get("name") == name and _signature(name, call.get("args")) == wanted:
+            if call.name == name and _signature(name, call.args) == wanted:
                 del self._unused[i]
-                if "rpc_error" in call:
+                if call.rpc_error is not None:
                     from mcp.shared.exceptions import MCPError
 
-                    raise MCPError.from_error_data(types.ErrorData.model_validate(call["rpc_error"]))
-                return types.CallToolResult.model_validate(call.get("result") or {"content": []})
+                    raise MCPError.from_error_data(types.ErrorData.model_validate(call.rpc_error))
+                return types.CallToolResult.model_validate(call.result or {"content": []})
         self._recorder._error(self._no_match(wanted))
 
     def _no_match(self, wanted: str) -> str:
@@ -287,7 +283,7 @@ class ReplayingSession:
         text = f"replaying {rec.path} (record mode {rec.mode}): no recorded answer for {wanted}"
         if not self._unused:
             return text + "; every recorded call of this run has been used"
-        signatures = [_signature(c.get("name"), c.get("args")) for c in self._unused]
+        signatures = [_signature(c.name, c.args) for c in self._unused]
         closest = max(signatures, key=lambda s: difflib.SequenceMatcher(None, wanted, s).ratio())
         return (text + f"; the closest recorded call not yet used is {closest}. Re-record with "
                        f"--mcptest-record-mode=all if the agent's calls changed on purpose")
@@ -295,7 +291,8 @@ class ReplayingSession:
     async def list_tools(self, *args, **kwargs):
         from mcp import types
 
-        catalog = (self._recorder._recorded or {}).get("catalog") or {}
+        recorded = self._recorder._recorded
+        catalog = recorded.catalog if recorded is not None else {}
         tools = (catalog.get(self._server) or {}).get("tools")
         if tools is None:
             self._recorder._error(f"replaying {self._recorder.path}: no catalog recorded for server {self._server!r}")

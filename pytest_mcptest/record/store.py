@@ -13,9 +13,10 @@ import json
 import time
 from typing import Optional
 
-from ..cassette import CASSETTE_VERSION, dump_cassette, parse_cassette, write_cassette
+from ..cassette import Cassette, dump_cassette, parse_cassette, write_cassette
+from ..engine.trace import Run
 from ..errors import InputError
-from ..files import locked, read_text
+from ..files import locked, read_bytes
 from .drift import catalog_sha256
 from .redact import Redactor
 
@@ -28,24 +29,24 @@ def utc_now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def read_raw(path: str) -> Optional[dict]:
-    """The existing cassette at ``path`` as plain JSON (checked by the reader), or ``None``.
+def read_existing(path: str) -> Optional[Cassette]:
+    """The existing cassette at ``path`` (read by the cassette reader), or ``None``.
 
     Raises :class:`InputError` when it exists but is not a cassette v1 with ``runs`` (or is
     no regular file: a FIFO or a device holds no runs to add to).
     """
     try:
-        text = read_text(path)
+        data = read_bytes(path)
     except FileNotFoundError:
         return None
-    cassette = parse_cassette(path, text)
+    cassette = parse_cassette(path, data)
     if cassette.shape != "v1":
         raise InputError(path, "holds a single run in an older shape (no 'runs'); a recorder adds runs only to "
                                "a cassette v1: move it aside or record with a mode that replaces it")
-    return json.loads(text)
+    return cassette
 
 
-def merge(existing: Optional[dict], runs: list, catalog: dict, meta: dict, how: str) -> dict:
+def merge(existing: Optional[Cassette], runs: list[Run], catalog: dict, meta: dict, how: str) -> Cassette:
     """The cassette to write: ``existing`` (or nothing) with ``runs`` added or put in place.
 
     ``how``: ``new`` ignores ``existing``; ``append`` adds ``runs`` after the recorded
@@ -53,38 +54,35 @@ def merge(existing: Optional[dict], runs: list, catalog: dict, meta: dict, how: 
     catalog is updated server by server, ``meta`` key by key, and ``catalog_sha256``
     recomputed over the whole catalog.
     """
-    base = existing if (existing is not None and how != NEW) else {}
-    data = {"mcptest_cassette": CASSETTE_VERSION}
-    data.update((k, v) for k, v in base.items() if k != "mcptest_cassette")
-    merged_meta = dict(base.get("meta") or {})
+    base = existing if how != NEW else None
+    merged_meta = dict(base.meta) if base is not None else {}
     merged_meta.update(meta)
-    merged_catalog = dict(base.get("catalog") or {})
+    merged_catalog = dict(base.catalog) if base is not None else {}
     merged_catalog.update(catalog)
     if merged_catalog:
         merged_meta["catalog_sha256"] = catalog_sha256(merged_catalog)
-        data["catalog"] = merged_catalog
-    data["meta"] = merged_meta
-    old_runs = list(base.get("runs") or []) if how == APPEND else []
-    data["runs"] = old_runs + list(runs)
-    return data
+    old_runs = base.runs if base is not None and how == APPEND else ()
+    return Cassette(runs=old_runs + tuple(runs), meta=merged_meta, catalog=merged_catalog)
 
 
-def save(path: str, runs: list, catalog: dict, meta: dict, how: str, redactor: Redactor) -> dict:
-    """Merge, redact, check and write atomically; returns what was written (as JSON data).
+def save(path: str, runs: list[Run], catalog: dict, meta: dict, how: str, redactor: Redactor) -> Cassette:
+    """Merge, redact, check and write atomically; returns what was written.
 
     The existing cassette is read again here, at the end, under an advisory lock held
     until the new one is in place (:func:`~pytest_mcptest.files.locked`), so runs that
     other recorders append meanwhile, in this process or another, are kept: eight
-    sessions appending at once leave eight runs.
+    sessions appending at once leave eight runs. Secrets are redacted in the JSON the
+    writer makes, and what is left is read back by the reader before it is written.
     """
     with locked(path):
-        existing = read_raw(path) if how != NEW else None
+        existing = read_existing(path) if how != NEW else None
         if how == FIRST:
             how = APPEND if existing is not None else NEW
-        data = redactor.value(merge(existing, runs, catalog, meta, how))
-        parse_cassette(path, dump_cassette(data))
-        write_cassette(path, data, overwrite=True)
-    return data
+        merged = merge(existing, runs, catalog, meta, how)
+        redacted = redactor.value(json.loads(dump_cassette(merged)))
+        cassette = parse_cassette(path, json.dumps(redacted, ensure_ascii=False))
+        write_cassette(path, cassette, overwrite=True)
+    return cassette
 
 
 @contextlib.contextmanager

@@ -265,11 +265,9 @@ def update(path: str, recording: Recording, outcome: Outcome, server: str, heade
     for entry in outcome.messages:
         (log.from_host if entry["from"] == "host" else log.from_server)(entry["message"])
     log.ended = "mcptest verify --update"
-    run = log.run([server])
-    run["meta"]["recorder"] = "mcptest verify --update"
-    run["meta"]["recorded_at"] = store.utc_now()
-    data = store.save(path, [run], log.catalog([server]), {}, store.APPEND, scrubber(headers))
-    return len(data["runs"])
+    run = log.run([server], recorder="mcptest verify --update", recorded_at=store.utc_now())
+    written = store.save(path, [run], log.catalog([server]), {}, store.APPEND, scrubber(headers))
+    return len(written.runs)
 
 
 def main(args) -> int:

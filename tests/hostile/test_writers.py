@@ -15,7 +15,8 @@ import time
 import pytest
 
 from live_fake import MANIFEST, OPENAI_KEY, FakeProvider, reply
-from pytest_mcptest.cassette import write_cassette
+from pytest_mcptest.cassette import Cassette, write_cassette
+from pytest_mcptest.engine.trace import Run, ToolCall
 from pytest_mcptest.cli import main
 from pytest_mcptest.files import atomic_write, locked, output_problem
 from pytest_mcptest.record import store
@@ -25,7 +26,7 @@ RUN = {"tool_calls": [{"name": "ping"}]}
 
 
 def _save(path, how=store.APPEND, name="ping"):
-    return store.save(str(path), [{"tool_calls": [{"name": name}]}], {}, {}, how, Redactor())
+    return store.save(str(path), [Run(tool_calls=(ToolCall(name),))], {}, {}, how, Redactor())
 
 
 # --------------------------------------------------------------------------- 1, 6: what stands at the path
@@ -62,7 +63,7 @@ def test_dev_full_fails_cleanly_and_stays_a_device(capsys):
 def test_a_symlink_is_followed_and_kept_by_every_writer(tmp_path, pytester):
     target = tmp_path / "real" / "c.json"
     target.parent.mkdir()
-    write_cassette(str(target), {"mcptest_cassette": 1, "runs": [RUN]})
+    write_cassette(str(target), Cassette(runs=(Run(tool_calls=(ToolCall("ping"),)),)))
     link = tmp_path / "link.json"
     link.symlink_to(target)
     _save(link, name="second")  # record --append through the link
@@ -88,7 +89,7 @@ def test_a_directory_at_the_path_is_refused(tmp_path):
 
 def test_a_rewrite_keeps_the_mode_and_a_new_file_follows_the_umask(tmp_path):
     path = tmp_path / "c.json"
-    write_cassette(str(path), {"mcptest_cassette": 1, "runs": [RUN]})
+    write_cassette(str(path), Cassette(runs=(Run(tool_calls=(ToolCall("ping"),)),)))
     os.chmod(path, 0o600)
     _save(path)
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
@@ -104,19 +105,20 @@ def test_a_rewrite_keeps_the_mode_and_a_new_file_follows_the_umask(tmp_path):
 
 APPENDER = """
 import os, sys, time
+from pytest_mcptest.engine.trace import Run, ToolCall
 from pytest_mcptest.record import store
 from pytest_mcptest.record.redact import Redactor
 path, go, me = sys.argv[1:]
 while not os.path.exists(go):
     time.sleep(0.001)
 for k in range(5):
-    store.save(path, [{"tool_calls": [{"name": f"p{me}_{k}"}]}], {"s": {"tools": []}}, {}, "append", Redactor())
+    store.save(path, [Run(tool_calls=(ToolCall(f"p{me}_{k}"),))], {"s": {"tools": []}}, {}, "append", Redactor())
 """
 
 
 def test_eight_sessions_appending_at_once_leave_every_run(tmp_path):
     path = tmp_path / "c.json"
-    write_cassette(str(path), {"mcptest_cassette": 1, "runs": []})
+    write_cassette(str(path), Cassette(runs=()))
     go = tmp_path / "go"
     procs = [subprocess.Popen([sys.executable, "-c", APPENDER, str(path), str(go), str(i)]) for i in range(8)]
     time.sleep(0.5)  # every process waiting at the start line
