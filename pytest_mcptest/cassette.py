@@ -434,7 +434,13 @@ def _record(cassette: Cassette) -> _CassetteRecord:
 def dump_cassette(cassette: Cassette) -> str:
     """Cassette JSON text: two-space indent, UTF-8 as is, known keys in a fixed order (so a
     re-recorded cassette shows as a small diff); what is absent is left out."""
-    return msgspec.json.format(msgspec.json.encode(_record(cassette)), indent=2).decode("utf-8") + "\n"
+    return json_text(_record(cassette))
+
+
+def json_text(value: Any) -> str:
+    """How every cassette is laid out as text (two-space indent, UTF-8 as is), for a cassette
+    or for its JSON once a recorder has put back keys the model has no field for."""
+    return msgspec.json.format(msgspec.json.encode(value), indent=2).decode("utf-8") + "\n"
 
 
 def as_json(cassette: Cassette) -> dict:

@@ -253,3 +253,27 @@ def test_servers_may_carry_redact_patterns(tmp_path):
     suite.write_text('servers:\n  shop:\n    catalog: c.json\n    redact: ["acct-\\\\d+"]\n'
                      'tool_quality:\n  - {name: q, server: shop}\n')
     assert load_suite(str(suite)).servers["shop"]["redact"] == ["acct-\\d+"]
+
+
+def test_appending_keeps_the_keys_the_model_has_no_field_for(tmp_path):
+    """The format is open to keys of a user's or another tool's: a recorder that appends a run
+    rewrites the file without losing them (at the top, in a kept run, call or message), and a
+    recorder that replaces the runs keeps the top level's."""
+    from pytest_mcptest.record import store
+
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({
+        "mcptest_cassette": 1, "reviewed_by": "ana",
+        "runs": [{"tool_calls": [{"name": "ping", "args": {}, "ticket": "T-1"}], "note": "flaky on Mondays",
+                  "messages": [{"from": "host", "message": {"jsonrpc": "2.0", "method": "ping"}, "seen": 1}]}]}))
+    new = Run(tool_calls=(ToolCall(name="pong"),))
+    store.save(str(path), [new], {}, {}, store.APPEND, redactor(()))
+    written = json.loads(path.read_text())
+    assert written["reviewed_by"] == "ana"
+    assert written["runs"][0]["note"] == "flaky on Mondays" and written["runs"][0]["tool_calls"][0]["ticket"] == "T-1"
+    assert written["runs"][0]["messages"][0]["seen"] == 1
+    assert [c["name"] for r in written["runs"] for c in r["tool_calls"]] == ["ping", "pong"]
+    assert parse_cassette(str(path), path.read_text()).runs[1].tool_calls[0].name == "pong"
+    store.save(str(path), [new], {}, {}, store.REPLACE, redactor(()))
+    replaced = json.loads(path.read_text())
+    assert replaced["reviewed_by"] == "ana" and len(replaced["runs"]) == 1 and "note" not in replaced["runs"][0]

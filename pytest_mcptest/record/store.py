@@ -13,7 +13,7 @@ import json
 import time
 from typing import Optional
 
-from ..cassette import Cassette, dump_cassette, parse_cassette, write_cassette
+from ..cassette import Cassette, dump_cassette, json_text, parse_cassette, write_cassette
 from ..engine.trace import Run
 from ..errors import InputError
 from ..files import locked, read_bytes
@@ -35,15 +35,45 @@ def read_existing(path: str) -> Optional[Cassette]:
     Raises :class:`InputError` when it exists but is not a cassette v1 with ``runs`` (or is
     no regular file: a FIFO or a device holds no runs to add to).
     """
+    return _read_existing(path)[0]
+
+
+def _read_existing(path: str) -> tuple[Optional[Cassette], Optional[dict]]:
+    """The existing cassette, typed, and its JSON as written (for the keys the model has no field for)."""
     try:
         data = read_bytes(path)
     except FileNotFoundError:
-        return None
+        return None, None
     cassette = parse_cassette(path, data)
     if cassette.shape != "v1":
         raise InputError(path, "holds a single run in an older shape (no 'runs'); a recorder adds runs only to "
                                "a cassette v1: move it aside or record with a mode that replaces it")
-    return cassette
+    return cassette, json.loads(data)
+
+
+def keep_unknown(raw, written, kept_runs: int) -> None:
+    """Put back into ``written`` (the JSON of the merged cassette) what the existing file held
+    that the typed model has no field for: keys a user or another tool added at the top,
+    in a run, a call or a message (the format is open to them). The runs kept from the
+    file are its first ``kept_runs``, in order; a key the writer left out (a false flag,
+    an empty list) reads the same when put back."""
+    if not isinstance(raw, dict) or not isinstance(written, dict):
+        return
+    _graft(raw, written)
+    old, new = raw.get("runs"), written.get("runs")
+    if isinstance(old, list) and isinstance(new, list):
+        for before, after in zip(old[:kept_runs], new):
+            _graft(before, after)
+            for key in ("tool_calls", "messages"):
+                if isinstance(before, dict) and isinstance(after, dict):
+                    for a, b in zip(before.get(key) or (), after.get(key) or ()):
+                        _graft(a, b)
+
+
+def _graft(before, after) -> None:
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key, value in before.items():
+            after.setdefault(key, value)
 
 
 def merge(existing: Optional[Cassette], runs: list[Run], catalog: dict, meta: dict, how: str) -> Cassette:
@@ -75,13 +105,16 @@ def save(path: str, runs: list[Run], catalog: dict, meta: dict, how: str, redact
     writer makes, and what is left is read back by the reader before it is written.
     """
     with locked(path):
-        existing = read_existing(path) if how != NEW else None
+        existing, raw = _read_existing(path) if how != NEW else (None, None)
         if how == FIRST:
             how = APPEND if existing is not None else NEW
         merged = merge(existing, runs, catalog, meta, how)
-        redacted = redactor.value(json.loads(dump_cassette(merged)))
-        cassette = parse_cassette(path, json.dumps(redacted, ensure_ascii=False))
-        write_cassette(path, cassette, overwrite=True)
+        written = json.loads(dump_cassette(merged))
+        if raw is not None and how != NEW:
+            keep_unknown(raw, written, len(existing.runs) if how == APPEND else 0)
+        text = json_text(redactor.value(written))
+        cassette = parse_cassette(path, text)
+        write_cassette(path, cassette, overwrite=True, text=text)
     return cassette
 
 

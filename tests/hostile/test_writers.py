@@ -226,12 +226,12 @@ def test_a_report_path_on_a_full_disk_is_a_usage_error_at_once(pytester, monkeyp
 
 
 def test_a_report_that_cannot_be_written_at_the_end_fails_the_session_cleanly(pytester, monkeypatch):
-    from pytest_mcptest import plugin
+    from pytest_mcptest import report
 
     def fail(path, report):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(plugin, "write_report", fail)
+    monkeypatch.setattr(report, "write_report", fail)
     (pytester.path / "c.json").write_text(json.dumps({"mcptest_cassette": 1, "runs": [RUN]}))
     pytester.makefile(".mcptest.yml", s="agents:\n  - name: a\n    cassette: c.json\n")
     result = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-report=r.json")
