@@ -12,7 +12,7 @@ the newer formats (``sk-proj-``, ``sk-ant-``, ``hf_``, ``github_pat_``).
     python benchmarks/bench_redact.py
 
 A report, not a test: it exits 0 whether the goal is met or missed (the test
-``tests/test_redact_corpus.py`` holds the goal).
+``tests/unit/test_redact_corpus.py`` holds the goal).
 """
 
 from __future__ import annotations

@@ -14,3 +14,9 @@ process would fail. Imported here, it binds the session's own stderr.
 import mcp.client.stdio  # noqa: F401
 import statsmodels.stats.proportion  # noqa: F401
 from reports_of_examples import example_reports  # noqa: E402,F401  (a session fixture for the report tests)
+
+from hypothesis import settings  # noqa: E402
+
+# `pytest tests/unit --hypothesis-profile=dev`: a tenth of each property test's examples
+# (tests/hypothesis_budget.py), for an answer in seconds while working; CI runs the default.
+settings.register_profile("dev", max_examples=10)

@@ -7,6 +7,7 @@ import json
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from hypothesis_budget import budget
 
 from pytest_mcptest.cli import main
 from pytest_mcptest.engine.catalog_lock import (LockError, build_lock, catalog_changes, check_lock, compare_catalogs,
@@ -228,7 +229,7 @@ TOOL = st.fixed_dictionaries({"name": st.text(alphabet="abcdefgh_", min_size=1, 
                                                              max_size=3)})
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=budget(100), deadline=None)
 @given(st.lists(TOOL, max_size=6, unique_by=lambda t: t["name"]))
 def test_a_lock_reads_back_and_matches_its_own_catalog(tools):
     lock = json.loads(dump_lock(build_lock(tools)))

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import budget
 
 from pytest_mcptest.cassette import load_cassette
 from pytest_mcptest.cli import main
@@ -566,7 +567,7 @@ def test_brackets_in_strings_are_not_read_as_nesting():
     assert flow_depth_within("a: " + "[" * 10 + "]" * 10, 10)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=budget(300), deadline=None)
 @given(st.text(alphabet="[]{}a'é", max_size=80), st.integers(0, 12))
 def test_brackets_are_proven_alike_in_text_and_in_its_bytes(text, limit):
     """A cassette's bytes are proven without making a text of them: the same answer either way."""

@@ -10,6 +10,7 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import budget
 
 from pytest_mcptest.cassette import Cassette, as_json, load_cassette, parse_cassette, write_cassette
 from pytest_mcptest.cli import main
@@ -205,7 +206,7 @@ def test_jsonl_errors_name_the_bad_line_and_the_pointer_inside_it():
     assert "must not be empty" in str(exc.value)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=budget(60), deadline=None)
 @given(st.text(max_size=30))
 def test_arguments_are_never_dropped(arguments):
     msgs = [{"role": "assistant", "tool_calls": [_tc("1", "t", arguments)]}]

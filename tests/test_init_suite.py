@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis_budget import budget
 
 from pytest_mcptest.cli import main
 from pytest_mcptest.evaluate import evaluate
@@ -96,7 +97,7 @@ _RUN = st.fixed_dictionaries({"tool_calls": st.lists(_CALL, max_size=5),
                                   st.none(), st.fixed_dictionaries({"total": st.integers(0, 10_000)}))})})
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=budget(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(runs=st.lists(_RUN, min_size=1, max_size=4), kind=st.sampled_from(["agent", "scenario"]))
 def test_any_recording_passes_the_suite_written_from_it(runs, kind):
     with tempfile.TemporaryDirectory() as folder:

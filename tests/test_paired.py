@@ -8,6 +8,7 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import budget
 
 from pytest_mcptest.cli import main
 from pytest_mcptest.engine.paired import (benjamini_hochberg, bootstrap_interval, holm, mcnemar_exact, paired_t,
@@ -19,7 +20,7 @@ from tau_reports import ID, TAU, tau_report, ten_tasks_fail
 
 # --------------------------------------------------------------------------- the engine, against scipy
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=budget(80), deadline=None)
 @given(st.integers(0, 40), st.integers(0, 40))
 def test_mcnemar_exact_is_the_binomial_test_on_discordant_pairs(worse, better):
     from statsmodels.stats.contingency_tables import mcnemar
@@ -28,7 +29,7 @@ def test_mcnemar_exact_is_the_binomial_test_on_discordant_pairs(worse, better):
     assert mcnemar_exact(worse, better) == pytest.approx(expected, rel=1e-12, abs=1e-300)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=budget(60), deadline=None)
 @given(st.lists(st.floats(-1000, 1000, allow_nan=False), min_size=3, max_size=40))
 def test_paired_t_is_scipys_one_sample_t_on_the_differences(diffs):
     from scipy import stats
@@ -151,7 +152,7 @@ def test_items_are_paired_by_outcome_over_the_suite():
     assert render_comparison(comparison).splitlines()[0].startswith("verdict: REGRESSED: 1 of 1 paired test ")
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=budget(25), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 5), st.booleans(), st.booleans()), min_size=2, max_size=24))
 def test_swapping_the_sides_flips_every_effect_and_keeps_every_p(rows):
     """Runs as (task, passed before, passed after), trials numbered within each task."""

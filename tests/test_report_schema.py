@@ -11,6 +11,7 @@ import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import budget
 
 from pytest_mcptest.cli import main
 from pytest_mcptest.report import load_report
@@ -81,7 +82,7 @@ _OUTCOMES = st.sampled_from(["passed", "failed", "skipped", "xfailed", "xpassed"
 _ITEMS = st.dictionaries(_FIELDS, st.one_of(_VALUES, _OUTCOMES, st.just({}), st.just([])), max_size=6)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=budget(200), deadline=None)
 @given(items=st.lists(_ITEMS, max_size=3), errors=st.one_of(st.none(), st.lists(_VALUES, max_size=2)))
 def test_the_reader_accepts_exactly_what_the_reference_validator_accepts(tmp_path_factory, items, errors):
     report = {"mcptest_report": 1, "items": items}

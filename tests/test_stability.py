@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import budget
 
 from pytest_mcptest.engine.stability import ALL_RUNS, stability
 from pytest_mcptest.engine.stats import wilson_interval
@@ -95,7 +96,7 @@ def test_pass_rate_interval_is_wilson_in_percent():
     assert data["pass_rate_low"] < data["pass_rate"] < data["pass_rate_high"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=budget(60), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.booleans()), min_size=1, max_size=30))
 def test_pass_k_never_rises_with_k_and_starts_at_the_mean_rate(outcomes):
     result = stability(outcomes)

@@ -16,6 +16,7 @@ import numpy
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import budget
 from statsmodels.stats.proportion import proportion_confint
 
 from pytest_mcptest.engine.beta import beta_quantile
@@ -176,7 +177,7 @@ def counts(draw):
     return draw(st.integers(0, n)), n, draw(st.floats(0.5, 0.999))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=budget(300), deadline=None)
 @given(counts())
 def test_both_bounds_match_statsmodels_for_drawn_counts(case):
     x, n, confidence = case

@@ -12,6 +12,7 @@ from live_fake import live_env  # noqa: F401 - a fixture
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import budget
 
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.suite.build import load_suite
@@ -166,7 +167,7 @@ ARGS = st.one_of(st.just({}), st.just({"qty": 1}), st.just({"order": {"id": "A"}
                  st.just({"order": {"id": "B"}, "qty": "two"}), st.just({"label": "L"}))
 
 
-@settings(max_examples=80, deadline=None, database=None)
+@settings(max_examples=budget(80), deadline=None, database=None)
 @given(st.lists(st.tuples(st.sampled_from(["place", "pack", "close", "nope"]), ARGS), max_size=10))
 def test_the_served_world_and_the_replay_count_every_refused_call_alike(tmp_path_factory, calls):
     """Guards that hold over effects that cannot be applied (an argument missing or not a

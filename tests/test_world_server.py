@@ -15,6 +15,7 @@ from live_fake import live_env  # noqa: F401 - a fixture
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import budget
 
 from pytest_mcptest.cassette import load_cassette
 from pytest_mcptest.engine.world import replay_world
@@ -278,7 +279,7 @@ def test_over_http_each_session_has_its_own_state_and_its_own_run(shop):
     assert [[c["name"] for c in r["tool_calls"]] for r in runs] == [["add_widget"] * 2, ["add_widget", "check_stock"]]
 
 
-@settings(max_examples=60, deadline=None, database=None)
+@settings(max_examples=budget(60), deadline=None, database=None)
 @given(st.lists(st.sampled_from(["add_widget", "remove_widget", "mark_full", "check_stock", "drop_inventory",
                                  "teleport"]), max_size=12))
 def test_any_live_session_reaches_the_state_its_replay_computes(names):

@@ -16,7 +16,7 @@ from pytest_mcptest.suite.validate import CASSETTE, is_valid, schema
 from cassette_cases import CASSETTE_CASES
 
 REFERENCE = jsonschema.Draft202012Validator(schema(CASSETTE))
-EXAMPLES = sorted((pathlib.Path(__file__).resolve().parent.parent / "examples").rglob("cassettes/*.json"))
+EXAMPLES = sorted((pathlib.Path(__file__).resolve().parents[2] / "examples").rglob("cassettes/*.json"))
 
 CALL = {"name": "get_weather", "server": "shop", "args": {"city": "Lima"}, "error": False,
         "result": {"content": [{"type": "text", "text": "72F"}]}, "turn": 0}

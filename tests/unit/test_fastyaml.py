@@ -11,13 +11,14 @@ import sys
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import budget
 
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.suite import fastyaml
 from pytest_mcptest.suite.loader import LineDict, LineList, load_documents, read_with_libyaml
 from pytest_mcptest.suite.yamlcore import span_key
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import realistic  # noqa: E402
 
@@ -342,13 +343,13 @@ def mutated(draw):
     return text
 
 
-@settings(max_examples=400, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=budget(400), deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents(WORDS))
 def test_the_subset_is_read_fast_and_the_same(text):
     assert agree(text) is not None, text
 
 
-@settings(max_examples=1000, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=budget(1000), deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated())
 def test_any_text_is_declined_or_read_the_same(text):
     agree(text)
@@ -359,13 +360,13 @@ PLACES = ["k: {}\n", "- {}\n", "{}: v\n", "k: [{}]\n", "k: {{{}: v}}\n", "k: {{a
           "k: {}  # c\n", "{}\n", "- - {}\n", "a:\n  {}\n", "a:\n{}\n"]
 
 
-@settings(max_examples=3000, deadline=None, database=None)
+@settings(max_examples=budget(3000), deadline=None, database=None)
 @given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=7).map("".join), st.sampled_from(PLACES))
 def test_any_scalar_in_any_place_is_declined_or_read_the_same(piece, place):
     agree(place.format(piece))
 
 
-@settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=budget(300), deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trees(TRICKY).filter(lambda t: t[0] != "scalar" and t[1]), st.data())
 def test_a_collection_read_from_the_same_text_is_the_same_value(tree, data):
     """What ``span_key`` promises builders (``Doc.built_once``) and the schema check: two

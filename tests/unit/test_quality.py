@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import budget
 
 from pytest_mcptest.engine.quality import (
     DEFAULT_GATES,
@@ -168,7 +169,7 @@ good_descriptions = st.builds(
 )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=budget(100), deadline=None)
 @given(tools)
 def test_scores_stay_in_unit_interval(tool):
     quality = score_tool(tool)
@@ -177,7 +178,7 @@ def test_scores_stay_in_unit_interval(tool):
     assert quality.findings  # at least the synthetic Pass
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=budget(100), deadline=None)
 @given(tools, good_descriptions)
 def test_adding_a_good_description_never_lowers_the_score(tool, description):
     bare = {k: v for k, v in tool.items() if k != "description"}
@@ -185,7 +186,7 @@ def test_adding_a_good_description_never_lowers_the_score(tool, description):
     assert score_tool(described).score >= score_tool(bare).score
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=budget(50), deadline=None)
 @given(st.lists(tools, max_size=5))
 def test_catalog_summary_consistent(tool_list):
     env = score_catalog(tool_list).to_dict()

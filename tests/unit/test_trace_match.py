@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
+from hypothesis_budget import budget
 
 from pytest_mcptest.engine.golden import GoldenPath, score_golden_path
 from pytest_mcptest.engine.matching import MalformedSchema
@@ -22,7 +23,7 @@ from pytest_mcptest.engine.trace_match import (
 
 E = ExpectedCall
 ALL_MODES = ("strict", "exact_sequence", "subsequence", "unordered", "superset", "subset")
-PROPS = settings(max_examples=200, database=None, deadline=None)
+PROPS = settings(max_examples=budget(200), database=None, deadline=None)
 
 
 # --------------------------------------------------------------------------- helpers

@@ -9,11 +9,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 from hypothesis import given, settings, strategies as st
+from hypothesis_budget import budget
 
 from pytest_mcptest.suite.loader import load_documents, read_text
 from pytest_mcptest.suite.validate import SUITE, is_valid, schema
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ORACLE = jsonschema.Draft202012Validator(schema(SUITE))
 SUITES = sorted(p for p in (ROOT / "examples").rglob("*.mcptest.yml"))
 
@@ -51,7 +52,7 @@ def _paths(value, here=()):
             yield from _paths(child, here + (i,))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=budget(200), deadline=None)
 @given(st.data())
 def test_a_changed_example_is_judged_as_the_oracle_judges_it(data):
     _, doc = data.draw(st.sampled_from(DOCS))

@@ -129,7 +129,7 @@ def test_an_unwritable_folder_is_fine(suite_file, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "shop.mcptest.yml"]  # no temporary left
 
 
-EXAMPLES = sorted(str(p) for p in (Path(__file__).parent.parent / "examples").rglob("*.mcptest.yml"))
+EXAMPLES = sorted(str(p) for p in (Path(__file__).parents[2] / "examples").rglob("*.mcptest.yml"))
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[os.path.basename(p) for p in EXAMPLES])

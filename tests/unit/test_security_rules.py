@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from hypothesis_budget import budget
 
 from pytest_mcptest.engine.security_rules import (
     SECURITY_RULES,
@@ -21,7 +22,7 @@ from pytest_mcptest.engine.security_rules import (
 )
 from pytest_mcptest.engine.trace import Run, ToolCall
 
-REAL = sorted((Path(__file__).parent / "data" / "catalogs").glob("*.json"))
+REAL = sorted((Path(__file__).parents[1] / "data" / "catalogs").glob("*.json"))
 
 
 def _tags(text: str) -> str:
@@ -151,7 +152,7 @@ BENIGN_WORDS = ["Returns", "the", "file", "contents", "of", "a", "path", "user",
                 "message", "to", "channel", "token", "count", "search", "results", "when", "must", "be", "absolute"]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=budget(150), deadline=None)
 @given(st.text(max_size=300))
 def test_scan_never_raises_and_is_deterministic(text):
     first = scan_text(text, "t")
@@ -159,7 +160,7 @@ def test_scan_never_raises_and_is_deterministic(text):
     assert all(rule in SECURITY_RULES for rule, _ in first)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=budget(150), deadline=None)
 @given(st.lists(st.sampled_from(BENIGN_WORDS), max_size=25))
 def test_plain_catalog_prose_is_not_critical(words):
     """Sentences of ordinary catalog words never trip a Critical rule by themselves."""

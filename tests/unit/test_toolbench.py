@@ -7,6 +7,7 @@ import copy
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import budget
 
 from pytest_mcptest.engine.toolbench import (
     GENERIC_DESCRIPTION,
@@ -65,7 +66,7 @@ def test_select_uses_name_tokens():
     assert select("weather please", tools) == "get_weather"
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=budget(50), deadline=None)
 @given(st.text(max_size=60), st.permutations(CATALOG["tools"]))
 def test_selector_is_deterministic(request, tools):
     first = select(request, tools)
@@ -191,7 +192,7 @@ def test_wilson_known_values(count, nobs, low, high):
     assert wilson_interval(count, nobs) == pytest.approx((low, high), abs=1e-9)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=budget(30), deadline=None)
 @given(st.integers(1, 500).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))))
 def test_wilson_matches_statsmodels_and_the_formula(pair):
     statsmodels = pytest.importorskip("statsmodels.stats.proportion")

@@ -11,7 +11,7 @@ import pytest
 
 from pytest_mcptest.record.redact import Redactor, redactor
 
-CORPUS = json.loads((Path(__file__).parent / "data" / "secrets_corpus.json").read_text(encoding="utf-8"))
+CORPUS = json.loads((Path(__file__).parents[1] / "data" / "secrets_corpus.json").read_text(encoding="utf-8"))
 PLAIN = Redactor()
 
 

@@ -7,13 +7,14 @@ import json
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import budget
 
 from pytest_mcptest.engine.golden import GoldenOracle, GoldenPath
 from pytest_mcptest.engine.paths import parse_path
 from pytest_mcptest.engine.trace import Run, ToolCall
 from pytest_mcptest.engine.world import Effect, ForbiddenRule, Guard, Transition, WorldSpec, replay_world
 
-SETTINGS = settings(max_examples=100, deadline=None, database=None,
+SETTINGS = settings(max_examples=budget(100), deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 KEYS = ["a", "b", "c"]

@@ -16,6 +16,7 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import budget
 
 from pytest_mcptest import cassette as cassette_module
 from pytest_mcptest.cassette import Cassette, as_json, cassette_schema, dump_cassette, parse_cassette
@@ -23,7 +24,7 @@ from pytest_mcptest.engine.trace import Run, ToolCall
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.files import read_or_map
 
-SETTINGS = settings(max_examples=400, deadline=None, database=None,
+SETTINGS = settings(max_examples=budget(400), deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 ORACLE = jsonschema.Draft202012Validator(cassette_schema())
 

@@ -8,6 +8,7 @@ from math import comb
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import budget
 
 from pytest_mcptest.engine.passk import pass_hat_k, pass_hat_k_curve
 from pytest_mcptest.engine.selection import FunctionClass, select_run, selection_f1, tool_selection_floor
@@ -149,7 +150,7 @@ def test_micro_average_sums_counts():
                                   "run 3: missed classes `search`, `fetch`"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=budget(60), deadline=None)
 @given(st.lists(st.lists(st.sampled_from(["brave.web_search", "google.search", "http.get", "shell.exec",
                                           "x.y"]), max_size=5), min_size=1, max_size=5),
        st.randoms(use_true_random=False))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import budget
 
 from pytest_mcptest.engine.golden import GoldenOracle, GoldenPath, judge_golden, score_golden_path
 from pytest_mcptest.engine.trace import ToolCall
@@ -236,7 +237,7 @@ def enabled_waste(score, golden: GoldenPath) -> int:
             + (score.repeated_tools if golden.penalize_repeated_tools else 0))
 
 
-@settings(max_examples=200, deadline=None, database=None)
+@settings(max_examples=budget(200), deadline=None, database=None)
 @given(names, golden_paths)
 def test_prop_penalty_is_one_exactly_when_no_enabled_waste(recorded, golden):
     score = score_golden_path(recorded, golden)
@@ -246,7 +247,7 @@ def test_prop_penalty_is_one_exactly_when_no_enabled_waste(recorded, golden):
     assert score.penalty == pytest.approx(1.0 / (1.0 + 0.5 * w))
 
 
-@settings(max_examples=200, deadline=None, database=None)
+@settings(max_examples=budget(200), deadline=None, database=None)
 @given(names, golden_paths)
 def test_prop_penalty_in_half_open_unit_interval(recorded, golden):
     score = score_golden_path(recorded, golden)
@@ -257,7 +258,7 @@ def test_prop_penalty_in_half_open_unit_interval(recorded, golden):
     assert score.backtracks + score.repeated_tools <= max(0, len(recorded) - 1)
 
 
-@settings(max_examples=200, deadline=None, database=None)
+@settings(max_examples=budget(200), deadline=None, database=None)
 @given(names, golden_paths, st.data())
 def test_prop_adding_a_backtrack_never_raises_the_penalty(recorded, golden, data):
     # Insert a return to an earlier tool that is neither the preceding nor the following call.
@@ -280,7 +281,7 @@ def test_prop_adding_a_backtrack_never_raises_the_penalty(recorded, golden, data
         assert after.penalty <= before.penalty
 
 
-@settings(max_examples=200, deadline=None, database=None)
+@settings(max_examples=budget(200), deadline=None, database=None)
 @given(names, st.data())
 def test_prop_strict_policy_backtrack_always_costs(recorded, data):
     golden = GoldenPath(("a", "b", "c"))
@@ -294,7 +295,7 @@ def test_prop_strict_policy_backtrack_always_costs(recorded, data):
     assert score_golden_path(prefix + [back] + suffix, golden).penalty < score_golden_path(base, golden).penalty
 
 
-@settings(max_examples=150, deadline=None, database=None)
+@settings(max_examples=budget(150), deadline=None, database=None)
 @given(names, st.lists(st.sampled_from(["a", "b", "c", "d"]), max_size=6))
 def test_prop_flags_never_change_counts(recorded, calls):
     scores = [score_golden_path(recorded, GoldenPath(calls, allow_extra_steps=x, penalize_backtracking=b,
@@ -306,7 +307,7 @@ def test_prop_flags_never_change_counts(recorded, calls):
     assert all(s.penalty >= strictest.penalty for s in scores)
 
 
-@settings(max_examples=150, deadline=None, database=None)
+@settings(max_examples=budget(150), deadline=None, database=None)
 @given(names, golden_paths, st.lists(st.lists(st.sampled_from(["a", "b", "c"]), max_size=4), max_size=3))
 def test_prop_judge_matched_iff_exact_or_alternate(recorded, golden, alternates):
     oracle = GoldenOracle(golden, alternates=tuple(tuple(a) for a in alternates))
@@ -318,7 +319,7 @@ def test_prop_judge_matched_iff_exact_or_alternate(recorded, golden, alternates)
     assert 0.0 < out.penalty <= 1.0
 
 
-@settings(max_examples=300, deadline=None, database=None)
+@settings(max_examples=budget(300), deadline=None, database=None)
 @given(names, golden_paths)
 def test_prop_counts_are_the_call_by_call_definition(recorded, golden):
     """Counted in C from the names, the same as walking the calls: a call equal to the one

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "pytest_mcptest"
+PACKAGE = Path(__file__).resolve().parents[2] / "pytest_mcptest"
 
 
 def _module_name(path: Path) -> str:
