@@ -49,3 +49,17 @@ def printable(text: str) -> str:
 def _escape(match) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def html_text(value) -> str:
+    """``value`` as HTML for the report page, for text a cassette, a catalog or a report file
+    gave (item names, tool names, messages): escaped, isolated in a ``<bdi>`` so that its
+    direction cannot reorder the words around it, and each control or bidi character shown
+    as its escape in a marked ``<span class="ctl">`` instead of acting (the page's script
+    does the same, in ``report.js``)."""
+    from html import escape
+
+    text = escape(str(value))
+    if _UNSAFE.search(text):
+        text = _UNSAFE.sub(lambda m: f'<span class="ctl">{_escape(m)}</span>', text)
+    return f"<bdi>{text}</bdi>"
