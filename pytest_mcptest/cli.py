@@ -46,6 +46,8 @@ def _pytest(targets: list[str], cassette_dir: Optional[str], as_json: bool, extr
     user's order); print its output (or, with ``as_json``, the report)."""
     import pytest
 
+    from .text import json_printable
+
     with tempfile.TemporaryDirectory() as tmp:
         # The user's own --mcptest-report (the last one wins in pytest) is the one read back.
         report_path = _option_value(extra, "--mcptest-report") or os.path.join(tmp, "report.json")
@@ -61,7 +63,7 @@ def _pytest(targets: list[str], cassette_dir: Optional[str], as_json: bool, extr
             with open(report_path, encoding="utf-8") as fh:
                 report = json.load(fh)
     if as_json and report is not None:
-        sys.stdout.write(dumps(report))
+        sys.stdout.write(json_printable(dumps(report)))
     if code == 5:
         where = [a for a in [*targets, *extra] if not a.startswith("-") and os.path.exists(a)]
         print(f"mcptest: no block to run in {', '.join(where) or os.curdir} (no *.mcptest.yml suite there, or "
@@ -250,7 +252,7 @@ def _judge(block, as_json: bool, describe) -> int:
     from .evaluate import evaluate
     from .render import render_verdict
     from .report import build_report, item_entry
-    from .text import printable
+    from .text import json_printable, printable
 
     verdict = evaluate(block, Context(root=os.getcwd()))
     if verdict.problems:  # what was to be judged could not be read: the reason, nothing else
@@ -260,7 +262,7 @@ def _judge(block, as_json: bool, describe) -> int:
     if as_json:
         entry = item_entry(f"{block.file}::{block.name}", block, verdict)
         entry["outcome"] = "passed" if verdict.passed else "failed"
-        sys.stdout.write(dumps(build_report([entry], {})))
+        sys.stdout.write(json_printable(dumps(build_report([entry], {}))))
     else:
         for line in describe(verdict.envelope):
             print(printable(line))  # tool names and descriptions come from a server: escaped
@@ -424,6 +426,7 @@ def _report(args) -> int:
     ``--mcptest-markdown`` write for the same items). Exit 1 when a floor flipped to failed
     against the baseline, or when a ``--fail-on`` condition holds."""
     from .report import compare_reports, comparison_problem, failing, load_report, render_comparison, render_summary
+    from .text import json_printable, printable
 
     try:
         current = load_report(args.current)
@@ -453,14 +456,14 @@ def _report(args) -> int:
             print("mcptest report: --fail-on regression needs --compare BASELINE.json", file=sys.stderr)
             return EXIT_USAGE
         if args.json:
-            sys.stdout.write(dumps(current))
+            sys.stdout.write(json_printable(dumps(current)))
         else:
-            print(render_summary(current))
+            print(printable(render_summary(current)))
         return EXIT_FAILED if failing(args.fail_on, current, None) else EXIT_OK
     if args.json:
-        sys.stdout.write(json.dumps(comparison, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_printable(json.dumps(comparison, indent=2, sort_keys=True, ensure_ascii=False)) + "\n")
     else:
-        print(render_comparison(comparison, every=args.all))
+        print(printable(render_comparison(comparison, every=args.all)))  # item names and paths: escaped
     problem = comparison_problem(comparison)
     if problem:
         print(f"mcptest report: {problem}", file=sys.stderr)

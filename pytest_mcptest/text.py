@@ -63,3 +63,10 @@ def html_text(value) -> str:
     if _UNSAFE.search(text):
         text = _UNSAFE.sub(lambda m: f'<span class="ctl">{_escape(m)}</span>', text)
     return f"<bdi>{text}</bdi>"
+
+
+def json_printable(text: str) -> str:
+    """JSON text safe to print: each control or bidi character left raw inside a string
+    (``json.dumps(..., ensure_ascii=False)`` leaves C1 controls and bidi overrides as they
+    are) written as its ``\\uXXXX`` escape, which reads back as the same string."""
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _UNSAFE.search(text) else text

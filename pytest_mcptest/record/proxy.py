@@ -27,6 +27,8 @@ import sys
 import time
 from typing import Optional
 
+from ..text import printable
+
 SERVER_GONE = -32000  # JSON-RPC implementation-defined server error
 
 ENDED_HOST = "host closed the session"
@@ -284,7 +286,8 @@ async def serve(command: list[str], log: SessionLog, finish, errlog=None, url: s
     async def host_to_server(host_read, host_write):
         async for item in host_read:
             if isinstance(item, Exception):
-                errlog.write(f"mcptest record: the host sent a line that is not JSON-RPC, not forwarded: {item}\n")
+                errlog.write(f"mcptest record: the host sent a line that is not JSON-RPC, not forwarded: "
+                             f"{printable(str(item))}\n")
                 continue
             message = item.message
             log.from_host(message)
@@ -308,7 +311,7 @@ async def serve(command: list[str], log: SessionLog, finish, errlog=None, url: s
         async for item in server_read:
             if isinstance(item, Exception):
                 errlog.write(f"mcptest record: the server sent a message that is not JSON-RPC, not forwarded: "
-                             f"{item}\n")
+                             f"{printable(str(item))}\n")
                 continue
             log.from_server(item.message)
             state["other"].discard(getattr(item.message, "id", None))
@@ -473,6 +476,6 @@ def _write(log: SessionLog, command: list[str], out: str, append: bool, redactor
                  + (f", {unanswered} left unanswered (kept, flagged unanswered)" if unanswered else "")
                  + f"; {log.ended}\n")
     for line in changed:
-        errlog.write(f"mcptest record: {line}\n")
+        errlog.write(f"mcptest record: {printable(line)}\n")  # tool names and descriptions: escaped
     errlog.flush()
     return 0

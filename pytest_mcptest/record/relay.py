@@ -25,6 +25,8 @@ import subprocess
 import sys
 import threading
 
+from ..text import printable
+
 MAX_LINE = int(float(os.environ.get("MCPTEST_MAX_LINE_MB", "64")) * (1 << 20))
 SHUTDOWN_SECONDS = 2.0
 CHUNK = 1 << 16
@@ -113,7 +115,7 @@ def relay(command: list[str], log, finish, errlog, gone_error, max_line: int = M
             for line in lines(process.stdout.fileno(), max_line):
                 message = _decode(line)
                 if message is None or message.get("jsonrpc") != "2.0":
-                    shown = line[:200].decode("utf-8", "replace").strip()
+                    shown = printable(line[:200].decode("utf-8", "replace").strip())
                     errlog.write(f"mcptest record: the server sent a line that is not JSON-RPC, not forwarded: "
                                  f"{shown}\n")
                     errlog.flush()
@@ -152,7 +154,7 @@ def relay(command: list[str], log, finish, errlog, gone_error, max_line: int = M
         message = _decode(line)
         if message is None:
             errlog.write("mcptest record: the host sent a line that is not JSON-RPC, not forwarded: "
-                         f"{line[:200].decode('utf-8', 'replace').strip()}\n")
+                         f"{printable(line[:200].decode('utf-8', 'replace').strip())}\n")
             to_host(b'{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": '
                     b'"Parse error: the line is not a JSON object"}}\n')
             return

@@ -295,6 +295,7 @@ def main(args) -> int:
     except OSError as exc:
         print(f"mcptest verify: {args.cassette}: cannot read: {exc.strerror or exc}", file=sys.stderr)
         return 2
+    from ..text import printable
     from .proxy import resolve_command
 
     shown = args.http or shlex.join(command)
@@ -303,7 +304,7 @@ def main(args) -> int:
         outcome = verify(recording, command, args.http, headers, tuple(args.ignore or ()), args.timeout)
     except ServerUnavailable as exc:
         verb = "could not be reached" if args.http else "could not be started"
-        print(f"mcptest verify: the MCP server `{shown}` {verb}: {exc}", file=sys.stderr)
+        print(printable(f"mcptest verify: the MCP server `{shown}` {verb}: {exc}"), file=sys.stderr)
         return 2
     where = f"{args.cassette} run {recording.run}"
     if outcome.ok:
@@ -311,7 +312,7 @@ def main(args) -> int:
     else:
         print(f"mcptest verify: {where}: {len(outcome.changes)} of {outcome.compared} recorded answer(s) differ "
               f"from `{shown}`")
-        print("\n".join(change_lines(outcome)))
+        print(printable("\n".join(change_lines(outcome))))  # what the server and the recording said: escaped
     if args.update:
         try:
             number = update(args.cassette, recording, outcome, str(recording.server_info.get("name") or shown),
