@@ -310,11 +310,15 @@ def _record(args) -> int:
                 if not args.http:
                     raise ValueError("mcptest record: --header goes with --http (a stdio server takes no headers)")
                 scrub = scrubber(headers, args.redact or ())
+            if args.timeout is not None and not args.http:
+                raise ValueError("mcptest record: --timeout goes with --http (over stdio the host's own timeout "
+                                 "applies, as without the proxy)")
             if args.append:
                 from .record.store import read_raw
 
                 read_raw(args.out)  # a cassette that cannot take another run is refused before the session
-            return record(command, args.out, args.server_name, args.append, scrub, url=args.http, headers=headers)
+            return record(command, args.out, args.server_name, args.append, scrub, url=args.http, headers=headers,
+                          timeout=args.timeout)  # None: the default, HTTP_TIMEOUT
     except ValueError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_USAGE
@@ -416,6 +420,17 @@ def _fraction(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, found {text!r}") from None
     if not 0 <= value <= 1:  # also refuses nan
         raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, found {text!r}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    """``--timeout``: a number of seconds above 0 (not infinite, not NaN)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, found {text!r}") from None
+    if not 0 < value < float("inf"):  # also refuses nan
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, found {text!r}")
     return value
 
 
@@ -626,6 +641,9 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--http", metavar="URL", help="proxy this Streamable HTTP endpoint instead of a stdio command")
     rec.add_argument("--header", action="append", metavar="'NAME: VALUE'",
                      help="with --http: send this header (repeatable); its value is redacted in the cassette")
+    rec.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                     help="with --http: how long one request may wait for the endpoint's answer before the host "
+                          "gets an error instead (default 60)")
     rec.add_argument("server_command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
     rec.set_defaults(func=_record)
 
@@ -654,7 +672,7 @@ def build_parser() -> argparse.ArgumentParser:
     ver.add_argument("--update", action="store_true", help="append the new answers to CASSETTE as a new run")
     ver.add_argument("--http", metavar="URL", help="a Streamable HTTP endpoint instead of a command")
     ver.add_argument("--header", action="append", metavar="'NAME: VALUE'", help="with --http: send this header")
-    ver.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+    ver.add_argument("--timeout", type=_seconds, default=30.0, metavar="SECONDS",
                      help="how long one answer may take (default 30)")
     ver.set_defaults(func=_verify, server_command=[])  # the command after -- (see main)
 

@@ -70,3 +70,18 @@ def json_printable(text: str) -> str:
     (``json.dumps(..., ensure_ascii=False)`` leaves C1 controls and bidi overrides as they
     are) written as its ``\\uXXXX`` escape, which reads back as the same string."""
     return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _UNSAFE.search(text) else text
+
+
+def exit_words(code) -> str:
+    """A process's exit status in words: ``exited with code 1``, ``was killed by signal
+    SIGSEGV`` (a negative status, as :mod:`subprocess` gives it), or "" while it runs."""
+    if code is None:
+        return ""
+    if code < 0:
+        import signal
+
+        try:
+            return f"was killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with code {code}"

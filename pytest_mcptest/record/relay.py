@@ -25,7 +25,7 @@ import subprocess
 import sys
 import threading
 
-from ..text import printable
+from ..text import exit_words, printable
 
 MAX_LINE = int(float(os.environ.get("MCPTEST_MAX_LINE_MB", "64")) * (1 << 20))
 SHUTDOWN_SECONDS = 2.0
@@ -131,10 +131,20 @@ def relay(command: list[str], log, finish, errlog, gone_error, max_line: int = M
             errlog.write(f"mcptest record: the MCP server {state['failure']}\n")
             errlog.flush()
             _stop(process)
+        exited = ""
+        if not state["failure"] and not state["over"]:  # its output ended: say how it exited, once it has
+            try:
+                exited = exit_words(process.wait(SHUTDOWN_SECONDS / 4))
+            except subprocess.TimeoutExpired:
+                pass
         with lock:
             if state["over"]:
                 return  # the host ended the session and the server went with it
-            log.ended = "server sent a line too long" if state["failure"] else "server exited"
+            if state["failure"]:
+                log.ended = "server sent a line too long"
+            else:
+                state["failure"] = exited  # "exited with code 3": the host's errors and the last line say so
+                log.ended = f"server {exited or 'exited'}"
             state["gone"] = True
             answer_pending()
 
