@@ -46,6 +46,8 @@ def lines(fd: int, limit: int):
         except OSError:
             chunk = b""
         if not chunk:
+            if len(pending) > limit:  # a last line with no newline is held to the cap too
+                raise LineTooLong
             if pending:
                 yield bytes(pending)
             return
@@ -64,11 +66,17 @@ def lines(fd: int, limit: int):
 
 
 def _decode(line: bytes):
+    """The JSON object on ``line``, or None: not JSON, not an object, or holding ``NaN`` or
+    ``Infinity`` (which Python's json reads, JSON has not, and a cassette could not hold)."""
     try:
-        message = json.loads(line)
+        message = json.loads(line, parse_constant=_no_constant)
     except ValueError:
         return None
     return message if isinstance(message, dict) else None
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def relay(command: list[str], log, finish, errlog, gone_error, max_line: int = MAX_LINE) -> dict:
