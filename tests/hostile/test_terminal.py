@@ -131,3 +131,20 @@ def test_record_escapes_lines_that_are_not_json_rpc(tmp_path):
     err = done.stderr.decode()
     assert _clean(err)
     assert "the host sent a line that is not JSON-RPC, not forwarded: garbage \\x1b[2J\\u202e" in err
+
+
+def test_serve_over_http_escapes_the_recorded_servers_name(monkeypatch, capsys):
+    import uvicorn
+
+    from pytest_mcptest.mcp.replay_server import _serve_http
+
+    class Server:
+        name = EVIL
+
+        def streamable_http_app(self, host):
+            return object()
+
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: None)
+    assert _serve_http(Server(), "127.0.0.1", 8765) == 0
+    err = capsys.readouterr().err
+    assert _clean(err) and "mcptest serve: get\\x0bweather\\x1b]0;PWNED" in err
