@@ -458,14 +458,22 @@ def _report(args) -> int:
         if problem:
             print(f"mcptest report: {problem}", file=sys.stderr)
             return EXIT_USAGE
-        write_html(args.html, current, comparison, os.path.basename(args.compare) if args.compare else "")
+        try:
+            write_html(args.html, current, comparison, os.path.basename(args.compare) if args.compare else "")
+        except OSError as exc:  # a folder that takes no new file (/proc), a full disk
+            print(f"mcptest report: {args.html}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_USAGE
     if args.markdown is not None:
         from .markdown import write_markdown
 
         if not args.markdown.strip() or os.path.isdir(args.markdown):
             print(f"mcptest report: --markdown needs a file path, found {args.markdown!r}", file=sys.stderr)
             return EXIT_USAGE
-        write_markdown(args.markdown, current, comparison, os.path.basename(args.compare) if args.compare else "")
+        try:
+            write_markdown(args.markdown, current, comparison, os.path.basename(args.compare) if args.compare else "")
+        except OSError as exc:
+            print(f"mcptest report: {args.markdown}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_USAGE
     if baseline is None:
         if "regression" in (args.fail_on or ()):
             print("mcptest report: --fail-on regression needs --compare BASELINE.json", file=sys.stderr)
