@@ -148,3 +148,15 @@ def test_serve_over_http_escapes_the_recorded_servers_name(monkeypatch, capsys):
     assert _serve_http(Server(), "127.0.0.1", 8765) == 0
     err = capsys.readouterr().err
     assert _clean(err) and "mcptest serve: get\\x0bweather\\x1b]0;PWNED" in err
+
+
+def test_the_markdown_summary_and_the_ci_annotations_escape_names():
+    from pytest_mcptest.markdown import annotations, render_markdown
+
+    item = {"id": f"s.mcptest.yml::{EVIL}", "kind": "agent", "outcome": "failed", "file": "s.mcptest.yml",
+            "line": 2, "envelope": {}, "failures": [{"gate": "expect", "message": EVIL}]}
+    report = {"mcptest_report": 1, "items": [item]}
+    text, lines = render_markdown(report), "\n".join(annotations(report, "."))
+    assert _clean(text) and _clean(lines)
+    assert "weather\\\\x1b]0;PWNED\\\\x07\\\\u202eevil" in text  # a table cell: the backslash itself escaped for Markdown
+    assert "get\\x0bweather\\x1b]0;PWNED\\x07\\u202eevil" in lines
