@@ -307,7 +307,10 @@ async def serve(command: list[str], log: SessionLog, finish, errlog=None, url: s
         state["late"].add(request_id)
         errlog.write(f"mcptest record: the MCP server `{command[0]}` gave no answer within {timeout:g} s to "
                      f"{printable(str(method))}; the host got an error instead\n")
-        await host_write.send(_typed(late_error(request_id, command, method, timeout)))
+        try:
+            await host_write.send(_typed(late_error(request_id, command, method, timeout)))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass  # the host is gone meanwhile
 
     async def host_to_server(host_read, host_write, timers):
         async for item in host_read:
