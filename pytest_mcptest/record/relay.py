@@ -142,7 +142,7 @@ def relay(command: list[str], log, finish, errlog, gone_error, max_line: int = M
         exited = ""
         if not state["failure"] and not state["over"]:  # its output ended: say how it exited, once it has
             try:
-                exited = exit_words(process.wait(SHUTDOWN_SECONDS / 4))
+                exited = exit_words(process.wait(SHUTDOWN_SECONDS))
             except subprocess.TimeoutExpired:
                 pass
         with lock:
