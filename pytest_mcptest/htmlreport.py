@@ -258,6 +258,11 @@ def _script(text: str) -> str:
     return text.replace("</", "<\\/")
 
 
+def _option(value: str) -> str:
+    """A filter's choice: an option holds text only, so its controls are shown escaped."""
+    return f'<option value="{escape(value)}">{escape(printable(value))}</option>'
+
+
 def render_html(report: dict, comparison: Optional[dict] = None, baseline_name: str = "the baseline",
                 title: str = "mcptest report") -> str:
     """The whole page for a JSON report (and its comparison with a baseline)."""
@@ -278,11 +283,11 @@ def render_html(report: dict, comparison: Optional[dict] = None, baseline_name: 
         f"{_summary(report)}{matrix_section(report)}{_comparison(comparison, baseline_name)}{_charts(report)}"
         '<section id="items"><h2>Items</h2><div class="filters">'
         '<label>kind <select id="f-kind"><option value="">all</option>'
-        + "".join(f'<option value="{escape(k)}">{escape(printable(k))}</option>' for k in options["kinds"]) + "</select></label>"
+        + "".join(_option(k) for k in options["kinds"]) + "</select></label>"
         '<label>outcome <select id="f-outcome"><option value="">all</option>'
-        + "".join(f'<option value="{escape(o)}">{escape(printable(o))}</option>' for o in options["outcomes"]) + "</select></label>"
+        + "".join(_option(o) for o in options["outcomes"]) + "</select></label>"
         '<label>tag <select id="f-tag"><option value="">all</option>'
-        + "".join(f'<option value="{escape(t)}">{escape(printable(t))}</option>' for t in options["tags"]) + "</select></label>"
+        + "".join(_option(t) for t in options["tags"]) + "</select></label>"
         '<label>text <input id="f-text" type="search" placeholder="id, name, failure"></label>'
         '<span id="shown" aria-live="polite"></span></div>'
         '<table id="item-table"><thead><tr><th>outcome</th><th>kind</th><th>item</th><th>why</th></tr></thead>'

@@ -45,6 +45,7 @@ STDERR_TAIL_CHARS = 4000
 MAX_LINE_BYTES = 64 * 1024 * 1024  # one JSON-RPC message on stdout
 MAX_PAGES = 10_000
 GRACE_SECONDS = 0.5  # after stdin closes, and again after SIGTERM, before SIGKILL
+EXIT_GRACE_SECONDS = 2.0  # after a failed exchange, to see a server's exit (only waited while it runs)
 
 
 class ServerError(Exception):
@@ -118,17 +119,21 @@ class StderrTail:
         self.total = 0
         self.process = None  # the server, while open_session runs it
         self.returncode: Optional[int] = None
+        self.pipes_closed = False  # its output ended, or it stopped reading its input
 
-    async def settle(self, grace: float = GRACE_SECONDS) -> None:
-        """After a failed exchange: give a server that is ending ``grace`` seconds to be seen
-        exited (its output closes a moment before its exit is reaped), and keep its status."""
+    async def settle(self, grace: float = EXIT_GRACE_SECONDS) -> None:
+        """After a failed exchange: keep the server's exit status if it has exited. When its
+        pipes closed (it is ending: its exit is reaped a moment later) it is given ``grace``
+        seconds to be seen exited; a server still running with its pipes open is not waited
+        for (a timeout, Ctrl-C)."""
         import anyio
 
         if self.process is None or self.returncode is not None:
             return
-        with anyio.CancelScope(shield=True):
-            if await _wait_exit(self.process, grace):
-                self.returncode = self.process.returncode
+        if self.pipes_closed:
+            with anyio.CancelScope(shield=True):
+                await _wait_exit(self.process, grace)
+        self.returncode = self.process.returncode
 
     def exit_text(self) -> str:
         """``exited with code 1``, ``was killed by signal SIGSEGV``, or "" while it runs."""
@@ -210,7 +215,6 @@ async def open_streams(command: list[str], env: Optional[dict], cwd: Optional[st
     err_read, err_write = os.pipe()
     os.set_blocking(err_read, False)
     process = None
-    output_closed = anyio.Event()
     try:
         try:
             process = await anyio.open_process(
@@ -223,20 +227,14 @@ async def open_streams(command: list[str], env: Optional[dict], cwd: Optional[st
         session_writes, to_server = anyio.create_memory_object_stream(0)
         async with anyio.create_task_group() as tg:
             tg.start_soon(_read_stderr, err_read, tail)
-            tg.start_soon(_read_stdout, process.stdout, to_session, stdout_faults, raw_pages, output_closed)
-            tg.start_soon(_write_stdin, process.stdin, to_server, to_session)
+            tg.start_soon(_read_stdout, process.stdout, to_session, stdout_faults, raw_pages, tail)
+            tg.start_soon(_write_stdin, process.stdin, to_server, to_session, tail)
             try:
                 yield session_reads, session_writes
-            except BaseException:
-                await tail.settle()  # a failed exchange: did the server exit on its own?
-                raise
             finally:
                 tg.cancel_scope.cancel()
     finally:
-        if output_closed.is_set():
-            await tail.settle()  # its output closed: it has exited, or is about to
-        elif process is not None and tail.returncode is None and process.returncode is not None:
-            tail.returncode = process.returncode  # exited before we ended it
+        await tail.settle()  # exited before we end it, or about to: its status is kept
         tail.process = None
         with anyio.CancelScope(shield=True):
             await _end_group(process)
@@ -317,8 +315,8 @@ def _drain(fd: int, tail: StderrTail, limit: int = 16 * STDERR_KEEP_BYTES) -> No
         limit -= len(chunk)
 
 
-async def _read_stdout(stdout, to_session, faults: list[str], raw_pages: list[dict], closed=None) -> None:
-    """Turn the server's stdout lines into session messages; set ``closed`` at its end.
+async def _read_stdout(stdout, to_session, faults: list[str], raw_pages: list[dict], tail=None) -> None:
+    """Turn the server's stdout lines into session messages; at its end, say so in ``tail``.
 
     A line that is not a JSON-RPC message is kept for the error (the first hundred) and
     not passed on. Raw ``tools/list`` results are kept too, in order: the SDK parses
@@ -353,11 +351,11 @@ async def _read_stdout(stdout, to_session, faults: list[str], raw_pages: list[di
                     await to_session.send(SessionMessage(message))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
             pass
-        if closed is not None:  # the output's end (not a cancellation, which skips this)
-            closed.set()
+        if tail is not None:  # the output's end (not a cancellation, which skips this)
+            tail.pipes_closed = True
 
 
-async def _write_stdin(stdin, to_server, to_session) -> None:
+async def _write_stdin(stdin, to_server, to_session, tail=None) -> None:
     import anyio
 
     try:
@@ -366,6 +364,8 @@ async def _write_stdin(stdin, to_server, to_session) -> None:
                 data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
                 await stdin.send((data + "\n").encode("utf-8"))
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+        if tail is not None:
+            tail.pipes_closed = True
         await to_session.aclose()  # the server stopped reading: the session sees the end
 
 

@@ -222,8 +222,8 @@ def verify(recording: Recording, command: list[str], url: Optional[str] = None, 
     tail = StderrTail()
     with _quiet_sdk_logging():
         try:
-            answers, session, ended = anyio.run(replay, recording, transport(command, url, headers or {}, tail, env, cwd),
-                                                timeout)
+            connect = transport(command, url, headers or {}, tail, env, cwd)
+            answers, session, ended = anyio.run(replay, recording, connect, timeout)
         except Exception as exc:  # noqa: BLE001 - start-up or transport failure: say it once
             leaf = _leaf(exc)
             reason = getattr(leaf, "strerror", None) or f"{type(leaf).__name__}: {leaf}"

@@ -71,7 +71,7 @@ def test_a_server_whose_child_keeps_its_output_open_is_said_to_have_exited():
 
     with pytest.raises(ServerError) as caught:
         list_tools(LEAVES_A_CHILD, timeout=20)  # ended by the exit, or at worst by the timeout: no wait in between
-    assert caught.value.reason.startswith("the server exited with code 127 ")
+    assert caught.value.reason.startswith("the server exited with code 127 "), caught.value.reason
     assert "sh: 1: node: not found" in str(caught.value)
 
 

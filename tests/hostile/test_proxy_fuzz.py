@@ -18,7 +18,8 @@ from pytest_mcptest.record.relay import LineTooLong, lines
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-10, 10), st.text(max_size=6))
 json_values = st.recursive(scalars, lambda inner: st.one_of(
     st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)), max_leaves=8)
-ids = st.one_of(st.integers(0, 4), st.sampled_from(["a", "b"]), st.none(), st.booleans(), st.floats(allow_nan=False, allow_infinity=False))
+ids = st.one_of(st.integers(0, 4), st.sampled_from(["a", "b"]), st.none(), st.booleans(),
+                st.floats(allow_nan=False, allow_infinity=False))
 methods = st.one_of(st.sampled_from(["initialize", "tools/list", "tools/call", "tasks/result", "server/discover",
                                      "notifications/initialized", "ping"]), scalars)
 tool_results = st.one_of(json_values, st.fixed_dictionaries({"content": json_values}),
