@@ -46,6 +46,8 @@ def _pytest(targets: list[str], cassette_dir: Optional[str], as_json: bool, extr
     user's order); print its output (or, with ``as_json``, the report)."""
     import pytest
 
+    from .text import json_printable
+
     with tempfile.TemporaryDirectory() as tmp:
         # The user's own --mcptest-report (the last one wins in pytest) is the one read back.
         report_path = _option_value(extra, "--mcptest-report") or os.path.join(tmp, "report.json")
@@ -61,7 +63,7 @@ def _pytest(targets: list[str], cassette_dir: Optional[str], as_json: bool, extr
             with open(report_path, encoding="utf-8") as fh:
                 report = json.load(fh)
     if as_json and report is not None:
-        sys.stdout.write(dumps(report))
+        sys.stdout.write(json_printable(dumps(report)))
     if code == 5:
         where = [a for a in [*targets, *extra] if not a.startswith("-") and os.path.exists(a)]
         print(f"mcptest: no block to run in {', '.join(where) or os.curdir} (no *.mcptest.yml suite there, or "
@@ -252,7 +254,7 @@ def _judge(block, as_json: bool, describe) -> int:
     from .evaluate import evaluate
     from .render import render_verdict
     from .report import build_report, item_entry
-    from .text import printable
+    from .text import json_printable, printable
 
     verdict = evaluate(block, Context(root=os.getcwd()))
     if verdict.problems:  # what was to be judged could not be read: the reason, nothing else
@@ -262,7 +264,7 @@ def _judge(block, as_json: bool, describe) -> int:
     if as_json:
         entry = item_entry(f"{block.file}::{block.name}", block, verdict)
         entry["outcome"] = "passed" if verdict.passed else "failed"
-        sys.stdout.write(dumps(build_report([entry], {})))
+        sys.stdout.write(json_printable(dumps(build_report([entry], {}))))
     else:
         for line in describe(verdict.envelope):
             print(printable(line))  # tool names and descriptions come from a server: escaped
@@ -310,11 +312,15 @@ def _record(args) -> int:
                 if not args.http:
                     raise ValueError("mcptest record: --header goes with --http (a stdio server takes no headers)")
                 scrub = scrubber(headers, args.redact or ())
+            if args.timeout is not None and not args.http:
+                raise ValueError("mcptest record: --timeout goes with --http (over stdio the host's own timeout "
+                                 "applies, as without the proxy)")
             if args.append:
                 from .record.store import read_existing
 
                 read_existing(args.out)  # a cassette that cannot take another run is refused before the session
-            return record(command, args.out, args.server_name, args.append, scrub, url=args.http, headers=headers)
+            return record(command, args.out, args.server_name, args.append, scrub, url=args.http, headers=headers,
+                          timeout=args.timeout)  # None: the default, HTTP_TIMEOUT
     except ValueError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_USAGE
@@ -419,6 +425,17 @@ def _fraction(text: str) -> float:
     return value
 
 
+def _seconds(text: str) -> float:
+    """``--timeout``: a number of seconds above 0 (not infinite, not NaN)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, found {text!r}") from None
+    if not 0 < value < float("inf"):  # also refuses nan
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, found {text!r}")
+    return value
+
+
 def _report(args) -> int:
     """A saved report at a glance, or (``--compare``) the verdict of the paired tests, the
     significant changes and the floor flips against a baseline; ``--html`` and
@@ -426,6 +443,7 @@ def _report(args) -> int:
     ``--mcptest-markdown`` write for the same items). Exit 1 when a floor flipped to failed
     against the baseline, or when a ``--fail-on`` condition holds."""
     from .report import compare_reports, comparison_problem, failing, load_report, render_comparison, render_summary
+    from .text import json_printable, printable
 
     try:
         current = load_report(args.current)
@@ -442,27 +460,35 @@ def _report(args) -> int:
         if problem:
             print(f"mcptest report: {problem}", file=sys.stderr)
             return EXIT_USAGE
-        write_html(args.html, current, comparison, os.path.basename(args.compare) if args.compare else "")
+        try:
+            write_html(args.html, current, comparison, os.path.basename(args.compare) if args.compare else "")
+        except OSError as exc:  # a folder that takes no new file (/proc), a full disk
+            print(f"mcptest report: {args.html}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_USAGE
     if args.markdown is not None:
         from .markdown import write_markdown
 
         if not args.markdown.strip() or os.path.isdir(args.markdown):
             print(f"mcptest report: --markdown needs a file path, found {args.markdown!r}", file=sys.stderr)
             return EXIT_USAGE
-        write_markdown(args.markdown, current, comparison, os.path.basename(args.compare) if args.compare else "")
+        try:
+            write_markdown(args.markdown, current, comparison, os.path.basename(args.compare) if args.compare else "")
+        except OSError as exc:
+            print(f"mcptest report: {args.markdown}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_USAGE
     if baseline is None:
         if "regression" in (args.fail_on or ()):
             print("mcptest report: --fail-on regression needs --compare BASELINE.json", file=sys.stderr)
             return EXIT_USAGE
         if args.json:
-            sys.stdout.write(dumps(current))
+            sys.stdout.write(json_printable(dumps(current)))
         else:
-            print(render_summary(current))
+            print(printable(render_summary(current)))
         return EXIT_FAILED if failing(args.fail_on, current, None) else EXIT_OK
     if args.json:
-        sys.stdout.write(json.dumps(comparison, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_printable(json.dumps(comparison, indent=2, sort_keys=True, ensure_ascii=False)) + "\n")
     else:
-        print(render_comparison(comparison, every=args.all))
+        print(printable(render_comparison(comparison, every=args.all)))  # item names and paths: escaped
     problem = comparison_problem(comparison)
     if problem:
         print(f"mcptest report: {problem}", file=sys.stderr)
@@ -625,6 +651,9 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--http", metavar="URL", help="proxy this Streamable HTTP endpoint instead of a stdio command")
     rec.add_argument("--header", action="append", metavar="'NAME: VALUE'",
                      help="with --http: send this header (repeatable); its value is redacted in the cassette")
+    rec.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                     help="with --http: how long one request may wait for the endpoint's answer before the host "
+                          "gets an error instead (default 60)")
     rec.add_argument("server_command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
     rec.set_defaults(func=_record)
 
@@ -653,7 +682,7 @@ def build_parser() -> argparse.ArgumentParser:
     ver.add_argument("--update", action="store_true", help="append the new answers to CASSETTE as a new run")
     ver.add_argument("--http", metavar="URL", help="a Streamable HTTP endpoint instead of a command")
     ver.add_argument("--header", action="append", metavar="'NAME: VALUE'", help="with --http: send this header")
-    ver.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+    ver.add_argument("--timeout", type=_seconds, default=30.0, metavar="SECONDS",
                      help="how long one answer may take (default 30)")
     ver.set_defaults(func=_verify, server_command=[])  # the command after -- (see main)
 

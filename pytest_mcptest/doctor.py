@@ -17,6 +17,7 @@ import sys
 import attrs
 
 from .errors import InputError
+from .text import json_printable, printable
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -32,13 +33,13 @@ def write_new_lock(block, path: str) -> int:
         source = open_catalog(block, Context(root=os.getcwd()))
         count = write_lock(path, path, source.items[0])
     except RecordingUnavailable as exc:
-        print(exc.message, file=sys.stderr)
+        print(printable(exc.message), file=sys.stderr)
         return EXIT_USAGE
     except InputError as exc:
         print(exc.render(), file=sys.stderr)
         return EXIT_USAGE
-    print(f"{path}: pinned {count} tool{'s' if count != 1 else ''} of {source.shown}; commit it, and check "
-          f"later with mcptest doctor --lock {path} (or lock: {path} in a suite)")
+    print(printable(f"{path}: pinned {count} tool{'s' if count != 1 else ''} of {source.shown}; commit it, and check "
+          f"later with mcptest doctor --lock {path} (or lock: {path} in a suite)"))
     return EXIT_OK
 
 
@@ -67,14 +68,14 @@ def cassette_security(path: str, as_json: bool) -> int:
     try:
         by_server = lint_servers_security(cassette.catalog)
     except CatalogError as exc:
-        print(f"{path}: the recorded catalog: {exc}", file=sys.stderr)
+        print(printable(f"{path}: the recorded catalog: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     findings = [_in_cassette(f, server) for server, fs in by_server.items() for f in fs]
     findings += lint_results(cassette.runs)
     counts = security_counts(findings)
     if as_json:
-        sys.stdout.write(dumps({"cassette": path, "security": {**counts,
-                                                               "findings": [f.to_dict() for f in findings]}}))
+        sys.stdout.write(json_printable(dumps({"cassette": path, "security": {
+            **counts, "findings": [f.to_dict() for f in findings]}})))
     else:
         _print_findings(findings)
         print(f"security: {counts['critical_count']} critical, {counts['warning_count']} warnings in "
@@ -84,10 +85,11 @@ def cassette_security(path: str, as_json: bool) -> int:
 
 
 def _print_findings(findings) -> None:
+    """Each finding; the tool's name and what it quotes come from a server: escaped."""
     for f in findings:
-        print(f"{f.rule:8} {f.severity:8} {f.tool}  {f.pointer}")
-        print(f"  {f.message}")
-        print(f"  why: {f.why}  -> {f.suggestion}")
+        print(printable(f"{f.rule:8} {f.severity:8} {f.tool}  {f.pointer}"))
+        print(printable(f"  {f.message}"))
+        print(printable(f"  why: {f.why}  -> {f.suggestion}"))
 
 
 def suite_security(config: str, as_json: bool) -> int:
@@ -114,13 +116,13 @@ def suite_security(config: str, as_json: bool) -> int:
         print(exc.render(), file=sys.stderr)
         return EXIT_USAGE
     except CatalogError as exc:
-        print(f"{config}: {exc}", file=sys.stderr)
+        print(printable(f"{config}: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     findings = [f for fs in by_server.values() for f in fs]
     counts = security_counts(findings)
     if as_json:
-        sys.stdout.write(dumps({"suite": config, "security": {
-            **counts, "servers": {name: [f.to_dict() for f in fs] for name, fs in by_server.items()}}}))
+        sys.stdout.write(json_printable(dumps({"suite": config, "security": {
+            **counts, "servers": {name: [f.to_dict() for f in fs] for name, fs in by_server.items()}}})))
     else:
         for name, fs in by_server.items():
             print(f"server {name}: {len(fs)} finding{'s' if len(fs) != 1 else ''}")

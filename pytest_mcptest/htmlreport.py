@@ -21,6 +21,7 @@ from typing import Any, Optional
 
 from .files import atomic_write, utf8_safe
 from .matrix_report import matrix_section
+from .text import html_text, printable
 
 OUTCOMES = ("failed", "error", "xpassed", "xfailed", "skipped", "passed")
 MAX_COMPARE_ROWS = 200
@@ -53,12 +54,12 @@ def _count_table(items: list[dict]) -> str:
     for item in items:
         key = (str(item.get("kind", "?")), str(item.get("outcome", "unknown")))
         counts[key] = counts.get(key, 0) + 1
-    head = "".join(f'<th class="o-{escape(o)}">{escape(o)}</th>' for o in outcomes)
+    head = "".join(f'<th class="o-{escape(o)}">{html_text(o)}</th>' for o in outcomes)
     rows = []
     for kind in kinds:
         cells = "".join(f'<td data-count="{escape(kind)}/{escape(o)}">{counts.get((kind, o), 0)}</td>' for o in outcomes)
         total = sum(counts.get((kind, o), 0) for o in outcomes)
-        rows.append(f'<tr><th>{escape(kind)}</th>{cells}<td data-count="{escape(kind)}/all">{total}</td></tr>')
+        rows.append(f'<tr><th>{html_text(kind)}</th>{cells}<td data-count="{escape(kind)}/all">{total}</td></tr>')
     totals = "".join(f'<td data-count="all/{escape(o)}">{sum(counts.get((k, o), 0) for k in kinds)}</td>'
                      for o in outcomes)
     rows.append(f'<tr class="total"><th>all kinds</th>{totals}<td data-count="all/all">{len(items)}</td></tr>')
@@ -104,7 +105,7 @@ def _facts(items: list[dict]) -> dict:
 def _listing(pairs: list[tuple[str, str]], empty: str, limit: int = 50) -> str:
     if not pairs:
         return f'<p class="muted">{escape(empty)}</p>'
-    rows = "".join(f"<li><code>{escape(i)}</code>: {escape(t)}</li>" for i, t in pairs[:limit])
+    rows = "".join(f"<li><code>{html_text(i)}</code>: {html_text(t)}</li>" for i, t in pairs[:limit])
     more = f'<li class="muted">... and {len(pairs) - limit} more</li>' if len(pairs) > limit else ""
     return f"<ul>{rows}{more}</ul>"
 
@@ -163,7 +164,7 @@ def _verdict(comparison: dict) -> str:
         points = " points" if t["unit"] == "percent" else ""
         tone_row = {"worse": "bad", "better": "good"}.get(t["change"], "") if t["significant"] else ""
         return (f'<tr class="{tone_row}"><td>{escape(t["change"] if t["significant"] else "noise")}</td>'
-                f'<td><code>{escape(t["id"])}</code></td><td>{escape(t["measure"])}</td>'
+                f'<td><code>{html_text(t["id"])}</code></td><td>{html_text(t["measure"])}</td>'
                 f'<td>{t["before"]:g}{unit} &rarr; {t["after"]:g}{unit}</td>'
                 f'<td>{t["effect"]:+g}{points} (95% CI {t["interval"][0]:g} to {t["interval"][1]:g})</td>'
                 f'<td>{t["p"]:.3g} ({t["p_adjusted"]:.3g})</td><td>{escape(t["test"])}</td></tr>')
@@ -190,8 +191,8 @@ def _comparison(comparison: Optional[dict], baseline_name: str) -> str:
         return ""
     flips = comparison.get("floor_flips", [])
     flip_rows = "".join(
-        f'<tr class="{"bad" if f["after"] == "failed" else "good"}"><td><code>{escape(f["id"])}</code></td>'
-        f'<td>{escape(f["path"])}</td><td>{escape(f["before"])} &rarr; {escape(f["after"])}</td></tr>'
+        f'<tr class="{"bad" if f["after"] == "failed" else "good"}"><td><code>{html_text(f["id"])}</code></td>'
+        f'<td>{html_text(f["path"])}</td><td>{html_text(f["before"])} &rarr; {html_text(f["after"])}</td></tr>'
         for f in sorted(flips, key=lambda f: (f["after"] != "failed", f["id"], f["path"])))
 
     def badness(item):
@@ -204,14 +205,14 @@ def _comparison(comparison: Optional[dict], baseline_name: str) -> str:
     rows = []
     for item in changed[:MAX_COMPARE_ROWS]:
         o = item["outcome"]
-        values = "; ".join(f"{v['path']} {_show(v['before'])} &rarr; {_show(v['after'])}"
+        values = "; ".join(f"{html_text(v['path'])} {escape(_show(v['before']))} &rarr; {escape(_show(v['after']))}"
                            for v in item["values"] if v["delta"] != 0)
-        rows.append(f'<tr><td><code>{escape(item["id"])}</code></td><td>{escape(item["status"])}</td>'
-                    f'<td>{escape(str(o["before"]))} &rarr; {escape(str(o["after"]))}</td>'
+        rows.append(f'<tr><td><code>{html_text(item["id"])}</code></td><td>{html_text(item["status"])}</td>'
+                    f'<td>{html_text(o["before"])} &rarr; {html_text(o["after"])}</td>'
                     f'<td class="values">{values}</td></tr>')
     more = (f'<p class="muted">... and {len(changed) - MAX_COMPARE_ROWS} more changed items</p>'
             if len(changed) > MAX_COMPARE_ROWS else "")
-    return (f'<section id="comparison"><h2>Compared with {escape(baseline_name)}</h2>{_verdict(comparison)}'
+    return (f'<section id="comparison"><h2>Compared with {html_text(baseline_name)}</h2>{_verdict(comparison)}'
             f'<p><span data-count="regressions">{comparison.get("regressions", 0)}</span> flips to failed, '
             f'{len(flips)} floor flips, {len(changed)} changed items, {len(comparison.get("added", []))} added, '
             f'{len(comparison.get("removed", []))} removed, {comparison.get("common", 0)} compared.</p>'
@@ -257,6 +258,11 @@ def _script(text: str) -> str:
     return text.replace("</", "<\\/")
 
 
+def _option(value: str) -> str:
+    """A filter's choice: an option holds text only, so its controls are shown escaped."""
+    return f'<option value="{escape(value)}">{escape(printable(value))}</option>'
+
+
 def render_html(report: dict, comparison: Optional[dict] = None, baseline_name: str = "the baseline",
                 title: str = "mcptest report") -> str:
     """The whole page for a JSON report (and its comparison with a baseline)."""
@@ -277,11 +283,11 @@ def render_html(report: dict, comparison: Optional[dict] = None, baseline_name: 
         f"{_summary(report)}{matrix_section(report)}{_comparison(comparison, baseline_name)}{_charts(report)}"
         '<section id="items"><h2>Items</h2><div class="filters">'
         '<label>kind <select id="f-kind"><option value="">all</option>'
-        + "".join(f'<option value="{escape(k)}">{escape(k)}</option>' for k in options["kinds"]) + "</select></label>"
+        + "".join(_option(k) for k in options["kinds"]) + "</select></label>"
         '<label>outcome <select id="f-outcome"><option value="">all</option>'
-        + "".join(f'<option value="{escape(o)}">{escape(o)}</option>' for o in options["outcomes"]) + "</select></label>"
+        + "".join(_option(o) for o in options["outcomes"]) + "</select></label>"
         '<label>tag <select id="f-tag"><option value="">all</option>'
-        + "".join(f'<option value="{escape(t)}">{escape(t)}</option>' for t in options["tags"]) + "</select></label>"
+        + "".join(_option(t) for t in options["tags"]) + "</select></label>"
         '<label>text <input id="f-text" type="search" placeholder="id, name, failure"></label>'
         '<span id="shown" aria-live="polite"></span></div>'
         '<table id="item-table"><thead><tr><th>outcome</th><th>kind</th><th>item</th><th>why</th></tr></thead>'

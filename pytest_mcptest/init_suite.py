@@ -231,6 +231,10 @@ def command(cassette_path: str, kind: Optional[str], out_path: Optional[str], fo
     if out_path is None:
         sys.stdout.write(text)
         return 0
-    atomic_write(out_path, text)
+    try:
+        atomic_write(out_path, text)
+    except OSError as exc:  # a folder that takes no new file (/proc), a full disk
+        print(f"{out_path}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     print(f"wrote {out_path}", file=sys.stderr)
     return 0

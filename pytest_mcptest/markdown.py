@@ -16,6 +16,7 @@ from typing import Iterable, Optional
 from .engine.paths import leaves
 from .files import atomic_write
 from .matrix_report import matrix_markdown
+from .text import printable
 
 MAX_LISTED = 50  # failures and floors listed; the rest are counted
 MAX_MESSAGE = 300  # characters of a failure message in a table cell or an annotation title line
@@ -23,16 +24,17 @@ _OUTCOMES = ("failed", "error", "xpassed", "passed", "xfailed", "skipped")
 
 
 def _cell(text) -> str:
-    """Text safe inside a Markdown table cell: one line, pipes escaped, long text cut."""
-    line = " ".join(str(text).split())
+    """Text safe inside a Markdown table cell: one line, pipes escaped, long text cut, control
+    and bidi characters shown as escapes (a name's U+202E cannot reorder the comment)."""
+    line = printable(" ".join(str(text).split()))
     if len(line) > MAX_MESSAGE:
         line = line[:MAX_MESSAGE - 3] + "..."
     return line.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
 
 
 def _code(text) -> str:
-    """Inline code that holds any backticks of ``text``."""
-    text = " ".join(str(text).split())
+    """Inline code that holds any backticks of ``text`` (control and bidi characters escaped)."""
+    text = printable(" ".join(str(text).split()))
     fence = "`"
     while fence in text:
         fence += "`"
@@ -147,6 +149,7 @@ def write_markdown(path: str, report: dict, comparison: Optional[dict] = None,
 # --------------------------------------------------------------------------- GitHub Actions annotations
 
 def _escape_data(text: str) -> str:
+    text = printable(text)  # a workflow command printed to the CI log: no escape sequence in it
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from html import escape
 
-from .text import plural
+from .text import html_text, plural
 
 
 def _number(value: float) -> str:
@@ -99,13 +99,13 @@ def matrix_section(report: dict) -> str:
         rows = []
         for item, p in pairs:
             tokens, cost = tokens_cell(p), cost_cell(p)
-            rows.append(f'<tr class="o-{escape(str(item.get("outcome", "")))}"><td><code>{escape(p["model"])}</code></td>'
+            rows.append(f'<tr class="o-{escape(str(item.get("outcome", "")))}"><td><code>{html_text(p["model"])}</code></td>'
                         f'<td>{escape(str(item.get("outcome", "")))}</td>'
                         f'<td data-count="{escape(str(item.get("id")))}/selection">{_cell_percent(p.get("selection_rate"))}</td>'
                         f'<td data-count="{escape(str(item.get("id")))}/pass_k">{_cell_percent(p.get("pass_k"))}</td>'
                         f'<td>{escape(tokens)}</td><td data-count="{escape(str(item.get("id")))}/cost">{escape(cost)}</td>'
-                        f'<td class="values">{escape(_line_of(p))}</td></tr>')
-        tables.append(f"<h3><code>{escape(file)}::{escape(test)}</code></h3>"
+                        f'<td class="values">{html_text(_line_of(p))}</td></tr>')
+        tables.append(f"<h3><code>{html_text(file)}::{html_text(test)}</code></h3>"
                       '<table class="matrix"><tr><th>model</th><th>outcome</th><th>selection rate</th><th>pass^k</th>'
                       f'<th>tokens median / max</th><th>cost</th><th>line</th></tr>{"".join(rows)}</table>')
     return f'<section id="models"><h2>Models side by side</h2>{"".join(tables)}</section>'

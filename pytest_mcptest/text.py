@@ -49,3 +49,39 @@ def printable(text: str) -> str:
 def _escape(match) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def html_text(value) -> str:
+    """``value`` as HTML for the report page, for text a cassette, a catalog or a report file
+    gave (item names, tool names, messages): escaped, isolated in a ``<bdi>`` so that its
+    direction cannot reorder the words around it, and each control or bidi character shown
+    as its escape in a marked ``<span class="ctl">`` instead of acting (the page's script
+    does the same, in ``report.js``)."""
+    from html import escape
+
+    text = escape(str(value))
+    if _UNSAFE.search(text):
+        text = _UNSAFE.sub(lambda m: f'<span class="ctl">{_escape(m)}</span>', text)
+    return f"<bdi>{text}</bdi>"
+
+
+def json_printable(text: str) -> str:
+    """JSON text safe to print: each control or bidi character left raw inside a string
+    (``json.dumps(..., ensure_ascii=False)`` leaves C1 controls and bidi overrides as they
+    are) written as its ``\\uXXXX`` escape, which reads back as the same string."""
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _UNSAFE.search(text) else text
+
+
+def exit_words(code) -> str:
+    """A process's exit status in words: ``exited with code 1``, ``was killed by signal
+    SIGSEGV`` (a negative status, as :mod:`subprocess` gives it), or "" while it runs."""
+    if code is None:
+        return ""
+    if code < 0:
+        import signal
+
+        try:
+            return f"was killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with code {code}"

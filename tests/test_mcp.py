@@ -125,7 +125,7 @@ def test_server_exits_at_once_shows_its_stderr():
         list_tools(command, timeout=5)
     text = str(info.value)
     assert text.startswith(f"MCP server `{sys.executable} -c ")
-    assert "closed the connection or exited" in text
+    assert "the server exited with code 3 before answering initialize and tools/list" in text  # its status
     assert "fatal: no API key in SHOP_KEY" in text
 
 

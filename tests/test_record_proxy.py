@@ -168,14 +168,14 @@ def test_a_server_that_crashes_mid_session_gives_the_calls_before_and_a_clear_er
 
     with_session(proxy_command(out, [sys.executable, str(script)]), body)
     assert len(errors) == 2
-    assert all("exited or closed its output before answering" in e for e in errors)
+    assert all("` exited" in e for e in errors)  # with its code once its exit is seen
     assert str(script) in errors[0]
     data = read(out)
     calls = data["runs"][0]["tool_calls"]
     assert [(c["name"], c["args"], c.get("unanswered")) for c in calls] == [
         ("ok", {"n": 1}, None), ("ok", {"n": 2}, None), ("crash", {}, True), ("crash", {}, True)]
     assert "result" not in calls[2] and "result" not in calls[3]
-    assert data["runs"][0]["meta"]["ended"] == "server exited"
+    assert data["runs"][0]["meta"]["ended"].startswith("server exited")
     assert load_cassette(out).runs[0].tool_calls[2].name == "crash"
     assert [t["name"] for t in data["catalog"]["fragile"]["tools"]] == ["ok", "crash"]
 

@@ -6,6 +6,15 @@
   const MAX_JSON = 200000, MAX_CALLS = 200;
   const $ = (id) => document.getElementById(id);
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
+  // What a cassette, a catalog or a report file says (names, messages, arguments) is shown
+  // with each control or bidi character as its escape, marked, instead of acting; and each
+  // piece of it in its own <bdi>, so that its direction cannot reorder the words around it
+  // (the same as text.html_text does for the parts of the page written in Python).
+  const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+  const hex = (c, n) => c.charCodeAt(0).toString(16).padStart(n, "0");
+  const mark = (html) => html.replace(UNSAFE, (c) =>
+    "<span class=\"ctl\">" + (c.charCodeAt(0) < 0x100 ? "\\x" + hex(c, 2) : "\\u" + hex(c, 4)) + "</span>");
+  const txt = (s) => "<bdi>" + mark(esc(s)) + "</bdi>";
 
   async function unpack(id) {
     const b64 = $(id).textContent.trim();
@@ -48,23 +57,23 @@
   function detail(item, extra) {
     item = Object.assign({}, item, extra);
     const parts = [];
-    if (item.text) parts.push("<h4>Failure text</h4><pre class=\"failure-text\">" + esc(item.text) + "</pre>");
+    if (item.text) parts.push("<h4>Failure text</h4><pre class=\"failure-text\">" + mark(esc(item.text)) + "</pre>");
     else if ((item.failures || []).length)
       parts.push("<h4>Failures</h4><pre class=\"failure-text\">" +
-        esc(item.failures.map((f) => f.gate + ": " + f.message).join("\n")) + "</pre>");
+        mark(esc(item.failures.map((f) => f.gate + ": " + f.message).join("\n"))) + "</pre>");
     const env = item.envelope || {};
     const list = calls(env);
     if (list.length) {
       const rows = list.map(([run, n, c]) => "<tr><td>" + esc(run) + "</td><td>" + n + "</td><td>" +
-        esc(c.name || "") + "</td><td>" + esc(short(c.args)) + "</td><td>" + (c.error ? "error" : "") +
-        "</td><td>" + esc(short(c.result)) + "</td></tr>").join("");
+        txt(c.name || "") + "</td><td>" + txt(short(c.args)) + "</td><td>" + (c.error ? "error" : "") +
+        "</td><td>" + txt(short(c.result)) + "</td></tr>").join("");
       parts.push("<h4>Recorded calls</h4><table class=\"calls\"><tr><th>run</th><th>#</th><th>tool</th>" +
         "<th>arguments</th><th></th><th>result</th></tr>" + rows + "</table>");
     }
     let text = JSON.stringify(env, null, 2);
     if (text.length > MAX_JSON) text = text.slice(0, MAX_JSON) + "\n... (cut: " + text.length + " characters in all)";
-    parts.push("<h4>Envelope</h4><pre class=\"envelope\">" + esc(text) + "</pre>");
-    parts.push("<p class=\"muted\">" + esc(item.file || "") + ":" + esc(item.line || "") + "</p>");
+    parts.push("<h4>Envelope</h4><pre class=\"envelope\">" + mark(esc(text)) + "</pre>");
+    parts.push("<p class=\"muted\">" + txt(item.file || "") + ":" + txt(item.line || "") + "</p>");
     return parts.join("");
   }
 
@@ -74,8 +83,8 @@
 
   function row(item, i) {
     return "<tr class=\"row\" data-index=\"" + i + "\" data-outcome=\"" + esc(item.outcome || "") + "\"><td class=\"o-" +
-      esc(item.outcome || "") + "\">" + esc(item.outcome || "") + "</td><td>" + esc(item.kind || "") +
-      "</td><td><code>" + esc(item.id) + "</code></td><td class=\"why\">" + esc(why(item)) + "</td></tr>";
+      esc(item.outcome || "") + "\">" + txt(item.outcome || "") + "</td><td>" + txt(item.kind || "") +
+      "</td><td><code>" + txt(item.id) + "</code></td><td class=\"why\">" + txt(why(item)) + "</td></tr>";
   }
 
   function build(items) {

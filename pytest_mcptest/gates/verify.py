@@ -79,7 +79,8 @@ def open(block: VerifyBlock, ctx: Context) -> Evidence:
                          timeout=float(block.source.get("timeout", 30.0)), env=block.source.get("env"),
                          cwd=block.source.get("cwd"))
     except ServerUnavailable as exc:
-        raise RecordingUnavailable("verify", shown, f"the MCP server {block.server!r} could not be started: {exc}") from None
+        verb = "" if exc.started else "could not be started: "
+        raise RecordingUnavailable("verify", shown, f"the MCP server {block.server!r} {verb}{exc}") from None
     head = f"cassette {shown} run {recording.run}, server {block.server}, {outcome.compared} answers"
     return Evidence(shown, (outcome,), head)
 

@@ -21,7 +21,7 @@ from typing import Any, Mapping, Optional, Sequence
 import attrs
 
 from ..mcp.client import (ServerError, StderrTail, _all_pages, _describe, _leaf, _quiet_sdk_logging, open_session,
-                          with_faults)
+                          startup_reason, with_faults)
 from .provider import LiveError, ToolDef
 
 
@@ -109,8 +109,9 @@ async def open_servers(specs: Sequence[ServerSpec], call_timeout: float = 60.0):
                     await session.initialize()
                     tools = await _all_pages(session, raw_pages)
             except Exception as exc:  # noqa: BLE001 - one clear line with the server's stderr
-                leaf = with_faults(exc, faults, spec.timeout) or _leaf(exc)
-                reason = leaf.reason if isinstance(leaf, ServerError) else _describe(leaf, spec.timeout)
+                await tail.settle()  # a server that exited on its own is said to have exited, with its status
+                leaf = with_faults(exc, faults, spec.timeout, tail) or _leaf(exc)
+                reason = startup_reason(leaf, tail, spec.timeout)
                 raise LiveError(f"server {spec.name!r}: {ServerError(argv, reason, tail.text())}") from None
             hub.sessions[spec.name] = session
             hub.catalog[spec.name] = {"tools": tools}

@@ -45,6 +45,7 @@ STDERR_TAIL_CHARS = 4000
 MAX_LINE_BYTES = 64 * 1024 * 1024  # one JSON-RPC message on stdout
 MAX_PAGES = 10_000
 GRACE_SECONDS = 0.5  # after stdin closes, and again after SIGTERM, before SIGKILL
+EXIT_GRACE_SECONDS = 2.0  # after a failed exchange, to see a server's exit (only waited while it runs)
 
 
 class ServerError(Exception):
@@ -62,12 +63,14 @@ class ServerError(Exception):
         super().__init__(self._render())
 
     def _render(self) -> str:
+        from ..text import printable
+
         text = f"MCP server `{shlex.join(self.command)}`: {self.reason}"
         if self.stderr.strip():
             text += "\n--- server stderr (tail) ---\n" + self.stderr.rstrip("\n")
         else:
             text += "\n(the server wrote nothing to stderr)"
-        return text
+        return printable(text)  # the server's own words reach a terminal: escaped
 
 
 def list_tools(command: list[str], env: Optional[dict] = None, cwd: Optional[str] = None,
@@ -101,17 +104,42 @@ def list_tools(command: list[str], env: Optional[dict] = None, cwd: Optional[str
             leaf = _leaf(exc)
             if isinstance(leaf, (KeyboardInterrupt, SystemExit)):
                 raise leaf from None
-            reason = leaf.reason if isinstance(leaf, ServerError) else _describe(leaf, timeout)
-            raise ServerError(command, reason, tail.text()) from leaf
+            raise ServerError(command, startup_reason(leaf, tail, timeout), tail.text()) from leaf
 
 
 class StderrTail:
-    """The last :data:`STDERR_KEEP_BYTES` of a stream, however much goes through it."""
+    """What a server left behind: the last :data:`STDERR_KEEP_BYTES` of its stderr, however
+    much goes through it, and its exit status when it exited on its own (``returncode``;
+    None while it runs, or when it was ended by us), so that an error can say "exited with
+    code 1" instead of what the exchange saw of it (a closed pipe, a timeout)."""
 
     def __init__(self, keep: int = STDERR_KEEP_BYTES):
         self.keep = keep
         self.data = bytearray()
         self.total = 0
+        self.process = None  # the server, while open_session runs it
+        self.returncode: Optional[int] = None
+        self.pipes_closed = False  # its output ended, or it stopped reading its input
+
+    async def settle(self, grace: float = EXIT_GRACE_SECONDS) -> None:
+        """After a failed exchange: keep the server's exit status if it has exited. When its
+        pipes closed (it is ending: its exit is reaped a moment later) it is given ``grace``
+        seconds to be seen exited; a server still running with its pipes open is not waited
+        for (a timeout, Ctrl-C)."""
+        import anyio
+
+        if self.process is None or self.returncode is not None:
+            return
+        if self.pipes_closed:
+            with anyio.CancelScope(shield=True):
+                await _wait_exit(self.process, grace)
+        self.returncode = self.process.returncode
+
+    def exit_text(self) -> str:
+        """``exited with code 1``, ``was killed by signal SIGSEGV``, or "" while it runs."""
+        from ..text import exit_words
+
+        return exit_words(self.returncode)
 
     def add(self, chunk: bytes) -> None:
         self.total += len(chunk)
@@ -159,17 +187,30 @@ def _run_sync(fn, *args):
 @contextlib.asynccontextmanager
 async def open_session(command: list[str], env: Optional[dict], cwd: Optional[str], tail: StderrTail,
                        stdout_faults: list[str], raw_pages: list[dict], inherit: bool = True):
-    """A ``ClientSession`` (not yet initialized) over the stdio server ``command``.
+    """A ``ClientSession`` (not yet initialized) over the stdio server ``command``, started
+    by :func:`open_streams`. The catalog client and the live agent runner both start their
+    servers here."""
+    from mcp import ClientSession
+
+    async with open_streams(command, env, cwd, tail, stdout_faults, raw_pages, inherit) as (reads, writes):
+        async with ClientSession(reads, writes) as session:
+            yield session
+
+
+@contextlib.asynccontextmanager
+async def open_streams(command: list[str], env: Optional[dict], cwd: Optional[str], tail: StderrTail,
+                       stdout_faults: list[str], raw_pages: list[dict], inherit: bool = True):
+    """The stdio server ``command`` as the SDK's pair of message streams ``(read, write)``.
 
     The server runs in its own process group (session), ended as a whole when the block
-    ends, however it ends; its stderr goes into ``tail``, bounded; stdout lines that are not
-    JSON-RPC are counted into ``stdout_faults`` (not logged); each raw ``tools/list``
-    result is appended to ``raw_pages``. The catalog client and the live agent runner both
-    start their servers here; with ``inherit`` False the server gets ``env`` alone, not
-    this process's environment (the live runner's servers: no provider key reaches them).
+    ends, however it ends; its stderr goes into ``tail``, bounded, and so does its exit
+    status when it exits on its own; stdout lines that are not JSON-RPC are counted into
+    ``stdout_faults`` (not logged); each raw ``tools/list`` result is appended to
+    ``raw_pages``. With ``inherit`` False the server gets ``env`` alone, not this process's
+    environment (the live runner's servers: no provider key reaches them). ``mcptest
+    verify`` sends its recorded messages over these streams.
     """
     import anyio
-    from mcp import ClientSession
 
     err_read, err_write = os.pipe()
     os.set_blocking(err_read, False)
@@ -181,32 +222,52 @@ async def open_session(command: list[str], env: Optional[dict], cwd: Optional[st
                 cwd=cwd, env={**os.environ, **(env or {})} if inherit else dict(env or {}), start_new_session=True)
         finally:
             os.close(err_write)  # the server holds the only write end now
+        tail.process = process
         to_session, session_reads = anyio.create_memory_object_stream(0)
         session_writes, to_server = anyio.create_memory_object_stream(0)
         async with anyio.create_task_group() as tg:
             tg.start_soon(_read_stderr, err_read, tail)
-            tg.start_soon(_read_stdout, process.stdout, to_session, stdout_faults, raw_pages)
-            tg.start_soon(_write_stdin, process.stdin, to_server, to_session)
+            tg.start_soon(_read_stdout, process.stdout, to_session, stdout_faults, raw_pages, tail)
+            tg.start_soon(_write_stdin, process.stdin, to_server, to_session, tail)
             try:
-                async with ClientSession(session_reads, session_writes) as session:
-                    yield session
+                yield session_reads, session_writes
             finally:
                 tg.cancel_scope.cancel()
     finally:
+        await tail.settle()  # exited before we end it, or about to: its status is kept
+        tail.process = None
         with anyio.CancelScope(shield=True):
             await _end_group(process)
         _drain(err_read, tail)
         os.close(err_read)
 
 
-def with_faults(exc: BaseException, stdout_faults: list[str], timeout: float) -> Optional[ServerError]:
+def with_faults(exc: BaseException, stdout_faults: list[str], timeout: float,
+                tail: Optional[StderrTail] = None) -> Optional[ServerError]:
     """The error to raise when a server that wrote non-JSON-RPC lines to stdout failed: the
     failure, then how many such lines and the first (``None`` when there were none)."""
     leaf = _leaf(exc)
     if not stdout_faults or not isinstance(leaf, Exception) or isinstance(leaf, ServerError):
         return None
-    return ServerError([], f"{_describe(leaf, timeout)}; the server wrote {len(stdout_faults)} line(s) to stdout "
-                           f"that are not JSON-RPC, the first: {stdout_faults[0]}")
+    return ServerError([], f"{startup_reason(leaf, tail, timeout)}; the server wrote {len(stdout_faults)} line(s) "
+                           f"to stdout that are not JSON-RPC, the first: {stdout_faults[0]}")
+
+
+def startup_reason(leaf: BaseException, tail: Optional[StderrTail], timeout: float) -> str:
+    """Why a server's start-up exchange failed, in the user's words: a server that exited on
+    its own is said to have exited, with its status (the stderr tail follows in the error),
+    rather than what the exchange saw of it: a closed pipe, or a timeout while a process it
+    started kept its output open."""
+    if isinstance(leaf, ServerError):
+        return leaf.reason
+    reason = _describe(leaf, timeout)
+    exited = tail.exit_text() if tail is not None else ""
+    if not exited or isinstance(leaf, OSError):
+        return reason
+    if isinstance(leaf, TimeoutError):
+        return (f"the server {exited} at start-up and gave no complete answer within {timeout:g} s (a process "
+                f"it started kept its output open)")
+    return f"the server {exited} before answering initialize and tools/list"
 
 
 async def _list_tools_async(command: list[str], env: Optional[dict], cwd: Optional[str],
@@ -221,7 +282,7 @@ async def _list_tools_async(command: list[str], env: Optional[dict], cwd: Option
                 await session.initialize()
                 return {"tools": await _all_pages(session, raw_pages)}
     except BaseException as exc:
-        error = with_faults(exc, stdout_faults, timeout)
+        error = with_faults(exc, stdout_faults, timeout, tail)
         if error is not None:
             raise ServerError(command, error.reason) from _leaf(exc)
         raise
@@ -254,8 +315,8 @@ def _drain(fd: int, tail: StderrTail, limit: int = 16 * STDERR_KEEP_BYTES) -> No
         limit -= len(chunk)
 
 
-async def _read_stdout(stdout, to_session, faults: list[str], raw_pages: list[dict]) -> None:
-    """Turn the server's stdout lines into session messages.
+async def _read_stdout(stdout, to_session, faults: list[str], raw_pages: list[dict], tail=None) -> None:
+    """Turn the server's stdout lines into session messages; at its end, say so in ``tail``.
 
     A line that is not a JSON-RPC message is kept for the error (the first hundred) and
     not passed on. Raw ``tools/list`` results are kept too, in order: the SDK parses
@@ -290,9 +351,11 @@ async def _read_stdout(stdout, to_session, faults: list[str], raw_pages: list[di
                     await to_session.send(SessionMessage(message))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
             pass
+        if tail is not None:  # the output's end (not a cancellation, which skips this)
+            tail.pipes_closed = True
 
 
-async def _write_stdin(stdin, to_server, to_session) -> None:
+async def _write_stdin(stdin, to_server, to_session, tail=None) -> None:
     import anyio
 
     try:
@@ -301,6 +364,8 @@ async def _write_stdin(stdin, to_server, to_session) -> None:
                 data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
                 await stdin.send((data + "\n").encode("utf-8"))
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+        if tail is not None:
+            tail.pipes_closed = True
         await to_session.aclose()  # the server stopped reading: the session sees the end
 
 

@@ -33,6 +33,7 @@ import sys
 from typing import Any, Optional
 
 from ..errors import InputError
+from ..text import printable
 from .json_diff import brief, differences, parse_path
 from .recording import HANDSHAKE, Recording
 from .serving import tool_fault
@@ -250,7 +251,7 @@ def run(cassette: str, run_number: Optional[int] = None, match: str = "args", ig
         recording = load_recording(cassette, run_number)
         host, port = _address(http) if http else (None, None)
     except (MockError, ValueError) as exc:
-        print(f"mcptest serve: error: {exc}", file=sys.stderr)
+        print(printable(f"mcptest serve: error: {exc}"), file=sys.stderr)
         return 2
     except InputError as exc:
         print(exc.render(), file=sys.stderr)
@@ -305,6 +306,7 @@ def _serve_http(server, host: str, port: int) -> int:
     import uvicorn
 
     app = server.streamable_http_app(host=host)
-    print(f"mcptest serve: {server.name} on http://{host}:{port}/mcp", file=sys.stderr, flush=True)
+    # the name is the recorded server's own: escaped
+    print(printable(f"mcptest serve: {server.name} on http://{host}:{port}/mcp"), file=sys.stderr, flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")
     return 0

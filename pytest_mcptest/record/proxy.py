@@ -27,7 +27,10 @@ import sys
 import time
 from typing import Optional
 
+from ..text import printable
+
 SERVER_GONE = -32000  # JSON-RPC implementation-defined server error
+HTTP_TIMEOUT = 60.0  # seconds one request may wait for a Streamable HTTP endpoint (record --timeout)
 
 ENDED_HOST = "host closed the session"
 ENDED_SIGNAL = "interrupted"
@@ -216,8 +219,16 @@ def gone_error(request_id, command: list[str], reason: str = "") -> dict:
     return {"jsonrpc": "2.0", "id": request_id, "error": {"code": SERVER_GONE, "message": message}}
 
 
+def late_error(request_id, command: list[str], method, timeout: float) -> dict:
+    """The answer a host gets to a request the endpoint has not answered in ``timeout`` seconds."""
+    message = (f"mcptest record: the MCP server `{command[0]}` gave no answer within {timeout:g} s to "
+               f"{printable(str(method))} (mcptest record --timeout SECONDS); a later answer is recorded, "
+               "not passed on")
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": SERVER_GONE, "message": message}}
+
+
 async def serve(command: list[str], log: SessionLog, finish, errlog=None, url: str = "", abandon=None,
-                headers: Optional[dict] = None) -> dict:
+                headers: Optional[dict] = None, timeout: float = HTTP_TIMEOUT) -> dict:
     """Proxy one host session between this process's stdio and the Streamable HTTP endpoint
     ``url`` (with ``headers``), through the SDK's transports on both sides (over stdio to a
     server, :func:`.relay.relay` passes the lines themselves).
@@ -229,6 +240,10 @@ async def serve(command: list[str], log: SessionLog, finish, errlog=None, url: s
     during which a host may already be killing this process. Returns
     ``{"gone": bool, "failure": str}``: whether the server went away first, and why it
     could not be started or reached.
+
+    A request the endpoint has not answered within ``timeout`` seconds (one that accepts the
+    connection and never answers) gets an error that says so; its answer, if it comes later,
+    is recorded but not passed on (the host has had one).
 
     When the session ends while the host still holds its end open (a signal), the SDK's
     stdin reader stays blocked in a worker thread that no cancellation reaches; once the
@@ -242,8 +257,9 @@ async def serve(command: list[str], log: SessionLog, finish, errlog=None, url: s
     from ..mcp.client import _leaf
 
     errlog = sys.stderr if errlog is None else errlog
-    # "other": ids of the host's requests other than tools/call still waiting for an answer
-    state = {"gone": False, "failure": "", "server_write": None, "host_closed": False, "other": set()}
+    # "other": ids of the host's requests other than tools/call still waiting for an answer;
+    # "late": ids the host got a timeout error for
+    state = {"gone": False, "failure": "", "server_write": None, "host_closed": False, "other": set(), "late": set()}
     ready, ended, server_done = anyio.Event(), anyio.Event(), anyio.Event()
 
     def transport():
@@ -288,10 +304,26 @@ async def serve(command: list[str], log: SessionLog, finish, errlog=None, url: s
             ready.set()
             server_done.set()
 
-    async def host_to_server(host_read, host_write):
+    async def deadline(request_id, method, host_write):
+        await anyio.sleep(timeout)
+        if request_id not in log.pending and request_id not in state["other"]:
+            return  # answered meanwhile
+        log.unanswered += log.pending.pop(request_id, None) is not None
+        log.listing.pop(request_id, None)
+        state["other"].discard(request_id)
+        state["late"].add(request_id)
+        errlog.write(f"mcptest record: the MCP server `{command[0]}` gave no answer within {timeout:g} s to "
+                     f"{printable(str(method))}; the host got an error instead\n")
+        try:
+            await host_write.send(_typed(late_error(request_id, command, method, timeout)))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass  # the host is gone meanwhile
+
+    async def host_to_server(host_read, host_write, timers):
         async for item in host_read:
             if isinstance(item, Exception):
-                errlog.write(f"mcptest record: the host sent a line that is not JSON-RPC, not forwarded: {item}\n")
+                errlog.write(f"mcptest record: the host sent a line that is not JSON-RPC, not forwarded: "
+                             f"{printable(str(item))}\n")
                 continue
             message = item.message
             log.from_host(message)
@@ -302,6 +334,8 @@ async def serve(command: list[str], log: SessionLog, finish, errlog=None, url: s
             if not state["gone"]:
                 try:
                     await state["server_write"].send(item)
+                    if is_request:
+                        timers.start_soon(deadline, request_id, getattr(message, "method", None), host_write)
                     continue
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     state["gone"] = True
@@ -315,10 +349,14 @@ async def serve(command: list[str], log: SessionLog, finish, errlog=None, url: s
         async for item in server_read:
             if isinstance(item, Exception):
                 errlog.write(f"mcptest record: the server sent a message that is not JSON-RPC, not forwarded: "
-                             f"{item}\n")
+                             f"{printable(str(item))}\n")
                 continue
             log.from_server(item.message)
-            state["other"].discard(getattr(item.message, "id", None))
+            answered = getattr(item.message, "id", None) if getattr(item.message, "method", None) is None else None
+            state["other"].discard(answered)
+            if answered is not None and answered in state["late"]:
+                state["late"].discard(answered)  # the host already had its timeout error
+                continue
             await host_write.send(item)
         if not ended.is_set():  # the server closed its output: it has exited or is about to
             log.ended = "server exited"
@@ -348,7 +386,9 @@ async def serve(command: list[str], log: SessionLog, finish, errlog=None, url: s
 
                 tg.start_soon(watch_signals)
                 await ready.wait()
-                await host_to_server(host_read, host_write)
+                async with anyio.create_task_group() as timers:
+                    await host_to_server(host_read, host_write, timers)
+                    timers.cancel_scope.cancel()  # the session is over: no deadline is left to keep
             finish()
             ended.set()
             watch.cancel()
@@ -375,12 +415,14 @@ def resolve_command(command: list[str]) -> list[str]:
 
 
 def record(command: list[str], out: str, server: Optional[str], append: bool, redactor, errlog=None,
-           url: Optional[str] = None, headers: Optional[dict] = None) -> int:
+           url: Optional[str] = None, headers: Optional[dict] = None, timeout: Optional[float] = None) -> int:
     """Run the proxy for one host session and write its run to ``out``. Returns an exit status:
     0 the host ended the session, 1 the server went away first or the write failed, 2 the
     server could not be started (or, with ``url``, reached): then nothing is written.
 
-    With ``url`` (a Streamable HTTP endpoint, sent ``headers``) ``command`` is ignored."""
+    With ``url`` (a Streamable HTTP endpoint, sent ``headers``) ``command`` is ignored, and a
+    request the endpoint leaves unanswered for ``timeout`` seconds (default
+    :data:`HTTP_TIMEOUT`) is answered with an error."""
     errlog = sys.stderr if errlog is None else errlog
     command = [url] if url is not None else resolve_command(command)
     log = SessionLog(server)
@@ -400,8 +442,7 @@ def record(command: list[str], out: str, server: Optional[str], append: bool, re
             errlog.write(f"mcptest record: the MCP server `{command[0] if url else shlex.join(command)}` "
                          f"{outcome['failure']}\n")
         if status[0] == -1:
-            if not outcome["failure"]:
-                errlog.write(f"mcptest record: {out}: not written, the server never answered\n")
+            errlog.write(f"mcptest record: {out}: not written, the server never answered\n")
             return 2
         return status[0] or (1 if outcome["gone"] else 0)
 
@@ -425,7 +466,8 @@ def record(command: list[str], out: str, server: Optional[str], append: bool, re
             from ..mcp.client import _quiet_sdk_logging
 
             with _quiet_sdk_logging():  # one clear line of ours, not the SDK's tracebacks
-                outcome = anyio.run(serve, command, log, finish, errlog, url, abandon, headers)
+                outcome = anyio.run(serve, command, log, finish, errlog, url, abandon, headers,
+                                    HTTP_TIMEOUT if timeout is None else timeout)
     except KeyboardInterrupt:
         log.ended = ENDED_SIGNAL
     return conclude(outcome)
@@ -479,6 +521,6 @@ def _write(log: SessionLog, command: list[str], out: str, append: bool, redactor
                  + (f", {unanswered} left unanswered (kept, flagged unanswered)" if unanswered else "")
                  + f"; {log.ended}\n")
     for line in changed:
-        errlog.write(f"mcptest record: {line}\n")
+        errlog.write(f"mcptest record: {printable(line)}\n")  # tool names and descriptions: escaped
     errlog.flush()
     return 0

@@ -98,6 +98,10 @@ _NOT_ALWAYS_AFTER = {"min", "max", "length", "count", "policy", "hint", "reset",
                      "mode", "dir", "field", "label", "prompt"}
 
 
+_NOT_PASS = {"first", "second", "third", "last", "next", "one", "two", "single", "multi", "build", "test", "by",
+             "boarding", "bus", "day", "season", "free", "hall", "mountain", "high", "low", "band", "render"}
+
+
 _SCHEMA_KEYS = frozenset({"inputSchema", "outputSchema", "input_schema", "output_schema"})
 
 
@@ -110,6 +114,10 @@ def secret_name(name: str) -> bool:
     words = [w.lower() for w in _WORDS.findall(name)]
     if not words:
         return False
+    # one word that ends in a password (PGPASSWORD, HTPASSWD), read as the password it names
+    words = [("password" if w.endswith(("password", "passwd")) and w not in _ALWAYS else w) for w in words]
+    if words[-1] == "pass" and len(words) > 1 and words[-2] not in _NOT_PASS:  # DB_PASS, SMTP_PASS
+        return True
     joined = "".join(words)
     if joined in ("xapikey", "apikey", "xauthtoken", "setcookie", "sessionid", "pat", "token", "sid"):
         return True

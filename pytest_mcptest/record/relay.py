@@ -25,6 +25,8 @@ import subprocess
 import sys
 import threading
 
+from ..text import exit_words, printable
+
 MAX_LINE = int(float(os.environ.get("MCPTEST_MAX_LINE_MB", "64")) * (1 << 20))
 SHUTDOWN_SECONDS = 2.0
 CHUNK = 1 << 16
@@ -44,6 +46,8 @@ def lines(fd: int, limit: int):
         except OSError:
             chunk = b""
         if not chunk:
+            if len(pending) > limit:  # a last line with no newline is held to the cap too
+                raise LineTooLong
             if pending:
                 yield bytes(pending)
             return
@@ -62,11 +66,17 @@ def lines(fd: int, limit: int):
 
 
 def _decode(line: bytes):
+    """The JSON object on ``line``, or None: not JSON, not an object, or holding ``NaN`` or
+    ``Infinity`` (which Python's json reads, JSON has not, and a cassette could not hold)."""
     try:
-        message = json.loads(line)
+        message = json.loads(line, parse_constant=_no_constant)
     except ValueError:
         return None
     return message if isinstance(message, dict) else None
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def relay(command: list[str], log, finish, errlog, gone_error, max_line: int = MAX_LINE) -> dict:
@@ -113,7 +123,7 @@ def relay(command: list[str], log, finish, errlog, gone_error, max_line: int = M
             for line in lines(process.stdout.fileno(), max_line):
                 message = _decode(line)
                 if message is None or message.get("jsonrpc") != "2.0":
-                    shown = line[:200].decode("utf-8", "replace").strip()
+                    shown = printable(line[:200].decode("utf-8", "replace").strip())
                     errlog.write(f"mcptest record: the server sent a line that is not JSON-RPC, not forwarded: "
                                  f"{shown}\n")
                     errlog.flush()
@@ -129,10 +139,20 @@ def relay(command: list[str], log, finish, errlog, gone_error, max_line: int = M
             errlog.write(f"mcptest record: the MCP server {state['failure']}\n")
             errlog.flush()
             _stop(process)
+        exited = ""
+        if not state["failure"] and not state["over"]:  # its output ended: say how it exited, once it has
+            try:
+                exited = exit_words(process.wait(SHUTDOWN_SECONDS))
+            except subprocess.TimeoutExpired:
+                pass
         with lock:
             if state["over"]:
                 return  # the host ended the session and the server went with it
-            log.ended = "server sent a line too long" if state["failure"] else "server exited"
+            if state["failure"]:
+                log.ended = "server sent a line too long"
+            else:
+                state["failure"] = exited  # "exited with code 3": the host's errors and the last line say so
+                log.ended = f"server {exited or 'exited'}"
             state["gone"] = True
             answer_pending()
 
@@ -152,7 +172,7 @@ def relay(command: list[str], log, finish, errlog, gone_error, max_line: int = M
         message = _decode(line)
         if message is None:
             errlog.write("mcptest record: the host sent a line that is not JSON-RPC, not forwarded: "
-                         f"{line[:200].decode('utf-8', 'replace').strip()}\n")
+                         f"{printable(line[:200].decode('utf-8', 'replace').strip())}\n")
             to_host(b'{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": '
                     b'"Parse error: the line is not a JSON object"}}\n')
             return

@@ -17,7 +17,6 @@ one.
 
 from __future__ import annotations
 
-import os
 import shlex
 import sys
 from typing import Any, Optional
@@ -32,7 +31,12 @@ NOT_RECORDED = -32601
 
 
 class ServerUnavailable(Exception):
-    """The server could not be started or reached (exit 2)."""
+    """The server could not be started or reached, or exited at once (exit 2). ``started``:
+    whether it did start (its message then says what it did: exited with code N, ...)."""
+
+    def __init__(self, message: str, started: bool = False):
+        super().__init__(message)
+        self.started = started
 
 
 @attrs.frozen
@@ -125,7 +129,15 @@ async def replay(recording: Recording, open_transport, timeout: float) -> tuple[
     def wire(raw: dict):
         return SessionMessage(types.jsonrpc_message_adapter.validate_python(raw))
 
+    closed = anyio.Event()  # the server's output ended: no answer is coming
+
     async def read_side(read, write):
+        await read_answers(read, write)
+        closed.set()
+        for event in waiting.values():
+            event.set()
+
+    async def read_answers(read, write):
         async for item in read:
             if isinstance(item, Exception):
                 continue
@@ -163,13 +175,16 @@ async def replay(recording: Recording, open_transport, timeout: float) -> tuple[
                 try:
                     await write.send(wire(message))
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    ended = "the server closed its input before the session ended"
+                    ended = "closed its input before the session ended"
                     break
                 if event is not None:
                     with anyio.move_on_after(timeout) as scope:
                         await event.wait()
                     if scope.cancelled_caught:
-                        ended = f"no answer within {timeout:g} s to {message.get('method')}"
+                        ended = f"gave no answer within {timeout:g} s to {message.get('method')}"
+                        break
+                    if closed.is_set() and _key(request_id) not in {_key(a.get("id")) for a in answers.values()}:
+                        ended = f"closed its output before answering {message.get('method')}"
                         break
             tg.cancel_scope.cancel()
     return answers, session, ended
@@ -179,46 +194,61 @@ def _key(request_id: Any) -> Any:
     return ("s", request_id) if isinstance(request_id, str) else ("n", request_id)
 
 
-def transport(command: list[str], url: Optional[str], headers: dict, errlog, env: Optional[dict] = None,
+def transport(command: list[str], url: Optional[str], headers: dict, tail, env: Optional[dict] = None,
               cwd: Optional[str] = None):
-    """The SDK's client transport to the server under test."""
+    """The client transport to the server under test: the SDK's Streamable HTTP client, or a
+    stdio server started as the catalog client starts one (:func:`..mcp.client.open_streams`:
+    its own process group, its stderr and exit status kept in ``tail``)."""
     if url is not None:
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
         return lambda: streamable_http_client(url, http_client=create_mcp_http_client(headers=headers or None))
-    from mcp.client.stdio import StdioServerParameters, stdio_client
+    from ..mcp.client import open_streams
 
-    params = StdioServerParameters(command=command[0], args=command[1:], env={**os.environ, **(env or {})}, cwd=cwd)
-    return lambda: stdio_client(params, errlog=errlog)
+    return lambda: open_streams(command, env, cwd, tail, [], [])
 
 
 def verify(recording: Recording, command: list[str], url: Optional[str] = None, headers: Optional[dict] = None,
            ignore: tuple = (), timeout: float = 30.0, env: Optional[dict] = None,
            cwd: Optional[str] = None) -> Outcome:
-    """Replay ``recording`` against the server; ServerUnavailable when it cannot be had."""
-    import tempfile
-
+    """Replay ``recording`` against the server; ServerUnavailable when it cannot be had. A
+    server that exited is said to have exited, with its status and the end of its stderr."""
     import anyio
 
-    from ..mcp.client import _leaf, _quiet_sdk_logging
+    from ..mcp.client import StderrTail, _leaf, _quiet_sdk_logging
 
     patterns = [parse_path(p) for p in ignore]
-    with tempfile.TemporaryFile() as errlog, _quiet_sdk_logging():
+    tail = StderrTail()
+    with _quiet_sdk_logging():
         try:
-            answers, session, ended = anyio.run(replay, recording, transport(command, url, headers or {}, errlog, env, cwd),
-                                                timeout)
+            connect = transport(command, url, headers or {}, tail, env, cwd)
+            answers, session, ended = anyio.run(replay, recording, connect, timeout)
         except Exception as exc:  # noqa: BLE001 - start-up or transport failure: say it once
             leaf = _leaf(exc)
-            errlog.seek(0)
-            tail = errlog.read()[-800:].decode("utf-8", "replace").strip()
             reason = getattr(leaf, "strerror", None) or f"{type(leaf).__name__}: {leaf}"
-            raise ServerUnavailable(reason + (f"\n  its stderr ended with:\n    {tail}" if tail else "")) from None
+            raise ServerUnavailable(_with_stderr(reason, tail)) from None
+    if tail.exit_text() and ended:
+        ended = _exited(tail.exit_text(), ended)
     if not any(entry["from"] == "server" for entry in session):
-        raise ServerUnavailable(ended or "it never answered")
-    changes = compare(recording, answers, patterns, ended)
+        raise ServerUnavailable(_with_stderr(ended or "never answered", tail), started=True)
+    changes = compare(recording, answers, patterns, f"the server {ended}" if ended else "")
     compared = sum(1 for e in recording.exchanges if e.method not in HANDSHAKE and e.answer is not None)
     return Outcome(compared, tuple(changes), tuple(session))
+
+
+def _exited(exited: str, ended: str) -> str:
+    """``exited with code 3 before answering initialize``, from why the session ended early."""
+    if ended.startswith("closed its output "):
+        return f"{exited} {ended[len('closed its output '):]}"
+    if ended.startswith("gave no answer"):  # a process it started kept its output open
+        return f"{exited} at start-up and {ended} (a process it started kept its output open)"
+    return f"{exited}; it {ended}"
+
+
+def _with_stderr(reason: str, tail) -> str:
+    text = tail.text().strip()
+    return reason + ("\n  its stderr ended with:\n    " + text.replace("\n", "\n    ") if text else "")
 
 
 def change_lines(outcome: Outcome) -> list[str]:
@@ -293,6 +323,7 @@ def main(args) -> int:
     except OSError as exc:
         print(f"mcptest verify: {args.cassette}: cannot read: {exc.strerror or exc}", file=sys.stderr)
         return 2
+    from ..text import printable
     from .proxy import resolve_command
 
     shown = args.http or shlex.join(command)
@@ -300,8 +331,8 @@ def main(args) -> int:
     try:
         outcome = verify(recording, command, args.http, headers, tuple(args.ignore or ()), args.timeout)
     except ServerUnavailable as exc:
-        verb = "could not be reached" if args.http else "could not be started"
-        print(f"mcptest verify: the MCP server `{shown}` {verb}: {exc}", file=sys.stderr)
+        verb = "" if exc.started else "could not be reached: " if args.http else "could not be started: "
+        print(printable(f"mcptest verify: the MCP server `{shown}` {verb}{exc}"), file=sys.stderr)
         return 2
     where = f"{args.cassette} run {recording.run}"
     if outcome.ok:
@@ -309,7 +340,7 @@ def main(args) -> int:
     else:
         print(f"mcptest verify: {where}: {len(outcome.changes)} of {outcome.compared} recorded answer(s) differ "
               f"from `{shown}`")
-        print("\n".join(change_lines(outcome)))
+        print(printable("\n".join(change_lines(outcome))))  # what the server and the recording said: escaped
     if args.update:
         try:
             number = update(args.cassette, recording, outcome, str(recording.server_info.get("name") or shown),

@@ -38,3 +38,96 @@ def test_a_tool_quality_item_on_an_empty_catalog_says_the_same(pytester):
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*c.json: the catalog holds no tools; there is nothing to judge*"])
+
+
+# -- a server that exits at once says so, with its status and its stderr (item 28) ----------------
+
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+import anyio  # noqa: E402
+import pytest  # noqa: E402
+
+EXITS = [sys.executable, "-c", "import sys; sys.stderr.write('cat: /data/x: No such file or directory\\n'); "
+                               "sys.exit(3)"]
+LEAVES_A_CHILD = ["sh", "-c", "sleep 30 & echo 'sh: 1: node: not found' >&2; exit 127"]
+INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+
+
+def test_the_catalog_client_says_the_server_exited_with_its_code_and_stderr():
+    from pytest_mcptest.mcp.client import ServerError, list_tools
+
+    with pytest.raises(ServerError) as caught:
+        list_tools(EXITS, timeout=60)
+    assert caught.value.reason == "the server exited with code 3 before answering initialize and tools/list"
+    assert "--- server stderr (tail) ---\ncat: /data/x: No such file or directory" in str(caught.value)
+    assert "no complete answer" not in str(caught.value)
+
+
+def test_a_server_whose_child_keeps_its_output_open_is_said_to_have_exited():
+    from pytest_mcptest.mcp.client import ServerError, list_tools
+
+    with pytest.raises(ServerError) as caught:
+        list_tools(LEAVES_A_CHILD, timeout=20)  # ended by the exit, or at worst by the timeout: no wait in between
+    assert caught.value.reason.startswith("the server exited with code 127 "), caught.value.reason
+    assert "sh: 1: node: not found" in str(caught.value)
+
+
+def test_the_live_runners_servers_say_the_same():
+    from pytest_mcptest.live.provider import LiveError
+    from pytest_mcptest.live.servers import ServerSpec, open_servers
+
+    async def start():
+        async with open_servers([ServerSpec("files", tuple(EXITS), timeout=60)]):
+            pass
+
+    from pytest_mcptest.mcp.client import _leaf
+
+    with pytest.raises(BaseException) as caught:  # in a task group's exception group, as the runner finds it
+        anyio.run(start)
+    assert isinstance(_leaf(caught.value), LiveError)
+    text = str(_leaf(caught.value))
+    assert "server 'files': MCP server" in text and "the server exited with code 3 before answering" in text
+    assert "cat: /data/x: No such file or directory" in text
+
+
+def test_doctor_on_a_suites_server_that_exits_at_once(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.mcptest.yml").write_text(f"servers:\n  files:\n    command: {json.dumps(EXITS)}\n")
+    assert main(["doctor", "--config", "s.mcptest.yml", "--server", "files"]) == 2
+    err = capsys.readouterr().err
+    assert "exited with code 3 before answering initialize and tools/list" in err
+    assert "cat: /data/x: No such file or directory" in err
+
+
+def _recording(path):
+    path.write_text(json.dumps({"mcptest_cassette": 1, "runs": [{"tool_calls": [], "messages": [
+        {"from": "host", "message": INIT},
+        {"from": "server", "message": {"jsonrpc": "2.0", "id": 0, "result": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}}},
+        {"from": "host", "message": {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}},
+        {"from": "server", "message": {"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}}]}]}))
+
+
+def test_verify_says_the_server_exited_with_its_code_and_stderr(tmp_path, capsys):
+    _recording(tmp_path / "c.json")
+    assert main(["verify", str(tmp_path / "c.json"), "--timeout", "60", "--", *EXITS]) == 2
+    err = capsys.readouterr().err
+    assert "` exited with code 3 before answering initialize" in err and "could not be started" not in err
+    assert "its stderr ended with:\n    cat: /data/x: No such file or directory" in err
+
+
+def test_record_tells_the_host_and_the_user_the_servers_exit_code(tmp_path):
+    out = tmp_path / "c.json"
+    proc = subprocess.Popen([sys.executable, "-m", "pytest_mcptest.cli", "record", "--out", str(out), "--", *EXITS],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # the request goes in before the server is gone or after: either way its answer says how it ended
+    proc.stdin.write(json.dumps(INIT).encode() + b"\n")
+    proc.stdin.flush()
+    answer = json.loads(proc.stdout.readline())
+    proc.stdin.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 2 and "error" in answer and not out.exists()
+    assert "` exited with code 3\n" in err and "cat: /data/x: No such file or directory" in err

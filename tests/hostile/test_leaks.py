@@ -28,6 +28,19 @@ def test_secret_key_names_are_known(name):
     assert Redactor().value({name: "s3cr3t-value"}) == {name: REDACTED}
 
 
+@pytest.mark.parametrize("name", ["PGPASSWORD", "HTPASSWD", "DB_PASS", "SMTP_PASS", "dbPassword"])
+def test_passwords_in_one_word_or_as_pass_are_known(name):
+    """Found by hand in the audit: PGPASSWORD (libpq's own variable) and DB_PASS were not secrets."""
+    assert secret_name(name)
+    assert redactor(environ={name: "s3cr3t-pw!"}).text("login with s3cr3t-pw!") == f"login with {REDACTED}"
+
+
+@pytest.mark.parametrize("name", ["FIRST_PASS", "boarding_pass", "BYPASS_CACHE", "compass", "passport_number",
+                                  "PGPASSWORD_FILE", "password_min_length"])
+def test_words_that_only_contain_pass_are_not_secrets(name):
+    assert not secret_name(name)
+
+
 def test_nested_and_numeric_secret_values_are_redacted():
     out = Redactor().value({"password": {"value": "hunter22"}, "api_key": 123456789012, "ok": True})
     assert out == {"password": {"value": REDACTED}, "api_key": REDACTED, "ok": True}

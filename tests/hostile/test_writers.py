@@ -238,3 +238,20 @@ def test_a_report_that_cannot_be_written_at_the_end_fails_the_session_cleanly(py
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stderr.fnmatch_lines(["mcptest: --mcptest-report */r.json: not written: No space left on device"])
     assert "Traceback" not in "\n".join(result.outlines + result.errlines)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc")
+def test_report_html_markdown_and_init_to_a_folder_that_takes_no_file_exit_2_without_a_traceback(tmp_path, capsys):
+    """Found by hand in the audit: /proc passes every check (root may write there) and the
+    temporary file cannot be made; the commands raised FileNotFoundError."""
+    from pytest_mcptest.cli import main
+
+    report = tmp_path / "r.json"
+    report.write_text(json.dumps({"mcptest_report": 1, "items": []}))
+    cassette = tmp_path / "c.json"
+    write_cassette(str(cassette), {"mcptest_cassette": 1, "runs": [RUN]})
+    assert main(["report", str(report), "--html", "/proc/mcptest-report.html"]) == 2
+    assert main(["report", str(report), "--markdown", "/proc/mcptest-report.md"]) == 2
+    assert main(["init", str(cassette), "-o", "/proc/mcptest-suite.yml"]) == 2
+    err = capsys.readouterr().err
+    assert err.count(": cannot write: ") == 3 and "Traceback" not in err
