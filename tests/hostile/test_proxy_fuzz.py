@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis_budget import budget
 
 from pytest_mcptest.cassette import load_cassette
 from pytest_mcptest.record import store
@@ -35,7 +36,7 @@ server_messages = st.fixed_dictionaries({"jsonrpc": st.just("2.0")}, optional={
 traffic = st.lists(st.tuples(st.booleans(), st.one_of(host_messages, server_messages)), max_size=25)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=budget(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(traffic)
 def test_any_traffic_is_logged_without_raising_and_writes_a_cassette_that_reads_back(tmp_path_factory, messages):
     log = SessionLog()
