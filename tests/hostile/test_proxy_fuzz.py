@@ -44,8 +44,8 @@ def test_any_traffic_is_logged_without_raising_and_writes_a_cassette_that_reads_
         (log.from_host if from_host else log.from_server)(message)
     command = ["server"]
     run = log.run(command)
-    assert [m["message"] for m in run["messages"]] == [m for _, m in messages]
-    assert all(isinstance(c["name"], str) and c["name"] for c in run["tool_calls"])
+    assert [m.message for m in run.messages] == [m for _, m in messages]
+    assert all(isinstance(c.name, str) and c.name for c in run.tool_calls)
     path = str(tmp_path_factory.mktemp("fuzz") / "c.json")
     store.save(path, [run], log.catalog(command), {"recorder": "fuzz"}, store.NEW, redactor(()))
     assert len(load_cassette(path, path, keep=False).runs) == 1

@@ -249,7 +249,7 @@ def test_report_html_markdown_and_init_to_a_folder_that_takes_no_file_exit_2_wit
     report = tmp_path / "r.json"
     report.write_text(json.dumps({"mcptest_report": 1, "items": []}))
     cassette = tmp_path / "c.json"
-    write_cassette(str(cassette), {"mcptest_cassette": 1, "runs": [RUN]})
+    cassette.write_text(json.dumps({"mcptest_cassette": 1, "runs": [RUN]}))
     assert main(["report", str(report), "--html", "/proc/mcptest-report.html"]) == 2
     assert main(["report", str(report), "--markdown", "/proc/mcptest-report.md"]) == 2
     assert main(["init", str(cassette), "-o", "/proc/mcptest-suite.yml"]) == 2
