@@ -408,11 +408,16 @@ _CALL_KEYS = ("name", "server", "args", "error", "result", "rpc_error", "unanswe
               "args_invalid_json", "id", "error_message")
 
 
+_FLAGS = frozenset({"unanswered", "args_invalid_json"})  # left out when false; ``error`` is always written
+
+
 def _call_json(call: ToolCall) -> dict:
+    """A call as written: what is absent (None) and the flags that are off are left out; a
+    value that is ``false`` (arguments, a result) is a value, and kept."""
     out = {}
     for key in _CALL_KEYS:
         value = getattr(call, key)
-        if value is not None and (value is not False or key == "error"):
+        if value is not None and (value is not False or key not in _FLAGS):
             out[key] = value
     return out
 

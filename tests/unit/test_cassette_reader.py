@@ -269,3 +269,14 @@ def test_a_mapped_file_is_proven_utf8_across_its_chunks():
         parse_cassette("c.json", mapped(cut))
     with pytest.raises(InputError, match="not UTF-8 text"):
         parse_cassette("c.json", mapped(whole[:-3] + b"\xc3"))  # ends inside a sequence
+
+
+def test_false_arguments_and_results_are_values_and_are_written():
+    """Only the flags that are off are left out: arguments or a result that are ``false`` (a
+    tool may answer a bare boolean) are written and read back as they were."""
+    from pytest_mcptest.cassette import Cassette, dump_cassette, parse_cassette
+    from pytest_mcptest.engine.trace import Run, ToolCall
+
+    text = dump_cassette(Cassette(runs=(Run(tool_calls=(ToolCall(name="t", args=False, result=False),)),)))
+    (call,) = parse_cassette("c.json", text).runs[0].tool_calls
+    assert call.args is False and call.result is False and '"args_invalid_json"' not in text
