@@ -124,7 +124,9 @@ def test_results_fill_templates_and_schemas_are_inferred_from_the_arguments_read
     path = tmp_path / "w.mcptest.yml"
     path.write_text(WORLD, encoding="utf-8")
     block = load_suite(str(path)).blocks[0]
-    tools = {t.name: t for t in block.tools}
+    from pytest_mcptest.gates.scenario import world_tools
+
+    tools = {t.name: t for t in world_tools(block)}
     assert tools["place"].inferred and not tools["cancel"].inferred
     assert tools["place"].input_schema == {
         "type": "object", "required": ["order", "qty"],

@@ -57,8 +57,10 @@ class ScenarioBlock(Block):
     models: dict = attrs.field(factory=dict, eq=False)
     claims: Optional[claims_gate.ClaimsSpec] = None  # what the final answer says, against the calls
     matrix: Optional[str] = None  # the scenario's name as written, when `model:` lists several (gates/matrix.py)
-    # The world served as an MCP server (``mcptest serve SUITE::SCENARIO``): its catalog.
-    tools: tuple = attrs.field(default=(), eq=False)
+    # The world served as an MCP server (``mcptest serve SUITE::SCENARIO``): what ``tools:`` and
+    # the transitions declare of its tools (checked when built); the catalog itself is worked
+    # out only when the world is served, so a replayed item does not carry (and unpickle) it.
+    declared_tools: Optional[dict] = attrs.field(default=None, eq=False)
     # Judge the item by how often its runs pass (``gates/stability.py``), not "every run must pass".
     stability: Optional[stability.StabilityGate] = None
 
@@ -172,7 +174,7 @@ def _build(doc: Doc, parts, raw: dict) -> ScenarioBlock:
         expect_state=expect_state,
         rubric=plain(raw.get("rubric")),
     )
-    tools = _world_tools(doc, parts, raw, world)
+    declared_tools = _world_tools(doc, parts, raw, world)
     servers = tuple(raw.get("servers") or ())
     if raw.get("world") and WORLD not in servers:
         servers += (WORLD,)
@@ -183,7 +185,8 @@ def _build(doc: Doc, parts, raw: dict) -> ScenarioBlock:
                          judge=plain((raw.get("config") or {}).get("judge") or {}),
                          server_entries={**entries, **own}, models=plain(doc.root.get("models") or {}),
                          claims=claims_gate.build(doc, parts + ["claims"], raw.get("claims")),
-                         tools=tools, stability=stability.build(doc, parts, raw), **common(doc, parts, raw, KIND))
+                         declared_tools=declared_tools or None, stability=stability.build(doc, parts, raw),
+                         **common(doc, parts, raw, KIND))
 
 
 WORLD = "world"  # in a scenario's servers: (or world: true), the scenario's own world, served
@@ -209,9 +212,17 @@ def _own_world(doc: Doc, parts, raw: dict, servers: tuple) -> dict:
     return {WORLD: world_command(os.path.abspath(doc.path), raw["name"])}
 
 
-def _world_tools(doc: Doc, parts, raw: dict, world: WorldSpec) -> tuple:
-    """The world's catalog, checked now so a bad ``result:`` template or a schema that
-    cannot be inferred is a collection error at its line, not a failure while serving."""
+def world_tools(block: ScenarioBlock) -> tuple:
+    """The catalog of the block's world, as ``mcptest serve`` lists it."""
+    from ..engine.world_tools import world_catalog
+
+    return world_catalog(block.world, block.declared_tools or {}, block.name)
+
+
+def _world_tools(doc: Doc, parts, raw: dict, world: WorldSpec) -> dict:
+    """What the suite declares of the world's tools, once the catalog made from it is checked:
+    a bad ``result:`` template or a schema that cannot be inferred is a collection error at
+    its line, not a failure while serving."""
     from ..engine.world_tools import argument_paths, state_path_problem, templates, world_catalog
 
     for i, t in enumerate(raw.get("transitions") or ()):
@@ -243,7 +254,7 @@ def _world_tools(doc: Doc, parts, raw: dict, world: WorldSpec) -> tuple:
                 raise doc.error(parts + ["tools", tool.name, "input_schema"], f"tool {tool.name!r}: its transitions "
                                 f"read the argument {path[0]!r}, which its input_schema does not declare "
                                 f"(properties: {', '.join(sorted(known)) or 'none'})")
-    return tools
+    return declared
 
 
 # --------------------------------------------------------------------------- judging

@@ -23,6 +23,7 @@ import time
 from typing import Any, Optional
 
 from ..errors import InputError
+from ..gates.scenario import world_tools
 from .serving import tool_fault
 
 SERVER_NAME = "world"  # the server's name in the handshake and in a recorded cassette
@@ -91,7 +92,7 @@ class Sessions:
         meta = {"recorder": "mcptest serve", "scenario": self.block.name, "recorded_at": store.utc_now()}
         runs = [Run(tool_calls=tuple(calls), meta={"recorder": "mcptest serve", "server": SERVER_NAME})
                 for calls in self.runs.values() if calls]
-        catalog = {SERVER_NAME: {"tools": [t.to_dict() for t in self.block.tools]}}
+        catalog = {SERVER_NAME: {"tools": [t.to_dict() for t in world_tools(self.block)]}}
         store.save(self.record, runs, catalog, meta, store.NEW, redactor(()))
 
 
@@ -111,7 +112,7 @@ def build_server(block, fault=None, record: Optional[str] = None):
     from ..engine.world_tools import answer
 
     sessions = Sessions(block, record)
-    tools = [t.to_dict() for t in block.tools]
+    tools = [t.to_dict() for t in world_tools(block)]
 
     async def on_list_tools(ctx, params) -> dict:
         return {"tools": tools}
@@ -154,7 +155,7 @@ def run(target: str, http: Optional[str] = None, fault_spec: str = "none", recor
     if record and not os.path.isdir(os.path.dirname(os.path.abspath(record))):
         print(f"mcptest serve: --record {record}: its folder does not exist", file=sys.stderr)
         return 2
-    inferred = [t.name for t in block.tools if t.inferred]
+    inferred = [t.name for t in world_tools(block) if t.inferred]
     if inferred:
         print(f"mcptest serve: {block.name!r}: input schema inferred from the arguments its transitions read "
               f"(no tools: entry) for {', '.join(inferred)}", file=sys.stderr, flush=True)
