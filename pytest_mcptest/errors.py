@@ -67,6 +67,18 @@ class InputError(Exception):
         return self.render()
 
 
+def start_failure(command: str, path: str, exc: Exception) -> str:
+    """The one line (or the rendered file error) a command prints when its input is bad before
+    it starts: a file's own error at its line, a file that cannot be read, or a usage problem."""
+    if isinstance(exc, InputError):
+        return exc.render()
+    if isinstance(exc, OSError):
+        return f"{command}: {path}: cannot read: {exc.strerror or exc}"
+    from .text import printable
+
+    return printable(f"{command}: error: {exc}")
+
+
 def number_problem(exc: ValueError) -> str:
     """What is wrong with a number Python would not read, in a user's words: Python's own
     message for a long integer tells the reader to call ``sys.set_int_max_str_digits()``."""

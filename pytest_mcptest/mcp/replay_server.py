@@ -32,7 +32,7 @@ import json
 import sys
 from typing import Any, Optional
 
-from ..errors import InputError
+from ..errors import InputError, start_failure
 from ..text import printable
 from .json_diff import brief, differences, parse_path
 from .recording import HANDSHAKE, Recording
@@ -250,14 +250,8 @@ def run(cassette: str, run_number: Optional[int] = None, match: str = "args", ig
             parse_path(path)
         recording = load_recording(cassette, run_number)
         host, port = _address(http) if http else (None, None)
-    except (MockError, ValueError) as exc:
-        print(printable(f"mcptest serve: error: {exc}"), file=sys.stderr)
-        return 2
-    except InputError as exc:
-        print(exc.render(), file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"mcptest serve: {cassette}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+    except (MockError, ValueError, InputError, OSError) as exc:
+        print(start_failure("mcptest serve", cassette, exc), file=sys.stderr)
         return 2
     return serve_until_closed(build_server(recording, match, ignore_args, fault), host, port)
 

@@ -22,7 +22,7 @@ import sys
 import time
 from typing import Any, Optional
 
-from ..errors import InputError
+from ..errors import InputError, start_failure
 from ..gates.scenario import world_tools
 from .serving import tool_fault
 
@@ -143,14 +143,8 @@ def run(target: str, http: Optional[str] = None, fault_spec: str = "none", recor
         fault = parse_fault(fault_spec)
         host, port = _address(http) if http else (None, None)
         block = find_scenario(target)
-    except (MockError, ValueError, WorldError) as exc:
-        print(f"mcptest serve: error: {exc}", file=sys.stderr)
-        return 2
-    except InputError as exc:
-        print(exc.render(), file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"mcptest serve: {target}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+    except (MockError, ValueError, WorldError, InputError, OSError) as exc:
+        print(start_failure("mcptest serve", target, exc), file=sys.stderr)
         return 2
     if record and not os.path.isdir(os.path.dirname(os.path.abspath(record))):
         print(f"mcptest serve: --record {record}: its folder does not exist", file=sys.stderr)

@@ -23,7 +23,7 @@ from typing import Any, Optional
 
 import attrs
 
-from ..errors import InputError
+from ..errors import InputError, start_failure
 from ..mcp.json_diff import brief, differences, parse_path
 from ..mcp.recording import HANDSHAKE, Recording, load_recording
 
@@ -314,14 +314,8 @@ def main(args) -> int:
         for path in args.ignore or ():
             parse_path(path)
         recording = load_recording(args.cassette, args.run)
-    except ValueError as exc:
-        print(f"mcptest verify: error: {exc}", file=sys.stderr)
-        return 2
-    except InputError as exc:
-        print(exc.render(), file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"mcptest verify: {args.cassette}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+    except (ValueError, InputError, OSError) as exc:
+        print(start_failure("mcptest verify", args.cassette, exc), file=sys.stderr)
         return 2
     from ..text import printable
     from .proxy import resolve_command
