@@ -284,6 +284,18 @@ OPENAI_KEY = "sk-openai-test-7f3a9c2e41d8b605"
 ANTHROPIC_KEY = "sk-ant-test-0b8e5d1f93c7a426"
 MODELS = {"openai": "openai:gpt-4o-mini", "anthropic": "anthropic:claude-haiku-4-5"}
 
+# One agent of the weather shop, recorded live from the fake: the hostile tests' common suite.
+WEATHER_AGENT = """\
+servers:
+  shop: {command: ["mcptest", "mock", "--tools-from", "shop.yml"]}
+agents:
+  - name: weather
+    model: openai:gpt-4o-mini
+    prompt: What is the weather?
+    servers: [shop]
+    cassette: weather.json
+"""
+
 MANIFEST = """\
 mock_server:
   name: shop

@@ -10,18 +10,9 @@ import subprocess
 import sys
 import time
 
-from live_fake import MANIFEST, OPENAI_KEY, FakeProvider, reply
+from live_fake import FakeProvider, MANIFEST, OPENAI_KEY, WEATHER_AGENT, reply
 
-SUITE = """\
-servers:
-  shop: {command: ["mcptest", "mock", "--tools-from", "shop.yml"]}
-agents:
-  - name: weather
-    model: openai:gpt-4o-mini
-    prompt: What is the weather?
-    servers: [shop]
-    cassette: weather.json
-"""
+SUITE = WEATHER_AGENT
 
 
 def test_ctrl_c_interrupts_a_live_recording_at_once(tmp_path):

@@ -5,19 +5,10 @@ from __future__ import annotations
 
 import json
 
-from live_fake import MANIFEST, FakeProvider, live_env, reply  # noqa: F401 - fixtures
+from live_fake import FakeProvider, MANIFEST, WEATHER_AGENT, live_env, reply  # noqa: F401 - fixtures
 from pytest_mcptest.live.runner import MAX_CALLS_PER_REPLY, MAX_REPLY_CHARS
 
-SUITE = """\
-servers:
-  shop: {command: ["mcptest", "mock", "--tools-from", "shop.yml"]}
-agents:
-  - name: weather
-    model: openai:gpt-4o-mini
-    prompt: What is the weather?
-    servers: [shop]
-    cassette: weather.json
-"""
+SUITE = WEATHER_AGENT
 
 
 def test_a_reply_with_5000_calls_and_huge_text_is_bounded(pytester, live_env):  # noqa: F811

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from live_fake import MANIFEST, FakeProvider, live_env, reply  # noqa: F401 - fixtures
+from live_fake import MANIFEST, WEATHER_AGENT, FakeProvider, live_env, reply  # noqa: F401 - fixtures
 from pytest_mcptest.cli import main
 
 OK = '{"mcptest_cassette": 1, "runs": [{"tool_calls": [{"name": "ping"}]}]}'
@@ -24,15 +24,7 @@ def test_a_green_run_with_the_users_report_exits_0(pytester, monkeypatch):
 
 def test_a_dry_run_lists_a_distractors_item_as_skipped(pytester, monkeypatch, capsys, live_env):  # noqa: F811
     (pytester.path / "shop.yml").write_text(MANIFEST)
-    pytester.makefile(".mcptest.yml", s="""\
-servers:
-  shop: {command: ["mcptest", "mock", "--tools-from", "shop.yml"]}
-agents:
-  - name: weather
-    model: openai:gpt-4o-mini
-    prompt: What is the weather?
-    servers: [shop]
-    cassette: weather.json
+    pytester.makefile(".mcptest.yml", s=WEATHER_AGENT + """\
     distractors:
       count: 2
       source: {from: near_duplicate, of: [get_weather]}
