@@ -40,6 +40,17 @@ scenarios:
 """
 
 
+# The widget world with results, as a scenario serves it (its seed and transitions, to go
+# under a scenario's name and keys).
+SERVED_WIDGETS = """\
+    seed: {inventory: {widgets: 3}, shelf_full: false}
+    transitions:
+      - {tool: add_widget, effect: {inventory.widgets: {inc: 1}}, result: {from_state: inventory}}
+      - {tool: mark_full, effect: {shelf_full: true}}
+      - {tool: check_stock, result: {widgets: {from_state: inventory.widgets}, full: {from_state: shelf_full}}}
+"""
+
+
 def cassette(*names, **extra) -> str:
     """A one-run cassette v1 calling ``names`` in order."""
     calls = [{"name": n, "args": {}} for n in names]

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import budget
+from suites import SERVED_WIDGETS
 
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.suite.build import load_suite
@@ -22,11 +23,7 @@ scenarios:
   - name: restock
     cassette: episodes.json
     runs: 3
-    seed: {inventory: {widgets: 3}, shelf_full: false}
-    transitions:
-      - {tool: add_widget, effect: {inventory.widgets: {inc: 1}}, result: {from_state: inventory}}
-      - {tool: mark_full, effect: {shelf_full: true}}
-      - {tool: check_stock, result: {widgets: {from_state: inventory.widgets}, full: {from_state: shelf_full}}}
+""" + SERVED_WIDGETS + """\
     expect_state: {inventory.widgets: 5, shelf_full: true}
     stability:
       expect:
@@ -97,11 +94,7 @@ scenarios:
     world: true
     runs: 3
     cassette: live-episodes.json
-    seed: {inventory: {widgets: 3}, shelf_full: false}
-    transitions:
-      - {tool: add_widget, effect: {inventory.widgets: {inc: 1}}, result: {from_state: inventory}}
-      - {tool: mark_full, effect: {shelf_full: true}}
-      - {tool: check_stock, result: {widgets: {from_state: inventory.widgets}, full: {from_state: shelf_full}}}
+""" + SERVED_WIDGETS + """\
     expect_state: {inventory.widgets: 5, shelf_full: true}
     stability:
       expect:

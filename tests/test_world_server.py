@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import budget
+from suites import SERVED_WIDGETS
 
 from pytest_mcptest.cassette import load_cassette
 from pytest_mcptest.engine.world import replay_world
@@ -185,11 +186,7 @@ scenarios:
     world: true
     runs: 2
     cassette: live-world.json
-    seed: {inventory: {widgets: 3}, shelf_full: false}
-    transitions:
-      - {tool: add_widget, effect: {inventory.widgets: {inc: 1}}, result: {from_state: inventory}}
-      - {tool: mark_full, effect: {shelf_full: true}}
-      - {tool: check_stock, result: {widgets: {from_state: inventory.widgets}, full: {from_state: shelf_full}}}
+""" + SERVED_WIDGETS + """\
     forbidden: [{tool: drop_inventory, reason: destructive bulk delete is never allowed}]
     expect_state: {inventory.widgets: 5, shelf_full: true}
 """
