@@ -262,11 +262,11 @@ def startup_reason(leaf: BaseException, tail: Optional[StderrTail], timeout: flo
         return leaf.reason
     reason = _describe(leaf, timeout)
     exited = tail.exit_text() if tail is not None else ""
-    if not exited or isinstance(leaf, OSError):
-        return reason
-    if isinstance(leaf, TimeoutError):
+    if exited and isinstance(leaf, TimeoutError):  # before OSError, of which TimeoutError is a kind
         return (f"the server {exited} at start-up and gave no complete answer within {timeout:g} s (a process "
                 f"it started kept its output open)")
+    if not exited or isinstance(leaf, OSError):
+        return reason
     return f"the server {exited} before answering initialize and tools/list"
 
 

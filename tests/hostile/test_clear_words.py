@@ -52,6 +52,8 @@ import pytest  # noqa: E402
 EXITS = [sys.executable, "-c", "import sys; sys.stderr.write('cat: /data/x: No such file or directory\\n'); "
                                "sys.exit(3)"]
 LEAVES_A_CHILD = ["sh", "-c", "sleep 30 & echo 'sh: 1: node: not found' >&2; exit 127"]
+# the same, exiting only once the request is in its input: the exchange can end by the timeout alone
+LEAVES_A_CHILD_LATE = ["sh", "-c", "sleep 30 & sleep 0.5; echo 'sh: 1: node: not found' >&2; exit 127"]
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
 
@@ -72,6 +74,19 @@ def test_a_server_whose_child_keeps_its_output_open_is_said_to_have_exited():
     with pytest.raises(ServerError) as caught:
         list_tools(LEAVES_A_CHILD, timeout=20)  # ended by the exit, or at worst by the timeout: no wait in between
     assert caught.value.reason.startswith("the server exited with code 127 "), caught.value.reason
+    assert "sh: 1: node: not found" in str(caught.value)
+
+
+def test_a_server_that_exits_after_taking_the_request_is_said_to_have_exited_at_the_timeout():
+    """The request fits in the pipe before the shell exits; its child keeps both pipes open,
+    so only the timeout ends the exchange (a TimeoutError, which Python counts as an OSError:
+    it is still not a start failure)."""
+    from pytest_mcptest.mcp.client import ServerError, list_tools
+
+    with pytest.raises(ServerError) as caught:
+        list_tools(LEAVES_A_CHILD_LATE, timeout=3)
+    assert caught.value.reason == ("the server exited with code 127 at start-up and gave no complete answer "
+                                   "within 3 s (a process it started kept its output open)")
     assert "sh: 1: node: not found" in str(caught.value)
 
 
