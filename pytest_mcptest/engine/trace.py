@@ -10,6 +10,8 @@ walks them (they hold JSON values, never themselves, so no cycle runs through th
 
 from __future__ import annotations
 
+import functools
+
 from typing import Annotated, Any, Literal, Optional
 
 import attrs
@@ -134,31 +136,20 @@ class Run:
     meta: Optional[dict] = None
     messages: Optional[tuple[Message, ...]] = None  # the whole session, when ``mcptest record`` kept it
     unmatched_results: Any = None  # an importer's results that answered no call, kept for the user
-    # Worked out at their first use and kept: a run is immutable, and a cassette that several
-    # items replay hands each of them the same run.
-    _names: Optional[tuple[str, ...]] = attrs.field(default=None, init=False, eq=False, repr=False)
-    _finals: Optional[tuple[str, ...]] = attrs.field(default=None, init=False, eq=False, repr=False)
-
-    @property
+    @functools.cached_property
     def names(self) -> tuple[str, ...]:
-        """The calls' tool names, in order."""
-        names = self._names
-        if names is None:
-            names = tuple([c.name for c in self.tool_calls])
-            object.__setattr__(self, "_names", names)
-        return names
+        """The calls' tool names, in order. Worked out at its first use and kept (attrs gives
+        a slotted class a slot for it), as :attr:`final_responses` is: a run is immutable,
+        and a cassette that several items replay hands each of them the same run."""
+        return tuple([c.name for c in self.tool_calls])
 
     @property
     def tool_names(self) -> list[str]:
         return list(self.names)
 
-    @property
+    @functools.cached_property
     def final_responses(self) -> tuple[str, ...]:
-        finals = self._finals
-        if finals is None:
-            finals = final_responses(self.turns)
-            object.__setattr__(self, "_finals", finals)
-        return finals
+        return final_responses(self.turns)
 
     def envelope(self, finals: Optional[tuple[str, ...]] = None) -> dict:
         """What every kind of block reports of a run, before its own gates add theirs: the
