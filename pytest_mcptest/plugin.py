@@ -381,6 +381,8 @@ class _SessionHooks:
     def _summarize_gates(self, terminalreporter) -> None:
         """The sections the items' gates asked for (FLOOR lines, the distractor ladder,
         deferred criteria), each rendered by the gate that emitted it, in the gates' order."""
+        if not self.summary:
+            return  # nothing asked for a section: no gate need be imported to render none
         from .gates import summary_sections
 
         for name, render in summary_sections():

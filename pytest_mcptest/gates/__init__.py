@@ -12,13 +12,14 @@ known gate takes: reading them costs some 20 ms, which a suite of built-in kinds
 from __future__ import annotations
 
 import copy
+import importlib
 import itertools
 from typing import Any, Callable, Iterable
 
 from ..suite.doc import common
 from ..suite.model import Block
 from ..verdict import Failure, GateResult
-from . import agent, conversation, distractors, scenario, sources, stability, tool_bench, tool_quality, verify
+from . import sources
 from .protocol import Gate, LiveRecording
 from .sources import open_cassette
 
@@ -27,16 +28,32 @@ __all__ = ["Block", "Failure", "Gate", "GateResult", "LiveRecording", "common", 
 
 ENTRY_POINTS = "mcptest.gates"
 
-BUILTIN: tuple[Gate, ...] = tuple(m.GATE for m in (scenario, agent, distractors, conversation, tool_quality,
-                                                    tool_bench, verify))
-_BUILTIN_KINDS = frozenset(g.kind for g in BUILTIN)
-_GATES: dict[str, Gate] = {g.kind: g for g in BUILTIN}  # by kind: built in, then added
-_SECTIONS: dict[str, Gate] = {section: g for g in BUILTIN for section in g.sections}
+# The built-in gates, by kind, with the suite sections each takes, in the gates' order. Each
+# lives in ``gates/<kind>.py``, imported when its gate is first asked for: a session of
+# scenarios never loads the agents' trace matching or the catalog linter.
+# tests/unit/test_gate_registry.py holds this table to each module's own ``GATE``.
+BUILTIN_SECTIONS: dict[str, tuple[str, ...]] = {
+    "scenario": ("scenarios",),
+    "agent": ("agents", "tests"),
+    "distractors": (),
+    "conversation": ("conversations",),
+    "tool_quality": ("tool_quality",),
+    "tool_bench": ("tool_bench",),
+    "verify": ("verify",),
+}
+_BUILTIN_KINDS = frozenset(BUILTIN_SECTIONS)
+_GATES: dict[str, Gate] = {}  # the added gates, by kind
+_SECTIONS: dict[str, str] = {section: kind for kind, sections in BUILTIN_SECTIONS.items() for section in sections}
 _ADDED: list[Gate] = []  # the gates a plugin added, in the order they came
 _ENTRY_POINTS_READ = [False]
 _CORE_KEYS = frozenset({"servers", "models"})  # the suite's own top-level keys that no gate takes
 _SCHEMA_NAMES = itertools.count(1)
 _SCHEMA: list = [None]  # the suite schema's name with the added gates' sections, made when first asked
+
+
+def builtin_gates() -> tuple[Gate, ...]:
+    """Every built-in gate, in the gates' order (each module imported now if it was not)."""
+    return tuple(map(gate, BUILTIN_SECTIONS))
 
 
 class GateError(ValueError):
@@ -45,6 +62,11 @@ class GateError(ValueError):
 
 def gate(kind: str) -> Gate:
     """The gate of ``kind``."""
+    if kind in _BUILTIN_KINDS:
+        # Looked up in sys.modules each time (a dictionary look-up), not kept here: a module
+        # that is dropped and imported again (pytester's in-process runs do so) is not
+        # judged by its stale copy.
+        return importlib.import_module(f"{__name__}.{kind}").GATE
     found = _GATES.get(kind)
     if found is None:
         _read_entry_points()
@@ -61,12 +83,12 @@ def built_in(kind: str) -> bool:
 
 def section_gate(section: str) -> Gate | None:
     """The gate whose blocks a suite's top-level ``section`` lists, if any gate takes it."""
-    found = _SECTIONS.get(section)
-    if (found is None and not _ENTRY_POINTS_READ[0] and isinstance(section, str) and section not in _CORE_KEYS
+    kind = _SECTIONS.get(section)
+    if (kind is None and not _ENTRY_POINTS_READ[0] and isinstance(section, str) and section not in _CORE_KEYS
             and not section.startswith("x-")):
         _read_entry_points()
-        found = _SECTIONS.get(section)
-    return found
+        kind = _SECTIONS.get(section)
+    return None if kind is None else gate(kind)
 
 
 def open_source(found: Gate, block: Any, ctx: Any) -> Any:
@@ -77,7 +99,7 @@ def open_source(found: Gate, block: Any, ctx: Any) -> Any:
 
 def document_gate(root: Any) -> Gate | None:
     """The gate that claims a whole document (an MCProbe scenario file), if any."""
-    for found in _GATES.values():
+    for found in (*builtin_gates(), *_ADDED):
         if found.claims_document is not None and found.claims_document(root):
             return found
     return None
@@ -86,8 +108,10 @@ def document_gate(root: Any) -> Gate | None:
 def summary_sections() -> list[tuple[str, Callable]]:
     """Every terminal summary section a gate can ask for, with its renderer, in the gates' order."""
     sections = [*sources.SUMMARY_SECTIONS.items()]
-    for found in BUILTIN:
+    for found in builtin_gates():
         sections += found.summary_sections.items()
+    from . import stability
+
     sections += stability.SUMMARY_SECTIONS.items()  # declared by agents and conversations
     for found in _ADDED:
         sections += found.summary_sections.items()
@@ -117,7 +141,7 @@ def suite_schema(root: Any) -> str:
 def _added_section(key: Any) -> bool:
     """Whether ``key`` at the top of a document is the section of a gate a plugin added."""
     if key in _SECTIONS:
-        return _SECTIONS[key].kind not in _BUILTIN_KINDS
+        return _SECTIONS[key] not in _BUILTIN_KINDS
     return isinstance(key, str) and section_gate(key) is not None
 
 
@@ -129,7 +153,7 @@ def register(gates: Iterable[Gate], origin: str = "a plugin") -> Callable[[], No
         _check(added, origin)
     for added in gates:
         _GATES[added.kind] = added
-        _SECTIONS.update((section, added) for section in added.sections)
+        _SECTIONS.update((section, added.kind) for section in added.sections)
         _ADDED.append(added)
     _SCHEMA[0] = None
 
@@ -138,7 +162,7 @@ def register(gates: Iterable[Gate], origin: str = "a plugin") -> Callable[[], No
             if _GATES.get(added.kind) is added:
                 del _GATES[added.kind]
             for section in added.sections:
-                if _SECTIONS.get(section) is added:
+                if _SECTIONS.get(section) == added.kind:
                     del _SECTIONS[section]
             if added in _ADDED:
                 _ADDED.remove(added)
@@ -152,7 +176,7 @@ def _check(added: Any, origin: str) -> None:
     schema for its sections (the suite schema is closed: a section it does not know is an error)."""
     if not isinstance(added, Gate):
         raise GateError(f"{origin} gave {added!r} where a pytest_mcptest.gates.Gate was expected")
-    if added.kind in _GATES:
+    if added.kind in _GATES or added.kind in _BUILTIN_KINDS:
         raise GateError(f"{origin}: a gate of kind {added.kind!r} already exists")
     for section in added.sections:
         if section in _SECTIONS or section in _CORE_KEYS or section.startswith("x-"):

@@ -178,7 +178,7 @@ class _Where:
         self.path, self.text, self.root = path, text, root
 
     def unique(self, entries: list, key: str, parts: list, what: str) -> None:
-        from ..suite.loader import line_of
+        from ..suite.yamlcore import line_of
 
         seen: dict = {}
         for i, entry in enumerate(entries):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import io
 import operator
 import os
@@ -28,12 +29,8 @@ from pathlib import Path
 from typing import Optional
 
 import attrs
-import yaml
 
 from ..errors import InputError
-from ..gates import built_in
-from .build import load_suite
-from .loader import read_text
 from .model import Block, Suite
 
 CACHE_FORMAT = 6
@@ -43,10 +40,17 @@ CACHE_FORMAT = 6
 def code_stamp() -> str:
     """What built a cached suite: this package's files (names, sizes, times) and Python."""
     package = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha1(f"{CACHE_FORMAT}:{sys.version}:{yaml.__version__}:{yaml.__with_libyaml__}".encode())
+    digest = hashlib.sha1(f"{CACHE_FORMAT}:{sys.version}".encode())
     for path in sorted(package.rglob("*.py")) + sorted((package / "schema").glob("*.json")):
         st = path.stat()
         digest.update(f"{path.relative_to(package)}:{st.st_size}:{st.st_mtime_ns};".encode())
+    # PyYAML by its files (its version, and whether its libyaml extension is there), found
+    # rather than imported: a run whose suites are all cached never loads the YAML readers.
+    spec = importlib.util.find_spec("yaml")
+    folder = Path(spec.origin).parent if spec is not None and spec.origin else None
+    for path in sorted(folder.iterdir()) if folder is not None else ():
+        st = path.stat()
+        digest.update(f"yaml/{path.name}:{st.st_size}:{st.st_mtime_ns};".encode())
     return digest.hexdigest()
 
 
@@ -139,7 +143,7 @@ def collect_suite(path: str, directory: Optional[str] = None) -> CollectedSuite:
     except OSError as exc:
         raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
     if directory is None:
-        return CollectedSuite.of(load_suite(path, read_text(path, data)), pickled=False)
+        return CollectedSuite.of(_build(path, data), pickled=False)
     real = os.path.realpath(path)
     key = (real, hashlib.sha1(data).hexdigest(), code_stamp())
     where = cache_path(path, directory, real)
@@ -149,13 +153,24 @@ def collect_suite(path: str, directory: Optional[str] = None) -> CollectedSuite:
                 return pickle.load(fh)
     except Exception:  # absent, stale, truncated or from other code: rebuild
         pass
-    suite = load_suite(path, read_text(path, data))
+    suite = _build(path, data)
+    from ..gates import built_in
+
     if not all(built_in(block.kind) for block in suite.blocks):
         # A plugin's gate built some blocks: its code is not in the stamp, so they are not cached.
         return CollectedSuite.of(suite, pickled=False)
     collected = CollectedSuite.of(suite, pickled=True)
     _store(where, key, collected)
     return collected
+
+
+def _build(path: str, data: bytes) -> Suite:
+    """The suite read from ``data`` and built: the YAML readers and the gates' builders are
+    imported here, at the first suite the cache does not hold."""
+    from .build import load_suite
+    from .loader import read_text
+
+    return load_suite(path, read_text(path, data))
 
 
 def _shared_parts(blocks: tuple[Block, ...]) -> tuple[tuple, dict[int, int]]:

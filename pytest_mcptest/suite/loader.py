@@ -300,20 +300,6 @@ def _strict_json(text: str) -> Any:
     except (ValueError, RecursionError):
         return _NOT_JSON
 
-def line_of(root: Any, parts) -> int | None:
-    """The line of the deepest key or item along ``parts`` that the loader recorded."""
-    line = getattr(root, "line", None)
-    node = root
-    for part in parts:
-        if isinstance(node, LineDict) and part in node:
-            line = node.key_lines.get(part, line)
-        elif isinstance(node, LineList) and isinstance(part, int) and -len(node) <= part < len(node):
-            line = node.item_lines[part]
-        else:
-            break
-        node = node[part]
-    return line
-
 
 def read_text(path: str, data: bytes | None = None) -> str:
     """A suite's text; an unreadable or non-UTF-8 file is an :class:`InputError`, and so is

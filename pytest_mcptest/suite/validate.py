@@ -22,7 +22,7 @@ from typing import Any, NamedTuple, Optional
 from ..engine.paths import format_path, json_pointer
 from ..engine.values import show, type_name
 from ..errors import InputError
-from .loader import line_of
+from .yamlcore import line_of
 
 SUITE = "v1.json"
 CASSETTE = "cassette-v1.json"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 
 class LineDict(dict):
@@ -90,3 +91,18 @@ def number(tag: str, value: str) -> int | float:
     if math.isfinite(result):
         return result
     raise ValueError("JSON has no infinity or NaN")
+
+
+def line_of(root: Any, parts) -> int | None:
+    """The line of the deepest key or item along ``parts`` that the loader recorded."""
+    line = getattr(root, "line", None)
+    node = root
+    for part in parts:
+        if isinstance(node, LineDict) and part in node:
+            line = node.key_lines.get(part, line)
+        elif isinstance(node, LineList) and isinstance(part, int) and -len(node) <= part < len(node):
+            line = node.item_lines[part]
+        else:
+            break
+        node = node[part]
+    return line

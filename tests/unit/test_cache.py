@@ -30,9 +30,9 @@ def suite_file(tmp_path):
 
 
 def _no_parse(monkeypatch):
-    def refuse(path, text=None):
+    def refuse(path, data=None):
         raise AssertionError("parsed although the cache was fresh")
-    monkeypatch.setattr(cache, "load_suite", refuse)
+    monkeypatch.setattr(cache, "_build", refuse)
 
 
 def test_second_load_comes_from_the_cache(folder, suite_file, monkeypatch):
@@ -83,7 +83,8 @@ def test_other_code_rebuilds(folder, suite_file, monkeypatch):
     cache.load_suite_cached(suite_file, folder)
     monkeypatch.setattr(cache, "code_stamp", lambda: "some other version")
     calls = []
-    monkeypatch.setattr(cache, "load_suite", lambda path, text: calls.append(path) or load_suite(path, text))
+    real_build = cache._build
+    monkeypatch.setattr(cache, "_build", lambda path, data: calls.append(path) or real_build(path, data))
     cache.load_suite_cached(suite_file, folder)
     assert calls == [suite_file]
 
