@@ -52,8 +52,8 @@ import pytest  # noqa: E402
 EXITS = [sys.executable, "-c", "import sys; sys.stderr.write('cat: /data/x: No such file or directory\\n'); "
                                "sys.exit(3)"]
 LEAVES_A_CHILD = ["sh", "-c", "sleep 30 & echo 'sh: 1: node: not found' >&2; exit 127"]
-# the same, exiting only once the request is in its input: the exchange can end by the timeout alone
-LEAVES_A_CHILD_LATE = ["sh", "-c", "sleep 30 & sleep 0.5; echo 'sh: 1: node: not found' >&2; exit 127"]
+# the same, exiting only once it has read the request: the exchange can end by the timeout alone
+LEAVES_A_CHILD_LATE = ["sh", "-c", "sleep 30 & read -r request; echo 'sh: 1: node: not found' >&2; exit 127"]
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
 
@@ -78,7 +78,7 @@ def test_a_server_whose_child_keeps_its_output_open_is_said_to_have_exited():
 
 
 def test_a_server_that_exits_after_taking_the_request_is_said_to_have_exited_at_the_timeout():
-    """The request fits in the pipe before the shell exits; its child keeps both pipes open,
+    """The shell reads the request, then exits; its child keeps its output open,
     so only the timeout ends the exchange (a TimeoutError, which Python counts as an OSError:
     it is still not a start failure)."""
     from pytest_mcptest.mcp.client import ServerError, list_tools
