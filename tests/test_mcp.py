@@ -135,9 +135,9 @@ def test_timeout_names_the_limit_and_shows_stderr():
                "import sys; print('booting slowly', file=sys.stderr, flush=True)\n"
                "for _ in sys.stdin: pass"]
     with pytest.raises(ServerError) as info:
-        list_tools(command, timeout=1)
+        list_tools(command, timeout=3)  # time enough for the interpreter to start on a loaded machine
     text = str(info.value)
-    assert "within 1 s" in text
+    assert "within 3 s" in text
     assert "booting slowly" in text
 
 
@@ -361,7 +361,7 @@ def test_stdout_noise_is_named_in_the_error():
     command = [sys.executable, "-c",
                "import sys\nprint('Server ready!', flush=True)\nfor _ in sys.stdin: pass"]
     with pytest.raises(ServerError) as info:
-        list_tools(command, timeout=1)
+        list_tools(command, timeout=3)  # time enough for the interpreter to start on a loaded machine
     assert "not JSON-RPC, the first: 'Server ready!'" in str(info.value)
 
 
