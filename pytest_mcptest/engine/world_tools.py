@@ -129,13 +129,9 @@ def argument_paths(spec: WorldSpec, tool: str) -> list[tuple[tuple, bool]]:
 def infer_schema(tool: str, paths: list[tuple[tuple, bool]]) -> dict:
     """An object schema with every path required; ValueError when a path goes through a
     list index (what the list holds, and how long it is, cannot be told from one path)."""
+    check_inferable(tool, paths)
     root: dict = {"type": "object", "properties": {}, "required": []}
     for path, number in paths:
-        if not path or any(not isinstance(seg, str) for seg in path):
-            shown = "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in path).lstrip(".")
-            raise ValueError(f"tool {tool!r}: its input schema cannot be inferred from the argument path "
-                             f"{shown or '(empty)'!r} (a list index); declare it under tools: {{{tool}: "
-                             f"{{input_schema: {{...}}}}}}")
         node = root
         for i, seg in enumerate(path):
             props = node.setdefault("properties", {})
@@ -152,6 +148,24 @@ def infer_schema(tool: str, paths: list[tuple[tuple, bool]]) -> dict:
                 child["type"] = "object"
             node = child
     return root
+
+
+def check_inferable(tool: str, paths: list[tuple[tuple, bool]]) -> None:
+    """ValueError when :func:`infer_schema` cannot make the tool's schema from ``paths``."""
+    for path, _ in paths:
+        if not path or any(not isinstance(seg, str) for seg in path):
+            shown = "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in path).lstrip(".")
+            raise ValueError(f"tool {tool!r}: its input schema cannot be inferred from the argument path "
+                             f"{shown or '(empty)'!r} (a list index); declare it under tools: {{{tool}: "
+                             f"{{input_schema: {{...}}}}}}")
+
+
+def check_catalog(spec: WorldSpec, declared: Mapping[str, Mapping]) -> None:
+    """What :func:`world_catalog` would refuse, found without making the catalog: a
+    suite's scenarios are checked at collection, and only a served one needs its tools."""
+    for tool in spec.transitions_by_tool:
+        if (declared.get(tool) or {}).get("input_schema") is None:
+            check_inferable(tool, argument_paths(spec, tool))
 
 
 def world_catalog(spec: WorldSpec, declared: Mapping[str, Mapping], scenario: str) -> tuple[WorldTool, ...]:

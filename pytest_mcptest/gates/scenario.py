@@ -223,7 +223,7 @@ def _world_tools(doc: Doc, parts, raw: dict, world: WorldSpec) -> dict:
     """What the suite declares of the world's tools, once the catalog made from it is checked:
     a bad ``result:`` template or a schema that cannot be inferred is a collection error at
     its line, not a failure while serving."""
-    from ..engine.world_tools import argument_paths, state_path_problem, templates, world_catalog
+    from ..engine.world_tools import argument_paths, check_catalog, state_path_problem, templates
 
     for i, t in enumerate(raw.get("transitions") or ()):
         if "result" not in t:
@@ -241,17 +241,18 @@ def _world_tools(doc: Doc, parts, raw: dict, world: WorldSpec) -> dict:
     for name, entry in (raw.get("tools") or {}).items():
         declared[name] = {**declared.get(name, {}), **plain(entry)}
     try:
-        tools = world_catalog(world, declared, raw["name"])
+        check_catalog(world, declared)
     except ValueError as exc:
         tool = next((i for i, t in enumerate(raw.get("transitions") or ()) if f"{t['tool']!r}" in str(exc)), None)
         raise doc.error(parts + (["transitions", tool] if tool is not None else []), str(exc)) from None
-    for tool in tools:
-        known = tool.input_schema.get("properties")
-        if tool.inferred or not isinstance(known, dict):
+    for name, entry in declared.items():
+        schema = entry.get("input_schema")
+        known = schema.get("properties") if isinstance(schema, dict) else None
+        if not isinstance(known, dict):
             continue
-        for path, _ in argument_paths(world, tool.name):
+        for path, _ in argument_paths(world, name):
             if path and path[0] not in known:
-                raise doc.error(parts + ["tools", tool.name, "input_schema"], f"tool {tool.name!r}: its transitions "
+                raise doc.error(parts + ["tools", name, "input_schema"], f"tool {name!r}: its transitions "
                                 f"read the argument {path[0]!r}, which its input_schema does not declare "
                                 f"(properties: {', '.join(sorted(known)) or 'none'})")
     return declared
