@@ -102,7 +102,7 @@ def budgets(runs: tuple[Run, ...], tokens_path: str) -> list[dict]:
     """``expect:`` entries capping calls and tokens at the most any run spent (tokens only
     when every run recorded a total)."""
     out: list[dict] = [{"actions": {"<=": max((len(r.tool_calls) for r in runs), default=0)}}]
-    totals = [(r.tokens or {}).get("total") for r in runs]
+    totals = [None if r.tokens is None else r.tokens.total for r in runs]
     if runs and all(isinstance(t, (int, float)) and not isinstance(t, bool) for t in totals):
         out.append({tokens_path: {"<=": max(totals)}})
     return out

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from pytest_mcptest.engine.conversation import ConversationSpec, evaluate_conversation
-from pytest_mcptest.engine.trace import Run, ToolCall
+from pytest_mcptest.engine.trace import Run, Tokens, ToolCall
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.evaluate import Context, evaluate
 from pytest_mcptest.suite.build import load_suite
@@ -93,7 +93,7 @@ def _run(names=(), users=("hi",), total=None, judgments=()):
     turns = []
     for u in users:
         turns += [{"role": "user", "content": u}, {"role": "assistant", "content": "ok"}]
-    tokens = {"total": total} if total is not None else None
+    tokens = Tokens(total=total) if total is not None else None
     return Run(tool_calls=tuple(ToolCall(n, {}) for n in names), turns=tuple(turns), tokens=tokens,
                judgments=tuple(judgments))
 

@@ -8,12 +8,13 @@ import sys
 
 import pytest
 
+from pytest_mcptest.engine.trace import Tokens
 from pytest_mcptest.live.limits import Budget, RateLimiter, SharedRateLimiter, limiter_for
 from pytest_mcptest.live.pricing import cost_micros, price_of
-from pytest_mcptest.live.provider import (LiveError, ModelRef, ModelSettings, Price, Usage,
+from pytest_mcptest.live.provider import (LiveError, ModelRef, ModelSettings, Price,
                                           parse_model, scrub, settings_for)
 from pytest_mcptest.live.providers import make_provider
-from pytest_mcptest.live.runner import AgentTask, record_agent
+from pytest_mcptest.live.runner import AgentTask, Ledger, Spend, record_agent, spend_lines
 from pytest_mcptest.live.servers import ServerSpec, ToolBoard, server_specs
 
 
@@ -71,9 +72,9 @@ def test_prices():
     assert price_of("gpt-4o-2024-08-06") == Price(2.5, 10)  # not gpt-4o-mini's
     assert price_of("openai/gpt-4o-mini") == Price(0.15, 0.6)
     assert price_of("llama3.1:8b") is None and price_of(None) is None
-    assert cost_micros(Usage(1200, 320), Price(3, 15)) == 8400
-    assert cost_micros(Usage(1, 1), Price(0.15, 0.6)) == 1   # 0.75 rounds half up
-    assert cost_micros(Usage(3, 0), Price(0.05, 0.4)) == 0   # 0.15
+    assert cost_micros(Tokens.of(1200, 320), Price(3, 15)) == 8400
+    assert cost_micros(Tokens.of(1, 1), Price(0.15, 0.6)) == 1   # 0.75 rounds half up
+    assert cost_micros(Tokens.of(3, 0), Price(0.05, 0.4)) == 0   # 0.15
 
 
 def test_rate_limiter_waits_for_the_window():
@@ -96,9 +97,9 @@ def test_rate_limiter_waits_for_the_window():
 def test_budget():
     budget = Budget(max_tokens=100, max_cost_micros=50)
     budget.check("m")
-    budget.add(Usage(60, 30), 10)
+    budget.add(Tokens.of(60, 30), 10)
     budget.check("m")
-    budget.add(Usage(5, 5), None)
+    budget.add(Tokens.of(5, 5), None)
     with pytest.raises(LiveError, match="the item's budget of 100 tokens is spent"):
         budget.check("m")
     cost = Budget(max_cost_micros=50)
@@ -172,10 +173,9 @@ def test_server_specs_from_the_suites_servers():
         server_specs(servers, ["web"])
 
 
-def test_dry_run_lines_and_usage_lines():
+def test_dry_run_lines_and_spend_lines():
     from pytest_mcptest.engine.conversation import ConversationSpec
     from pytest_mcptest.live.conversation import ConversationTask
-    from pytest_mcptest.live.runner import usage_lines
 
     agent = AgentTask(model="openai:gpt-4o-mini", prompt="hi", runs=5, max_turns=4, name="weather",
                       servers=(ServerSpec("shop", ("x",)),))
@@ -187,10 +187,20 @@ def test_dry_run_lines_and_usage_lines():
     judged = AgentTask(model="openai:gpt-4o-mini", prompt="hi", name="world", rubric=("It helps",))
     assert judged.dry_run() == ("'world': openai:gpt-4o-mini, 1 run(s) of up to 10 model replies, then judge "
                                 "openai:gpt-4o-mini once per run, servers: none")
-    usage = {"b": {"calls": 2, "input": 250, "output": 50, "cost_micros": 68},
-             "a": {"calls": 1, "input": 10, "output": 2, "cost_micros": 0}}
-    assert usage_lines(usage) == ["a: 1 calls, 12 tokens (10 in, 2 out), cost unknown",
-                                  "b: 2 calls, 300 tokens (250 in, 50 out), $0.0001"]
+    spend = {"b": Spend(2, Tokens.of(250, 50), 68), "a": Spend(1, Tokens.of(10, 2), 0)}
+    assert spend_lines(spend) == ["a: 1 calls, 12 tokens (10 in, 2 out), cost unknown",
+                                 "b: 2 calls, 300 tokens (250 in, 50 out), $0.0001"]
+
+
+def test_the_ledger_adds_up_each_models_spend():
+    ledger = Ledger()
+    ledger.add("m", Tokens.of(10, 2), 5)
+    ledger.add("m", Tokens.of(20, 4), None)   # no price: the tokens count, the cost does not
+    ledger.add("n", None, None)               # no usage: a call, nothing more
+    assert ledger.spend() == {"m": Spend(2, Tokens(30, 6, 36), 5), "n": Spend(1, Tokens(0, 0, 0), 0)}
+    assert ledger.unpriced == ["m"] and ledger.unmetered == ["n"]
+    assert spend_lines(ledger.spend()) == ["m: 2 calls, 36 tokens (30 in, 6 out), $0.0000",
+                                           "n: 1 calls, 0 tokens (0 in, 0 out), cost unknown"]
 
 
 def test_a_shared_limiter_holds_across_processes(tmp_path):

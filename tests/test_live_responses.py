@@ -7,8 +7,9 @@ import pytest
 
 from live_fake import OPENAI_MODEL, FakeProvider, live_env, reply, shop  # noqa: F401 - fixtures
 from pytest_mcptest.cassette import as_json
+from pytest_mcptest.engine.trace import Tokens
 from pytest_mcptest.live.pricing import PRICES, cost_micros
-from pytest_mcptest.live.provider import LiveError, ModelRef, Usage, parse_model, settings_for
+from pytest_mcptest.live.provider import LiveError, ModelRef, parse_model, settings_for
 from pytest_mcptest.live.runner import AgentTask, record_agent
 
 
@@ -45,8 +46,8 @@ def test_responses_api_records_a_tool_loop(shop, live_env, stream):  # noqa: F81
     assert [(c["name"], c["args"], c["error"]) for c in run["tool_calls"]] == [
         ("get_weather", {"city": "Sacramento"}, False)]
     assert run["conversation"]["tokens"] == {"input": 700, "output": 37, "total": 737}
-    assert run["cost_micros"] == (cost_micros(Usage(300, 25), PRICES["gpt-4o-mini"])
-                                  + cost_micros(Usage(400, 12), PRICES["gpt-4o-mini"]))
+    assert run["cost_micros"] == (cost_micros(Tokens.of(300, 25), PRICES["gpt-4o-mini"])
+                                  + cost_micros(Tokens.of(400, 12), PRICES["gpt-4o-mini"]))
     assert run["conversation"]["turns"][-1]["content"] == "It is 72F in Sacramento."
     assert run["meta"]["model"] == OPENAI_MODEL and cassette["meta"]["model"] == "openai-responses:gpt-4o-mini"
 

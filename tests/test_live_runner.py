@@ -14,8 +14,9 @@ from live_fake import (ANTHROPIC_KEY, ANTHROPIC_MODEL, MODELS, OPENAI_KEY, OPENA
 from pytest_mcptest.cassette import as_json, dump_cassette, parse_cassette
 from pytest_mcptest.engine.distractors import inject_distractors
 from pytest_mcptest.engine.tokens import merged_catalog_tools
+from pytest_mcptest.engine.trace import Tokens
 from pytest_mcptest.live.provider import LiveError
-from pytest_mcptest.live.runner import AgentTask, DistractorPlan, record_agent
+from pytest_mcptest.live.runner import AgentTask, DistractorPlan, Spend, record_agent
 from pytest_mcptest.live.servers import ServerSpec
 
 def task(shop, api: str, **kw) -> AgentTask:
@@ -72,8 +73,7 @@ def test_each_provider_records_the_expected_run(api, shop, live_env):
                               "system_prompt": "Be brief."}
     assert recording.notes == ()
     model_id = OPENAI_MODEL if api == "openai" else ANTHROPIC_MODEL
-    assert recording.usage == {model_id: {"calls": 2, "input": 250, "output": 50, "total": 300,
-                                          "cost_micros": expected_run(api)["cost_micros"]}}
+    assert recording.spend == {model_id: Spend(2, Tokens(250, 50, 300), expected_run(api)["cost_micros"])}
     # The wire format on the fake's side: tools presented, system prompt, the result fed back.
     first, second = fake.requests
     assert first.body["model"] == MODELS[api].split(":")[1]
@@ -90,7 +90,7 @@ def test_each_provider_records_the_expected_run(api, shop, live_env):
     cassette = parse_cassette("live.json", dump_cassette(recording.cassette()))
     assert cassette.runs[0].tool_names == ["get_weather"]
     assert cassette.runs[0].final_responses == ("Answer: 72F in Sacramento",)
-    assert cassette.runs[0].tokens == {"input": 250, "output": 50, "total": 300}
+    assert cassette.runs[0].tokens == Tokens(250, 50, 300)
 
 
 def test_five_runs_come_back_in_order(shop, live_env):
@@ -99,7 +99,7 @@ def test_five_runs_come_back_in_order(shop, live_env):
         recording = record_agent(task(shop, "openai", runs=5), concurrency=3)
     assert len(recording.runs) == 5
     assert all(drop_result_type(r) == expected_run("openai") for r in written(recording))
-    assert recording.usage[OPENAI_MODEL]["calls"] == 10 and len(fake.requests) == 10
+    assert recording.spend[OPENAI_MODEL].calls == 10 and len(fake.requests) == 10
 
 
 def test_runs_are_concurrent_up_to_the_limit_and_equal_to_a_serial_recording(shop, live_env):
@@ -305,7 +305,7 @@ def test_an_unknown_model_has_no_cost_and_says_so_once(shop, live_env):
     assert all(r["conversation"]["tokens"] == {"input": 100, "output": 20, "total": 120} for r in written(recording))
     assert recording.notes == ("no price is known for model 'llama3.1:8b': cost_micros is not recorded "
                                "(set price: in the suite's models: block)",)
-    assert recording.usage["llama3.1:8b"]["cost_micros"] == 0
+    assert recording.spend["llama3.1:8b"] == Spend(3, Tokens(300, 60, 360), 0)  # tokens counted, no price
 
 
 def test_a_temperature_the_anthropic_sdk_cannot_send_is_noted(shop, live_env):

@@ -8,10 +8,9 @@ from hypothesis import given, strategies as st
 
 from live_fake import FakeProvider, live_env, reply, shop  # noqa: F401 - fixtures
 from pytest_mcptest.cassette import as_json
-from pytest_mcptest.engine.trace import Run
+from pytest_mcptest.engine.trace import Run, Tokens
 from pytest_mcptest.evaluate import evaluate
 from pytest_mcptest.live.pricing import PRICES, cost_micros, replay_costs
-from pytest_mcptest.live.provider import Usage
 from pytest_mcptest.live.runner import AgentTask, record_agent
 from pytest_mcptest.suite.build import load_suite
 
@@ -35,8 +34,8 @@ def test_replay_cost_equals_the_live_tiers(shop, live_env, tmp_path):  # noqa: F
                                            servers=(shop,), runs=2, name="weather"))
     live = as_json(recording.cassette())
     billed = [run["cost_micros"] for run in live["runs"]]
-    assert billed == [cost_micros(Usage(1200, 40), PRICES["gpt-4o-mini"])
-                      + cost_micros(Usage(1300, 60), PRICES["gpt-4o-mini"])] * 2
+    assert billed == [cost_micros(Tokens.of(1200, 40), PRICES["gpt-4o-mini"])
+                      + cost_micros(Tokens.of(1300, 60), PRICES["gpt-4o-mini"])] * 2
     for run in live["runs"]:
         del run["cost_micros"]  # what an importer or a recorder without prices writes
     verdict = _verdict(tmp_path, live)
@@ -68,6 +67,6 @@ def test_the_run_model_prices_it_and_an_unknown_one_is_noted(tmp_path):
 
 @given(st.integers(0, 10**7), st.integers(0, 10**6), st.sampled_from(sorted(PRICES)))
 def test_one_reply_costs_the_same_recorded_or_replayed(tokens_in, tokens_out, model):
-    [priced], note = replay_costs((Run(tokens={"input": tokens_in, "output": tokens_out}),), None,
+    [priced], note = replay_costs((Run(tokens=Tokens(tokens_in, tokens_out)),), None,
                                   f"openai:{model}", None)
-    assert note is None and priced.cost_micros == cost_micros(Usage(tokens_in, tokens_out), PRICES[model])
+    assert note is None and priced.cost_micros == cost_micros(Tokens.of(tokens_in, tokens_out), PRICES[model])

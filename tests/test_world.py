@@ -9,7 +9,7 @@ import pytest
 
 from pytest_mcptest.engine.golden import GoldenOracle, GoldenPath
 from pytest_mcptest.engine.paths import parse_path
-from pytest_mcptest.engine.trace import Run, ToolCall
+from pytest_mcptest.engine.trace import Run, Tokens, ToolCall
 from pytest_mcptest.engine.world import (
     Effect,
     ForbiddenRule,
@@ -619,7 +619,7 @@ def test_envelope_keys_of_spec_000_table():
     spec = attrs_evolve(spec, escalation_tools=("page",), refusal_markers=("cannot",))
     run = run_of("add_widget", ToolCall("add_widget", error=True), "mark_full", "page",
                  turns=[user("restock"), assistant("done, but I cannot mark it")], cost_micros=4200,
-                 tokens={"input": 10, "output": 5, "total": 15})
+                 tokens=Tokens(10, 5, 15))
     env = replay_world(spec, run).to_dict()
     assert ENVELOPE_KEYS | {"cost_micros"} <= set(env)
     assert env["turns"] == 1

@@ -94,7 +94,7 @@ class ConversationResult:
             "deferred": list(self.deferred),
         })
         if self.run.tokens is not None:
-            env["tokens"] = dict(self.run.tokens)
+            env["tokens"] = self.run.tokens.to_dict()
         return env
 
 
@@ -135,7 +135,7 @@ def evaluate_conversation(spec: ConversationSpec, run: Run, require_judgments: b
 
     turns = len(run.final_responses)
     users = _user_texts(run)
-    total = (run.tokens or {}).get("total")
+    total = None if run.tokens is None else run.tokens.total
     budgets = []
     if spec.max_tool_calls is not None:
         budgets.append(("max_tool_calls", spec.max_tool_calls, len(names)))

@@ -218,10 +218,7 @@ def selection_f1(runs: Sequence[Run], classes: Iterable[Any]) -> SelectionScore:
 
 def run_total_tokens(run: Run) -> Optional[int]:
     """``conversation.tokens.total`` of a run, or ``None`` when not recorded (absent is not zero)."""
-    tokens = run.tokens
-    if not isinstance(tokens, Mapping):
-        return None
-    total = tokens.get("total")
+    total = None if run.tokens is None else run.tokens.total
     if isinstance(total, bool) or not isinstance(total, (int, float)):
         return None
     return int(total) if float(total).is_integer() else total

@@ -3,16 +3,17 @@
 The cassette module decodes these from JSON and writes them back; gates only read them.
 Fields that a recording may lack (tokens, cost) stay ``None``: absent is never zero.
 
-:class:`ToolCall` and :class:`Message` are msgspec Structs declared ``gc=False``: the
-decoder builds one per recorded call or message in C, and the garbage collector never
-walks them (they hold JSON values, never themselves, so no cycle runs through them).
+:class:`ToolCall`, :class:`Message` and :class:`Tokens` are msgspec Structs declared
+``gc=False``: the decoder builds one per recorded call, message or token count in C, and
+the garbage collector never walks them (they hold JSON values, never themselves, so no
+cycle runs through them).
 """
 
 from __future__ import annotations
 
 import functools
 
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional, Union
 
 import attrs
 import msgspec
@@ -72,6 +73,62 @@ class Message(msgspec.Struct, frozen=True, gc=False, omit_defaults=True, kw_only
     malformed: Any = None
 
 
+# A count a recording may lack: a number, 0 or more, or absent (``None``, never zero).
+NotNegative = Union[Annotated[int, msgspec.Meta(ge=0)], Annotated[float, msgspec.Meta(ge=0)], None]
+
+
+class Tokens(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
+    """Tokens a model consumed: what it read (``input``), what it wrote (``output``), and
+    both (``total``); each may be absent (a log that reports only a total), and absent is
+    never zero.
+
+    mcptest's one name and one type for token usage, wherever it is counted: a run's
+    ``conversation.tokens`` in a cassette (decoded straight into this Struct, which is why
+    it is a msgspec Struct with the format's bounds, written back with what is absent left
+    out), an importer's sum of the usage objects a log holds, a live model reply's usage,
+    a run's sum of its replies and a model's share of a recording's spend. What users
+    write (``conversation.tokens.total`` in ``expect:``) reads the envelope's plain
+    :meth:`to_dict`."""
+
+    input: NotNegative = None
+    output: NotNegative = None
+    total: NotNegative = None
+
+    @classmethod
+    def of(cls, input: float, output: float) -> "Tokens":
+        """Both parts known (a model reply's usage): the total is their sum."""
+        return cls(input, output, input + output)
+
+    def __add__(self, other: "Tokens") -> "Tokens":
+        """Part by part; a part absent on one side is the other's (summing the usage objects
+        of a log keeps what none of them reported absent, not zero)."""
+        return Tokens(_plus(self.input, other.input), _plus(self.output, other.output),
+                      _plus(self.total, other.total))
+
+    def __bool__(self) -> bool:
+        """Whether any part is present: an empty one is false, as the empty dict it once was."""
+        return self.input is not None or self.output is not None or self.total is not None
+
+    def to_dict(self) -> dict:
+        """The parts present, as the envelope's ``conversation.tokens`` (and a helper role's
+        ``meta.tokens``) holds them."""
+        input, output, total = self.input, self.output, self.total
+        if input is not None and output is not None and total is not None:  # a recorded run has all three
+            return {"input": input, "output": output, "total": total}
+        out = {}
+        if self.input is not None:
+            out["input"] = self.input
+        if self.output is not None:
+            out["output"] = self.output
+        if self.total is not None:
+            out["total"] = self.total
+        return out
+
+
+def _plus(a, b):
+    return b if a is None else a if b is None else a + b
+
+
 def message_text(content: Any) -> str:
     """The text of a chat message's content: a string, or a list of text blocks."""
     if isinstance(content, str):
@@ -128,7 +185,7 @@ class Run:
 
     tool_calls: tuple[ToolCall, ...] = ()
     turns: tuple = ()
-    tokens: Optional[dict] = None
+    tokens: Optional[Tokens] = None
     cost_micros: Optional[float] = None
     judgments: tuple = ()
     task: Any = None
@@ -159,7 +216,7 @@ class Run:
         finals = self.final_responses if finals is None else finals
         conversation: dict = {"turns": list(self.turns)}
         if self.tokens is not None:
-            conversation["tokens"] = dict(self.tokens)
+            conversation["tokens"] = self.tokens.to_dict()
         env: dict = {
             "tool_calls": [c.to_dict() for c in self.tool_calls],
             "tool_names": self.tool_names,

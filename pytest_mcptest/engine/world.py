@@ -422,7 +422,7 @@ class WorldResult(msgspec.Struct, frozen=True):
         if self.golden is not None:
             env["golden"] = self.golden.to_dict()
         if self.run.tokens is not None:
-            env["tokens"] = dict(self.run.tokens)
+            env["tokens"] = self.run.tokens.to_dict()
         if self.rubric is not None:
             env["rubric"] = rubric_envelope(self.rubric, self.run)
         return env

@@ -64,7 +64,7 @@ def pair(block: Any, runs: tuple, verdicts: tuple, floor: Optional[dict] = None)
         out.update(selection_rate=floor["selection_rate"], selected=floor["selected"], pass_k=floor["pass_k"])
     else:
         out["pass_k"] = out["passed_runs"] / len(runs) if runs else 0.0
-    totals = [t for t in ((r.tokens or {}).get("total") for r in runs) if isinstance(t, (int, float))]
+    totals = [r.tokens.total for r in runs if r.tokens is not None and r.tokens.total is not None]
     if totals:
         out.update(tokens_median=statistics.median(totals), tokens_max=max(totals))
     costs = [r.cost_micros for r in runs if r.cost_micros is not None]

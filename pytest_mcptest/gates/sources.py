@@ -339,7 +339,7 @@ def record_live(ctx: Context, path: str, how: str, recorder, meta: dict) -> list
     recording's notes, its calls, tokens and cost per model). A failure is a
     :class:`RecordingError`; the old cassette is then untouched."""
     from ..live.provider import LiveError
-    from ..live.runner import usage_lines
+    from ..live.runner import spend_lines
     from ..record.redact import redactor
     from ..record.store import save, utc_now
 
@@ -352,7 +352,7 @@ def record_live(ctx: Context, path: str, how: str, recorder, meta: dict) -> list
              how, redactor(ctx.redact))
     except (OSError, ValueError) as exc:
         raise RecordingError(f"cannot write the cassette: {exc}") from None
-    return list(recording.notes) + usage_lines(recording.usage)
+    return list(recording.notes) + spend_lines(recording.spend)
 
 
 # --------------------------------------------------------------------------- terminal summary

@@ -15,9 +15,9 @@ run object and every message (API responses carry their own).
 from __future__ import annotations
 
 from ..cassette import Cassette
-from .common import (Catalog, Loc, Pending, Source, Tokens, chat_runs, looks_like_error, make_cassette, make_run,
+from .common import (Catalog, Loc, Pending, Source, chat_runs, looks_like_error, make_cassette, make_run, read_usage,
                      run_fields, set_arguments, text_result)
-from ..engine.trace import Run, message_text
+from ..engine.trace import Run, Tokens, message_text
 from ..engine.values import type_name
 
 KIND = "anthropic"
@@ -64,12 +64,12 @@ def run_messages(src: Source, messages: list, obj, loc: Loc, turns: list, extra:
     unmatched: list = []
     tokens = Tokens()
     if obj is not None:
-        tokens.add(src, obj.get("usage"), loc / "usage", *_USAGE)
+        tokens += read_usage(src, obj.get("usage"), loc / "usage", *_USAGE)
     assistant = -1
     for msg, mloc in messages:
         src.need_dict(msg, mloc, "a message")
         role = src.need_name(msg.get("role"), mloc / "role", "a message's 'role'")
-        tokens.add(src, msg.get("usage"), mloc / "usage", *_USAGE)
+        tokens += read_usage(src, msg.get("usage"), mloc / "usage", *_USAGE)
         if role == "assistant":
             assistant += 1
         for k, block in enumerate(content_blocks(src, msg, mloc)):
@@ -107,4 +107,4 @@ def run_messages(src: Source, messages: list, obj, loc: Loc, turns: list, extra:
                 call["result"] = text_result(block.get("content"), error)
     if unmatched:
         extra["unmatched_results"] = unmatched
-    return make_run(calls, turns + [m for m, _ in messages], tokens.to_dict(), extra)
+    return make_run(calls, turns + [m for m, _ in messages], tokens, extra)

@@ -15,7 +15,7 @@ import re
 from typing import Any, Iterator, Optional
 
 from ..cassette import Cassette
-from ..engine.trace import Run, ToolCall
+from ..engine.trace import Run, Tokens, ToolCall
 from ..engine.values import is_number, type_name
 from ..engine.paths import json_pointer
 from ..errors import InputError
@@ -225,50 +225,35 @@ def looks_like_error(text: str) -> bool:
     return any(shape.search(text) for shape in ERROR_SHAPES)
 
 
-class Tokens:
-    """Token usage summed over the places a log reports it; absent stays absent."""
-
-    def __init__(self):
-        self.input: Optional[float] = None
-        self.output: Optional[float] = None
-        self.total: Optional[float] = None
-
-    @staticmethod
-    def _add(a, b):
-        return b if a is None else a + b
-
-    def add(self, src: Source, usage, loc: Loc, inputs: tuple, outputs: tuple, totals: tuple) -> None:
-        """Add one ``usage`` object; ``inputs`` (etc.) are the key names summed into each field."""
-        if usage is None:
-            return
-        src.need_dict(usage, loc, "'usage'")
-        found = {}
-        for field, names in (("input", inputs), ("output", outputs), ("total", totals)):
-            value = None
-            for name in names:
-                got = usage.get(name)
-                if got is None:
-                    continue
-                if not is_number(got):
-                    raise src.fail(loc / name, f"'{name}' must be a number, found {type_name(got)}")
-                value = self._add(value, got)
-            found[field] = value
-        if found["total"] is None and found["input"] is not None and found["output"] is not None:
-            found["total"] = found["input"] + found["output"]
-        for field, value in found.items():
-            if value is not None:
-                setattr(self, field, self._add(getattr(self, field), value))
-
-    def to_dict(self) -> Optional[dict]:
-        out = {k: v for k, v in (("input", self.input), ("output", self.output), ("total", self.total))
-               if v is not None}
-        return out or None
+def read_usage(src: Source, usage, loc: Loc, inputs: tuple, outputs: tuple, totals: tuple) -> Tokens:
+    """The :class:`Tokens` one ``usage`` object of a log reports (none present when it is
+    absent); ``inputs`` (etc.) are the key names summed into each part. A run's tokens are
+    the sum (``+``) of its usage objects: a part no object reported stays absent."""
+    if usage is None:
+        return Tokens()
+    src.need_dict(usage, loc, "'usage'")
+    found = []
+    for names in (inputs, outputs, totals):
+        value = None
+        for name in names:
+            got = usage.get(name)
+            if got is None:
+                continue
+            if not is_number(got):
+                raise src.fail(loc / name, f"'{name}' must be a number, found {type_name(got)}")
+            value = got if value is None else value + got
+        found.append(value)
+    tokens = Tokens(*found)
+    if tokens.total is None and tokens.input is not None and tokens.output is not None:
+        return Tokens.of(tokens.input, tokens.output)
+    return tokens
 
 
-def make_run(calls: list, turns: list, tokens: Optional[dict], extra: Optional[dict] = None) -> Run:
+def make_run(calls: list, turns: list, tokens: Optional[Tokens], extra: Optional[dict] = None) -> Run:
     """A :class:`Run` of the calls an importer gathered (each the keyword arguments of a
     :class:`ToolCall`: a key the format does not know is a TypeError, not a silent extra);
-    ``extra`` holds other fields of the run (``task``, ``trial``, ``meta``, ``unmatched_results``)."""
+    ``tokens`` with no part present are absent; ``extra`` holds other fields of the run
+    (``task``, ``trial``, ``meta``, ``unmatched_results``)."""
     return Run(tool_calls=tuple([ToolCall(**call) for call in calls]), turns=tuple(turns), tokens=tokens or None,
                **(extra or {}))
 

@@ -22,11 +22,11 @@ import json
 import zipfile
 
 from ..cassette import Cassette
-from ..engine.trace import Run, message_text
+from ..engine.trace import Run, Tokens, message_text
 from ..engine.values import type_name
 from ..errors import InputError
 from ..files import strict_json
-from .common import Catalog, Loc, Pending, Source, Tokens, make_cassette, make_run, text_result
+from .common import Catalog, Loc, Pending, Source, make_cassette, make_run, read_usage, text_result
 
 KIND = "inspect-ai"
 ZIP_MAGIC = b"PK\x03\x04"
@@ -123,13 +123,13 @@ def _run(src: Source, sample: dict, loc: Loc, model, catalog: Catalog) -> Run:
     usage = sample.get("model_usage") or {}
     src.need_dict(usage, loc / "model_usage", "'model_usage'")
     for name, per_model in usage.items():
-        tokens.add(src, per_model, loc / "model_usage" / name, *_USAGE)
+        tokens += read_usage(src, per_model, loc / "model_usage" / name, *_USAGE)
     _tools(src, sample, loc, catalog)
     extra: dict = {"task": sample.get("id"), "trial": sample.get("epoch"), "meta": _meta(sample, usage, model)}
     extra = {k: v for k, v in extra.items() if v is not None and v != {}}
     if unmatched:
         extra["unmatched_results"] = unmatched
-    return make_run(calls, messages, tokens.to_dict(), extra)
+    return make_run(calls, messages, tokens, extra)
 
 
 def _meta(sample: dict, usage: dict, model) -> dict:

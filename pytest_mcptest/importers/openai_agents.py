@@ -24,8 +24,8 @@ import json
 from typing import Optional
 
 from ..cassette import Cassette
-from ..engine.trace import Run
-from .common import Loc, Source, Tokens, looks_like_error, make_cassette, make_run, set_arguments, text_result
+from ..engine.trace import Run, Tokens
+from .common import Loc, Source, looks_like_error, make_cassette, make_run, read_usage, set_arguments, text_result
 
 KIND = "openai-agents"
 MODEL_SPANS = ("generation", "response")
@@ -87,14 +87,14 @@ def _run(src: Source, trace_id: str, trace: dict) -> Run:
         kind = data.get("type")
         if kind in MODEL_SPANS:
             model_spans += 1
-            tokens.add(src, data.get("usage"), loc / "span_data" / "usage", *_USAGE)
+            tokens += read_usage(src, data.get("usage"), loc / "span_data" / "usage", *_USAGE)
             if isinstance(data.get("model"), str):
                 meta.setdefault("model", data["model"])
             if isinstance(data.get("input"), list) and isinstance(data.get("output"), list):
                 turns = list(data["input"]) + list(data["output"])
         elif kind == "function":
             calls.append(_call(src, span, data, loc, model_spans - 1))
-    return make_run(calls, turns, tokens.to_dict(), {"meta": meta})
+    return make_run(calls, turns, tokens, {"meta": meta})
 
 
 def _start(span: dict) -> str:

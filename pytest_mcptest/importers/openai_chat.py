@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import Optional
 
 from ..cassette import Cassette
-from ..engine.trace import Run, message_text
+from ..engine.trace import Run, Tokens, message_text
 from ..engine.paths import json_pointer
-from .common import (Catalog, Loc, Pending, Source, Tokens, chat_runs, looks_like_error, make_cassette, make_run,
+from .common import (Catalog, Loc, Pending, Source, chat_runs, looks_like_error, make_cassette, make_run, read_usage,
                      run_fields, set_arguments, text_result)
 
 KIND = "openai-chat"
@@ -32,7 +32,7 @@ def import_openai_chat(path: str, text: str) -> Cassette:
 
 def import_messages(kind: str, path: str, text: str, run_keys: tuple, run_tokens=None, finish=None) -> Cassette:
     """Import OpenAI-shaped message lists found as :func:`chat_runs` finds them (runs under
-    ``run_keys``); ``run_tokens(src, obj, loc, tokens)`` adds what a run object reports elsewhere,
+    ``run_keys``); ``run_tokens(src, obj, loc)`` is the :class:`Tokens` a run object reports elsewhere,
     and ``finish(src, obj, loc, run)`` returns a run completed from what the messages do not say."""
     src = Source(path, text)
     catalog = Catalog()
@@ -80,16 +80,16 @@ def _run(src: Source, messages: list, obj: Optional[dict], loc: Loc, extra: dict
     unmatched: list = []
     tokens = Tokens()
     if obj is not None:
-        tokens.add(src, obj.get("usage"), loc / "usage", *_USAGE)
+        tokens += read_usage(src, obj.get("usage"), loc / "usage", *_USAGE)
         if run_tokens is not None:
-            run_tokens(src, obj, loc, tokens)
+            tokens += run_tokens(src, obj, loc)
     assistant = -1
     for msg, mloc in messages:
         src.need_dict(msg, mloc, "a message")
         if msg.get("is_demo") is True:
             continue  # SWE-agent: a demonstration shown to the model, not something it did
         role = src.need_name(msg.get("role"), mloc / "role", "a message's 'role'")
-        tokens.add(src, msg.get("usage"), mloc / "usage", *_USAGE)
+        tokens += read_usage(src, msg.get("usage"), mloc / "usage", *_USAGE)
         if role == "assistant":
             assistant += 1
             tool_calls = msg.get("tool_calls")
@@ -126,4 +126,4 @@ def _run(src: Source, messages: list, obj: Optional[dict], loc: Loc, extra: dict
                 call["result"] = text_result(content, error)
     if unmatched:
         extra["unmatched_results"] = unmatched
-    return make_run(calls, [m for m, _ in messages], tokens.to_dict(), extra)
+    return make_run(calls, [m for m, _ in messages], tokens, extra)

@@ -35,9 +35,9 @@ import json
 from typing import Optional
 
 from ..cassette import Cassette
-from ..engine.trace import Run, message_text
+from ..engine.trace import Run, Tokens, message_text
 from ..engine.values import type_name
-from .common import (Catalog, Loc, Pending, Source, Tokens, looks_like_error, make_cassette, make_run,
+from .common import (Catalog, Loc, Pending, Source, looks_like_error, make_cassette, make_run, read_usage,
                      set_arguments, text_result)
 
 KIND = "openai-responses"
@@ -119,7 +119,7 @@ class _Run:
             extra["unmatched_results"] = self.unmatched
         if self.meta:
             extra["meta"] = self.meta
-        return make_run(self.calls, self.turns, self.tokens.to_dict(), extra)
+        return make_run(self.calls, self.turns, self.tokens, extra)
 
 
 class _Importer:
@@ -160,7 +160,7 @@ class _Importer:
         body, loc = response
         if isinstance(body.get("id"), str):
             run.responses.add(body["id"])
-        run.tokens.add(src, body.get("usage"), loc / "usage", *_USAGE)
+        run.tokens += read_usage(src, body.get("usage"), loc / "usage", *_USAGE)
         output = src.need_list(body.get("output", []), loc / "output", "'output'")
         run.model_side = False  # each response is one turn of the model
         for i, item in enumerate(output):

@@ -26,10 +26,10 @@ import re
 from typing import Any, Optional
 
 from ..cassette import Cassette
-from ..engine.trace import Run
+from ..engine.trace import Run, Tokens
 from ..engine.values import is_number
-from .common import (Catalog, Loc, Source, Tokens, any_records, looks_like_error, make_cassette, make_run,
-                     parse_arguments, set_arguments, text_result)
+from .common import (Catalog, Loc, Source, any_records, looks_like_error, make_cassette, make_run, parse_arguments,
+                     read_usage, set_arguments, text_result)
 
 KIND = "otel"
 CHAT_OPS = ("chat", "text_completion", "generate_content")
@@ -116,11 +116,10 @@ class _Span:
         self.op = op if isinstance(op, str) else None
         self.is_tool = self.op == "execute_tool" or (self.op is None and self.name.startswith("execute_tool "))
 
-    def usage(self, src: Source, tokens: Tokens) -> bool:
+    def tokens(self, src: Source) -> Optional[Tokens]:
+        """The tokens the span's attributes report; ``None`` when it reports none."""
         present = {k: v for k, v in self.attrs.items() if k in _USAGE[0] + _USAGE[1]}
-        if present:
-            tokens.add(src, present, self.loc / "attributes", *_USAGE)
-        return bool(present)
+        return read_usage(src, present, self.loc / "attributes", *_USAGE) if present else None
 
 
 def _first(raw: dict, keys: tuple):
@@ -266,15 +265,13 @@ def _run(src: Source, spans: list, catalog: Catalog) -> Run:
     calls = _span_calls(src, spans)
     if not calls:
         calls = _message_calls(src, spans)
-    tokens = Tokens()
-    reported = [s.usage(src, tokens) for s in spans if s.op in CHAT_OPS]
-    if not any(reported):
-        tokens = Tokens()
-        with_usage = {s.span_id for s in spans if s.span_id and s.usage(src, Tokens())}
+    reported = [t for t in (s.tokens(src) for s in spans if s.op in CHAT_OPS) if t is not None]
+    if not reported:
+        with_usage = {s.span_id for s in spans if s.span_id and s.tokens(src) is not None}
         by_id = {s.span_id: s for s in spans if s.span_id}
-        for span in spans:
-            if span.usage(src, Tokens()) and not _has_ancestor(span, by_id, with_usage):
-                span.usage(src, tokens)
+        reported = [t for t in (s.tokens(src) for s in spans if not _has_ancestor(s, by_id, with_usage))
+                    if t is not None]
+    tokens = sum(reported, Tokens())
     extra: dict = {}
     for field, keys in (("task", TASK_KEYS), ("trial", TRIAL_KEYS)):
         value = next((s.attrs[k] for s in spans for k in keys if s.attrs.get(k) is not None), None)
@@ -282,7 +279,7 @@ def _run(src: Source, spans: list, catalog: Catalog) -> Run:
             extra[field] = value
     if spans[0].trace:
         extra["meta"] = {"trace_id": spans[0].trace}
-    return make_run(calls, [], tokens.to_dict(), extra)
+    return make_run(calls, [], tokens, extra)
 
 
 def _first_attr(attrs: dict, keys: tuple):

@@ -35,8 +35,8 @@ from typing import Optional
 import attrs
 
 from ..cassette import Cassette
-from ..engine.trace import Run, ToolCall
-from .common import Catalog, Loc, Source, Tokens, looks_like_error, text_result
+from ..engine.trace import Run, Tokens, ToolCall
+from .common import Catalog, Loc, Source, looks_like_error, read_usage, text_result
 from .openai_chat import import_messages
 
 KIND = "swe-agent"
@@ -74,10 +74,11 @@ def import_swe_agent(path: str, text: str) -> Cassette:
     return cassette
 
 
-def _model_stats(src: Source, obj: dict, loc: Loc, tokens: Tokens) -> None:
+def _model_stats(src: Source, obj: dict, loc: Loc) -> Tokens:
     info = obj.get("info")
     if isinstance(info, dict) and info.get("model_stats") is not None:
-        tokens.add(src, info["model_stats"], loc / "info" / "model_stats", *_STATS)
+        return read_usage(src, info["model_stats"], loc / "info" / "model_stats", *_STATS)
+    return Tokens()
 
 
 # --------------------------------------------------------------------------- runs without function calling

@@ -18,7 +18,8 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from .provider import Provider, Reply, ToolDef, ToolUse, Usage
+from ..engine.trace import Tokens
+from .provider import Provider, Reply, ToolDef, ToolUse
 
 DEFAULT_MAX_TOKENS = 4096
 
@@ -70,7 +71,7 @@ class AnthropicProvider(Provider):
                                      args if bad is None else {"_raw": bad}, bad))
             elif kind is None:
                 raise self.malformed(f"content[{i}] is not a content block")
-        return Reply(text="\n".join(t for t in texts if t), calls=tuple(calls), usage=_usage(data.get("usage")),
+        return Reply(text="\n".join(t for t in texts if t), calls=tuple(calls), tokens=_tokens(data.get("usage")),
                      model=data.get("model") if isinstance(data.get("model"), str) else None,
                      stop_reason=data.get("stop_reason"))
 
@@ -105,11 +106,11 @@ def messages(turns: list) -> list:
     return out
 
 
-def _usage(usage: Any) -> Optional[Usage]:
+def _tokens(usage: Any) -> Optional[Tokens]:
     if not isinstance(usage, dict):
         return None
     parts = [usage.get(k) for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")]
     output = usage.get("output_tokens")
     if not isinstance(parts[0], int) or not isinstance(output, int):
         return None
-    return Usage(sum(p for p in parts if isinstance(p, int)), output)
+    return Tokens.of(sum(p for p in parts if isinstance(p, int)), output)

@@ -23,7 +23,8 @@ import time
 from contextlib import contextmanager
 from typing import Callable, Iterator, Optional
 
-from .provider import LiveError, Usage
+from ..engine.trace import Tokens
+from .provider import LiveError
 
 WINDOW = 60.0
 
@@ -176,8 +177,8 @@ class Budget:
             raise LiveError(f"{who}: the item's budget of ${self.max_cost_micros / 1e6:.4f} is spent "
                             f"(${self.cost_micros / 1e6:.4f} used); raise item_max_cost_usd to record more")
 
-    def add(self, usage: Optional[Usage], cost: Optional[int]) -> None:
-        if usage is not None:
-            self.tokens += usage.total
+    def add(self, tokens: Optional[Tokens], cost: Optional[int]) -> None:
+        if tokens is not None:
+            self.tokens += tokens.total
         if cost is not None:
             self.cost_micros += cost

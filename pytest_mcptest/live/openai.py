@@ -23,7 +23,8 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from .provider import Provider, Reply, ToolDef, ToolUse, Usage
+from ..engine.trace import Tokens
+from .provider import Provider, Reply, ToolDef, ToolUse
 
 
 class OpenAIProvider(Provider):
@@ -80,7 +81,7 @@ class OpenAIProvider(Provider):
             if not isinstance(function, dict) or not isinstance(function.get("name"), str):
                 raise self.malformed(f"choices[0].message.tool_calls[{i}] has no function name")
             calls.append(_tool_use(call.get("id") or f"call_{i}", function["name"], function.get("arguments")))
-        return Reply(text=text, calls=tuple(calls), usage=_usage(data.get("usage")),
+        return Reply(text=text, calls=tuple(calls), tokens=_tokens(data.get("usage")),
                      model=data.get("model") if isinstance(data.get("model"), str) else None,
                      stop_reason=choices[0].get("finish_reason"))
 
@@ -142,9 +143,9 @@ class OpenAIResponsesProvider(Provider):
         tokens = None
         if isinstance(usage, dict) and isinstance(usage.get("input_tokens"), int) \
                 and isinstance(usage.get("output_tokens"), int):
-            tokens = Usage(usage["input_tokens"], usage["output_tokens"])
+            tokens = Tokens.of(usage["input_tokens"], usage["output_tokens"])
         status = data.get("status")
-        return Reply(text="".join(texts), calls=tuple(calls), usage=tokens,
+        return Reply(text="".join(texts), calls=tuple(calls), tokens=tokens,
                      model=data.get("model") if isinstance(data.get("model"), str) else None,
                      stop_reason="tool_calls" if calls else status if isinstance(status, str) else None)
 
@@ -200,10 +201,10 @@ def _tool_use(call_id: str, name: str, arguments: Any) -> ToolUse:
     return ToolUse(call_id, name, {"_raw": json.dumps(arguments)}, bad_args=json.dumps(arguments))
 
 
-def _usage(usage: Any) -> Optional[Usage]:
+def _tokens(usage: Any) -> Optional[Tokens]:
     if not isinstance(usage, dict):
         return None
     prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
     if not isinstance(prompt, int) or not isinstance(completion, int):
         return None
-    return Usage(prompt, completion)
+    return Tokens.of(prompt, completion)

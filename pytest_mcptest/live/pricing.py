@@ -24,7 +24,8 @@ from typing import Optional
 
 import attrs
 
-from .provider import Price, Usage
+from ..engine.trace import Tokens
+from .provider import Price
 
 PRICES: dict[str, Price] = {
     # Anthropic
@@ -63,9 +64,10 @@ def price_of(model: Optional[str]) -> Optional[Price]:
     return PRICES.get(name) or PRICES.get(_DATE.sub("", name))
 
 
-def cost_micros(usage: Usage, price: Price) -> int:
-    """``usage`` at ``price``, in micro-dollars, rounded half up (exact decimal arithmetic)."""
-    exact = Decimal(usage.input) * Decimal(str(price.input)) + Decimal(usage.output) * Decimal(str(price.output))
+def cost_micros(tokens: Tokens, price: Price) -> int:
+    """``tokens`` (input and output both known) at ``price``, in micro-dollars, rounded half
+    up (exact decimal arithmetic)."""
+    exact = Decimal(tokens.input) * Decimal(str(price.input)) + Decimal(tokens.output) * Decimal(str(price.output))
     return int(exact.quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
@@ -100,9 +102,8 @@ def replay_costs(runs: tuple, recorded_model: Optional[str], suite_model: Option
     override = override_price(models, suite_model)
     out, unpriced = [], []
     for run in runs:
-        tokens = run.tokens or {}
-        if run.cost_micros is not None or not isinstance(tokens.get("input"), (int, float)) \
-                or not isinstance(tokens.get("output"), (int, float)):
+        tokens = run.tokens
+        if run.cost_micros is not None or tokens is None or tokens.input is None or tokens.output is None:
             out.append(run)
             continue
         named = (run.meta or {}).get("model") if isinstance((run.meta or {}).get("model"), str) else None
@@ -113,7 +114,7 @@ def replay_costs(runs: tuple, recorded_model: Optional[str], suite_model: Option
                 unpriced.append(model)
             out.append(run)
             continue
-        out.append(attrs.evolve(run, cost_micros=cost_micros(Usage(tokens["input"], tokens["output"]), price)))
+        out.append(attrs.evolve(run, cost_micros=cost_micros(tokens, price)))
     note = None
     if unpriced:
         note = (f"cost_micros left out: no known price for {', '.join(unpriced)} "

@@ -25,6 +25,8 @@ from typing import Any, Mapping, Optional
 
 import attrs
 
+from ..engine.trace import Tokens
+
 # ``openai-responses``: the same models and keys as ``openai``, asked through the Responses API
 PROVIDERS = ("anthropic", "openai", "openai-responses")
 KEY_VARIABLES = {"anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"), "openai": ("OPENAI_API_KEY",),
@@ -179,24 +181,6 @@ def settings_for(models: Optional[Mapping], ref: ModelRef) -> ModelSettings:
 
 
 @attrs.frozen
-class Usage:
-    """Tokens one reply (or a sum of replies) consumed."""
-
-    input: int = 0
-    output: int = 0
-
-    @property
-    def total(self) -> int:
-        return self.input + self.output
-
-    def __add__(self, other: "Usage") -> "Usage":
-        return Usage(self.input + other.input, self.output + other.output)
-
-    def to_dict(self) -> dict:
-        return {"input": self.input, "output": self.output, "total": self.total}
-
-
-@attrs.frozen
 class ToolUse:
     """One tool call the model asked for, by the name it was shown. ``bad_args`` holds the
     raw argument text when it was not a JSON object (the call is then not executed)."""
@@ -209,11 +193,12 @@ class ToolUse:
 
 @attrs.frozen
 class Reply:
-    """One model answer, provider-neutral."""
+    """One model answer, provider-neutral: ``tokens`` is what the API said it used (both
+    parts, made by :meth:`Tokens.of`), ``None`` when it did not say."""
 
     text: str
     calls: tuple[ToolUse, ...]
-    usage: Optional[Usage]
+    tokens: Optional[Tokens]
     model: Optional[str]
     stop_reason: Optional[str]
 

@@ -40,12 +40,12 @@ from typing import Mapping, Optional, Sequence, Union
 import attrs
 
 from ..cassette import Cassette, as_json, parse_cassette
-from ..engine.trace import Run, ToolCall
+from ..engine.trace import Run, Tokens, ToolCall
 from ..mcp.client import _leaf, _run_sync
 from .judge import judge, statements
 from .limits import Budget, limiter_for
 from .pricing import cost_micros, price_of
-from .provider import (LiveError, Provider, Reply, Usage, parse_model, scrub, secret_values,
+from .provider import (LiveError, Provider, Reply, parse_model, scrub, secret_values,
                        settings_for)
 from .providers import make_provider
 from .servers import ServerHub, ServerSpec, ToolBoard, open_servers
@@ -92,42 +92,53 @@ class AgentTask:
                 f"model replies{judged}, servers: {', '.join(s.name for s in self.servers) or 'none'}")
 
 
-def usage_lines(usage: Mapping) -> list[str]:
-    """The terminal summary's lines for a ``Recording.usage`` (or several merged):
+@attrs.frozen
+class Spend:
+    """What one model cost a recording: its calls, the :class:`Tokens` they used (those the
+    API reported; a call without usage adds none) and their price in micro-dollars (those
+    with a known price). Spend, not usage: it is what the terminal summary bills."""
+
+    calls: int = 0
+    tokens: Tokens = Tokens.of(0, 0)
+    cost_micros: int = 0
+
+
+def spend_lines(spend: Mapping[str, Spend]) -> list[str]:
+    """The terminal summary's lines for a ``Recording.spend`` (or several merged):
     ``gpt-4o-mini-2024-07-18: 10 calls, 2500 tokens (2000 in, 500 out), $0.0006``."""
     lines = []
-    for model in sorted(usage):
-        row = usage[model]
-        cost = f"${row['cost_micros'] / 1e6:.4f}" if row["cost_micros"] else "cost unknown"
-        lines.append(f"{model}: {row['calls']} calls, {row['input'] + row['output']} tokens "
-                     f"({row['input']} in, {row['output']} out), {cost}")
+    for model in sorted(spend):
+        row = spend[model]
+        cost = f"${row.cost_micros / 1e6:.4f}" if row.cost_micros else "cost unknown"
+        lines.append(f"{model}: {row.calls} calls, {row.tokens.total} tokens "
+                     f"({row.tokens.input} in, {row.tokens.output} out), {cost}")
     return lines
 
 
 class Ledger:
-    """Model calls, tokens and cost per model id: the terminal summary's figures."""
+    """What each model id of a recording spent (:class:`Spend`): the terminal summary's figures."""
 
     def __init__(self):
-        self.models: dict[str, dict] = {}
+        self.models: dict[str, Spend] = {}
         self.unpriced: list[str] = []   # models with usage but no known price
         self.unmetered: list[str] = []  # models that answered without usage
 
-    def add(self, model: str, usage: Optional[Usage], cost: Optional[int]) -> None:
-        row = self.models.setdefault(model, {"calls": 0, "input": 0, "output": 0, "cost_micros": 0})
-        row["calls"] += 1
-        if usage is None:
+    def add(self, model: str, tokens: Optional[Tokens], cost: Optional[int]) -> None:
+        row = self.models.get(model, Spend())
+        row = attrs.evolve(row, calls=row.calls + 1)
+        if tokens is None:
             if model not in self.unmetered:
                 self.unmetered.append(model)
-            return
-        row["input"] += usage.input
-        row["output"] += usage.output
-        if cost is not None:
-            row["cost_micros"] += cost
-        elif model not in self.unpriced:
-            self.unpriced.append(model)
+        else:
+            row = attrs.evolve(row, tokens=row.tokens + tokens)
+            if cost is not None:
+                row = attrs.evolve(row, cost_micros=row.cost_micros + cost)
+            elif model not in self.unpriced:
+                self.unpriced.append(model)
+        self.models[model] = row
 
-    def to_dict(self) -> dict:
-        return {m: dict(row, total=row["input"] + row["output"]) for m, row in sorted(self.models.items())}
+    def spend(self) -> dict[str, Spend]:
+        return dict(sorted(self.models.items()))
 
 
 class Model:
@@ -150,10 +161,10 @@ class Model:
         reply = await self.provider.complete(system, turns, tools, temperature)
         model = reply.model or self.provider.ref.name
         price = self.settings.price or price_of(model)
-        cost = cost_micros(reply.usage, price) if (price is not None and reply.usage is not None) else None
-        self.limiter.spent(reply.usage.total if reply.usage else 0)
-        self.budget.add(reply.usage, cost)
-        self.ledger.add(model, reply.usage, cost)
+        cost = cost_micros(reply.tokens, price) if (price is not None and reply.tokens is not None) else None
+        self.limiter.spent(reply.tokens.total if reply.tokens else 0)
+        self.budget.add(reply.tokens, cost)
+        self.ledger.add(model, reply.tokens, cost)
         return reply, cost
 
 
@@ -183,7 +194,7 @@ class Tally:
     """What one run's model replies added up to; unknown parts make the sum unknown."""
 
     def __init__(self):
-        self.usage: Optional[Usage] = Usage()
+        self.tokens: Optional[Tokens] = Tokens.of(0, 0)
         self.cost: Optional[int] = 0
         self.calls = 0
         self.model: Optional[str] = None
@@ -192,7 +203,7 @@ class Tally:
     def add(self, reply: Reply, cost: Optional[int]) -> None:
         self.calls += 1
         self.model = reply.model or self.model
-        self.usage = None if (self.usage is None or reply.usage is None) else self.usage + reply.usage
+        self.tokens = None if (self.tokens is None or reply.tokens is None) else self.tokens + reply.tokens
         self.cost = None if (self.cost is None or cost is None) else self.cost + cost
 
 
@@ -284,8 +295,8 @@ async def agent_steps(model: Model, system: Optional[str], board: ToolBoard, hub
 def side_meta(tally: Tally, model: Model) -> dict:
     """A helper role's spend in one run (the synthetic user's, the judge's), for its ``meta``."""
     out: dict = {"model": tally.model or model.provider.ref.name, "model_calls": tally.calls}
-    if tally.usage is not None and tally.calls:
-        out["tokens"] = tally.usage.to_dict()
+    if tally.tokens is not None and tally.calls:
+        out["tokens"] = tally.tokens.to_dict()
     if tally.cost is not None and tally.calls:
         out["cost_micros"] = tally.cost
     return out
@@ -294,8 +305,8 @@ def side_meta(tally: Tally, model: Model) -> dict:
 def live_run(calls: list, turns: list, tally: Tally, meta: dict, judgments: Optional[list] = None) -> Run:
     """One live run: its calls, the transcript, the agent's tokens and cost when the API
     reported usage, the judge's verdicts."""
-    metered = tally.calls and tally.usage is not None
-    return Run(tool_calls=tuple(calls), turns=tuple(turns), tokens=tally.usage.to_dict() if metered else None,
+    metered = tally.calls and tally.tokens is not None
+    return Run(tool_calls=tuple(calls), turns=tuple(turns), tokens=tally.tokens if metered else None,
                cost_micros=tally.cost if tally.calls else None, judgments=tuple(judgments or ()), meta=meta)
 
 
@@ -347,13 +358,13 @@ async def _agent_run(task: AgentTask, pool: ModelPool, index: int, catalogs: lis
 class Recording:
     """What a live recording produced: runs in index order, each server's ``tools/list``
     answer, cassette ``meta``, notes for the user (said once each) and the spend per
-    model (``{model: {calls, input, output, total, cost_micros}}``)."""
+    model id (``{model: Spend}``)."""
 
     runs: tuple[Run, ...]
     catalog: dict
     meta: dict
     notes: tuple[str, ...] = ()
-    usage: dict = attrs.field(factory=dict)
+    spend: dict[str, Spend] = attrs.field(factory=dict)
 
     def cassette(self) -> Cassette:
         """The cassette to write (``recorded_at`` is left to the writer)."""
@@ -443,7 +454,7 @@ def finish(runs: list, catalog: dict, meta: dict, notes: list, ledger: Ledger) -
     written = scrub(as_json(Cassette(runs=tuple(runs), meta=meta, catalog=catalog)), secrets)
     cassette = parse_cassette("the live recording", json.dumps(written, ensure_ascii=False))
     return Recording(runs=cassette.runs, catalog=cassette.catalog, meta=cassette.meta,
-                     notes=tuple(scrub(notes, secrets)), usage=ledger.to_dict())
+                     notes=tuple(scrub(notes, secrets)), spend=ledger.spend())
 
 
 async def record_agent_async(task: AgentTask, models: Optional[Mapping] = None, concurrency: int = 4,

@@ -29,7 +29,7 @@ import time
 from typing import Any, Callable, Optional
 
 from ..cassette import Cassette
-from ..engine.trace import Run, ToolCall
+from ..engine.trace import Run, Tokens, ToolCall
 from ..errors import RecordingError
 from . import modes, store
 from .drift import compare, prompt_sha256
@@ -59,7 +59,7 @@ class Recorder:
         self.calls: list = []                     # [seq, ToolCall or None] in call order
         self.catalog: dict = {}
         self.turns: list = []
-        self.token_counts: dict = {}
+        self.token_counts = Tokens()  # what the agent said its model used, summed
         self.meta: dict = {}
         self.saved = False
 
@@ -136,9 +136,7 @@ class Recorder:
     def tokens(self, input: Optional[float] = None, output: Optional[float] = None,
                total: Optional[float] = None) -> None:
         """Token usage, added up over calls; ``total`` defaults to input + output."""
-        for key, value in (("input", input), ("output", output), ("total", total)):
-            if value is not None:
-                self.token_counts[key] = self.token_counts.get(key, 0) + value
+        self.token_counts = self.token_counts + Tokens(input, output, total)
 
     @property
     def turn(self) -> int:
@@ -148,9 +146,9 @@ class Recorder:
 
     def run(self, recorded_at: Optional[str] = None) -> Run:
         """The run recorded so far."""
-        tokens = dict(self.token_counts)
-        if tokens and "total" not in tokens and "input" in tokens and "output" in tokens:
-            tokens["total"] = tokens["input"] + tokens["output"]
+        tokens = self.token_counts
+        if tokens.total is None and tokens.input is not None and tokens.output is not None:
+            tokens = Tokens.of(tokens.input, tokens.output)
         meta = {"recorder": "mcptest_recorder"}
         if recorded_at is not None:
             meta["recorded_at"] = recorded_at

@@ -20,7 +20,7 @@ from hypothesis_budget import budget
 
 from pytest_mcptest import cassette as cassette_module
 from pytest_mcptest.cassette import Cassette, as_json, cassette_schema, dump_cassette, parse_cassette
-from pytest_mcptest.engine.trace import Run, ToolCall
+from pytest_mcptest.engine.trace import Run, Tokens, ToolCall
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.files import read_or_map
 
@@ -181,7 +181,7 @@ def test_a_whole_session_is_read_into_messages():
 
 def test_the_writer_writes_known_keys_in_order_and_leaves_out_what_is_absent_but_error():
     run = Run(tool_calls=(ToolCall("add", {"n": 2**70}, "shop", False, {"content": []}, 0),),
-              turns=({"role": "assistant", "content": "done"},), tokens={"input": 1}, cost_micros=12,
+              turns=({"role": "assistant", "content": "done"},), tokens=Tokens(input=1), cost_micros=12,
               judgments=({"criterion": "polite", "verdict": "pass", "reason": "yes"},), task="t", trial=0,
               meta={"model": "m"})
     text = dump_cassette(Cassette(runs=(run,), meta={"agent": "a"}, catalog={"s": {"tools": []}}))

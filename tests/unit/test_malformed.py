@@ -9,6 +9,7 @@ import pytest
 
 from cassette_cases import CASSETTE_CASES
 from pytest_mcptest.cassette import parse_cassette
+from pytest_mcptest.engine.trace import Tokens
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.suite.build import load_suite
 
@@ -375,7 +376,7 @@ def test_v1_cassette_parses_with_defaults():
     assert first.tool_calls[0].args == {"city": "Sacramento"}
     assert first.tool_calls[1].error is False  # missing error is false
     assert first.tool_calls[1].args is None
-    assert first.tokens == {"input": 1200, "output": 320, "total": 1520}
+    assert first.tokens == Tokens(1200, 320, 1520)
     assert first.cost_micros == 4200
     assert first.final_responses == ("a",)
     assert second.tool_calls == ()
@@ -399,7 +400,7 @@ def test_tokens_partial_and_cost_zero_are_kept():
         {"runs": [{"tool_calls": [], "cost_micros": 0, "conversation": {"tokens": {"total": 5}}}]}))
     run = cassette.runs[0]
     assert run.cost_micros == 0 and run.cost_micros is not None
-    assert run.tokens == {"total": 5}
+    assert run.tokens == Tokens(total=5)
 
 
 def test_root_envelope_parses():
@@ -426,7 +427,7 @@ def test_trace_envelope_parses():
     assert run.tool_names == ["fetch"]
     assert run.tool_calls[0].error is False
     assert run.cost_micros == 7
-    assert run.tokens == {"input": 1, "output": 2, "total": 3}
+    assert run.tokens == Tokens(1, 2, 3)
 
 
 def test_trace_nesting_is_checked_before_root():

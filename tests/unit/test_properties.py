@@ -11,7 +11,7 @@ from hypothesis_budget import budget
 
 from pytest_mcptest.engine.golden import GoldenOracle, GoldenPath
 from pytest_mcptest.engine.paths import parse_path
-from pytest_mcptest.engine.trace import Run, ToolCall
+from pytest_mcptest.engine.trace import Run, Tokens, ToolCall
 from pytest_mcptest.engine.world import Effect, ForbiddenRule, Guard, Transition, WorldSpec, replay_world
 
 SETTINGS = settings(max_examples=budget(100), deadline=None, database=None,
@@ -99,7 +99,7 @@ def runs(draw) -> Run:
     return Run(
         tool_calls=tuple(draw(st.lists(calls, max_size=8))),
         turns=tuple(draw(st.lists(messages, max_size=5))),
-        tokens=draw(st.one_of(st.none(), st.just({"input": 3, "output": 4, "total": 7}))),
+        tokens=draw(st.one_of(st.none(), st.just(Tokens(3, 4, 7)))),
         cost_micros=draw(st.one_of(st.none(), st.integers(min_value=0, max_value=10_000))),
     )
 

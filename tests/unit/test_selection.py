@@ -14,7 +14,7 @@ from pytest_mcptest.engine.passk import pass_hat_k, pass_hat_k_curve
 from pytest_mcptest.engine.selection import FunctionClass, select_run, selection_f1, tool_selection_floor
 from pytest_mcptest.engine.toolid import call_id, member_matches
 from pytest_mcptest.engine.values import percent
-from pytest_mcptest.engine.trace import Run, ToolCall
+from pytest_mcptest.engine.trace import Run, Tokens, ToolCall
 from pytest_mcptest.gates.agent import floor_lines, floor_run_lines, floor_summary
 
 SPEC_CLASSES = [
@@ -206,7 +206,7 @@ def test_pass_hat_k_is_the_combinatorial_ratio(args):
 
 
 def weather_run(name="get_weather", total=1500):
-    tokens = None if total is None else {"input": 1000, "output": 500, "total": total}
+    tokens = None if total is None else Tokens(1000, 500, total)
     return Run(tool_calls=(ToolCall(name, server="weather"),), tokens=tokens)
 
 
@@ -226,9 +226,9 @@ def test_floor_pass_line_matches_spec():
 def test_floor_failure_lines_match_spec():
     runs = [weather_run(total=1500) for _ in range(10)]
     runs[3] = weather_run(total=2400)
-    runs[6] = Run(tool_calls=(ToolCall("search"),), tokens={"total": 900})
+    runs[6] = Run(tool_calls=(ToolCall("search"),), tokens=Tokens(total=900))
     for i in (0, 1, 2):
-        runs[i] = Run(tool_calls=(ToolCall("search"),), tokens={"total": 800})
+        runs[i] = Run(tool_calls=(ToolCall("search"),), tokens=Tokens(total=800))
     runs[8] = weather_run(total=3120)
     runs[9] = weather_run(total=2100)
     floor = tool_selection_floor(runs, "get_weather", 0.8, 2000)
