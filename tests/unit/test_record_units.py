@@ -257,7 +257,8 @@ def test_servers_may_carry_redact_patterns(tmp_path):
 
 def test_appending_keeps_the_keys_the_model_has_no_field_for(tmp_path):
     """The format is open to keys of a user's or another tool's: a recorder that appends a run
-    rewrites the file without losing them (at the top, in a kept run, call or message), and a
+    rewrites the file without losing them (at the top, in a kept run, call, message, conversation
+    or its token counts), and a
     recorder that replaces the runs keeps the top level's."""
     from pytest_mcptest.record import store
 
@@ -265,13 +266,16 @@ def test_appending_keeps_the_keys_the_model_has_no_field_for(tmp_path):
     path.write_text(json.dumps({
         "mcptest_cassette": 1, "reviewed_by": "ana",
         "runs": [{"tool_calls": [{"name": "ping", "args": {}, "ticket": "T-1"}], "note": "flaky on Mondays",
-                  "messages": [{"from": "host", "message": {"jsonrpc": "2.0", "method": "ping"}, "seen": 1}]}]}))
+                  "messages": [{"from": "host", "message": {"jsonrpc": "2.0", "method": "ping"}, "seen": 1}],
+                  "conversation": {"turns": [], "tokens": {"input": 3, "output": 2, "cache_read": 7}, "lang": "en"}}]}))
     new = Run(tool_calls=(ToolCall(name="pong"),))
     store.save(str(path), [new], {}, {}, store.APPEND, redactor(()))
     written = json.loads(path.read_text())
     assert written["reviewed_by"] == "ana"
     assert written["runs"][0]["note"] == "flaky on Mondays" and written["runs"][0]["tool_calls"][0]["ticket"] == "T-1"
     assert written["runs"][0]["messages"][0]["seen"] == 1
+    assert written["runs"][0]["conversation"]["lang"] == "en"
+    assert written["runs"][0]["conversation"]["tokens"] == {"input": 3, "output": 2, "cache_read": 7}
     assert [c["name"] for r in written["runs"] for c in r["tool_calls"]] == ["ping", "pong"]
     assert parse_cassette(str(path), path.read_text()).runs[1].tool_calls[0].name == "pong"
     store.save(str(path), [new], {}, {}, store.REPLACE, redactor(()))
