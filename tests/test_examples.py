@@ -18,7 +18,7 @@ def test_there_are_example_suites():
 
 
 def test_examples_pass_under_pytest(pytester):
-    result = pytester.runpytest_subprocess(str(EXAMPLES), "-p", "no:cacheprovider", "--mcptest-report", "r.json")
+    result = pytester.runpytest(str(EXAMPLES), "-p", "no:cacheprovider", "--mcptest-report", "r.json")
     assert result.ret == 0, result.stdout.str()
     outcomes = {i["outcome"] for i in json.loads((pytester.path / "r.json").read_text())["items"]}
     assert outcomes <= {"passed", "xfailed", "skipped"}
