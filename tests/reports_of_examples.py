@@ -4,7 +4,9 @@ the JUnit properties to read."""
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -43,4 +45,18 @@ def run_examples(folder: pathlib.Path, *extra: str) -> ExampleReports:
 
 @pytest.fixture(scope="session")
 def example_reports(tmp_path_factory) -> ExampleReports:
-    return run_examples(tmp_path_factory.mktemp("examples-reports"))
+    """Written once per session: under xdist, once for all workers (the first to need them
+    runs the examples, the others wait on a lock and read the same files)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return run_examples(tmp_path_factory.mktemp("examples-reports"))
+    shared = tmp_path_factory.getbasetemp().parent  # the run's folder, above each worker's own
+    folder = shared / "examples-reports"
+    with open(shared / "examples-reports.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (folder / "output.txt").is_file():
+            reports = ExampleReports(folder / "report.json", folder / "report.html", folder / "junit.xml",
+                                     (folder / "output.txt").read_text(encoding="utf-8"))
+        else:
+            reports = run_examples(folder)
+            (folder / "output.txt").write_text(reports.output, encoding="utf-8")  # last: the files are whole
+    return reports

@@ -221,12 +221,12 @@ def test_a_live_recording_asks_the_judge_about_judge_claims_and_the_replay_reads
     with FakeProvider(script) as fake:
         monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
         monkeypatch.setenv("OPENAI_BASE_URL", fake.url + "/v1")
-        live = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mcptest-record-mode=once")
+        live = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-record-mode=once")
     live.assert_outcomes(failed=1)
     (run,) = json.loads((pytester.path / "weather.json").read_text())["runs"]
     assert [(j["criterion"], j["verdict"]) for j in run["judgments"]] == [
         ("The answer reports only what the calls show", "fail")]
-    replay = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    replay = pytester.runpytest("-p", "no:cacheprovider")
     replay.assert_outcomes(failed=1)
     replay.stdout.fnmatch_lines(["*claims: the judge found this claim unsupported: "
                                  "'The answer reports only what the calls show' (*: invented)*"])

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
+from typing import NamedTuple
 
 import pytest
 
@@ -83,9 +86,19 @@ def test_scenario_run_gives_pytests_outcomes_for_marks(suite, capsys):
     assert outcomes == {"skipif": "skipped", "xfail not run": "xfailed", "plain": "passed"}
 
 
+class Done(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
+
+
 def _cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "pytest_mcptest.cli", *args], cwd=cwd,
-                          capture_output=True, text=True, check=False)
+    """``mcptest ARGS`` through ``main``, in this process, from ``cwd``: exit code and output."""
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, redirect_stdout(out), redirect_stderr(err):
+        patch.chdir(cwd)
+        code = main(list(args))
+    return Done(code, out.getvalue(), err.getvalue())
 
 
 def test_run_drives_pytest(suite):

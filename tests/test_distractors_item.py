@@ -114,12 +114,12 @@ def test_a_copied_node_id_reruns_the_distractors_item(pytester):
     pytester.makefile(".mcptest.yml", a=SUITE.format(count=1, source="{from: catalog}", expect=""))
     (pytester.path / "run.json").write_text(json.dumps({"mcptest_cassette": 1, "runs": [_run("search_products")],
                                                         "catalog": CATALOG}))
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-v")
+    result = pytester.runpytest("-p", "no:cacheprovider", "-v")
     result.assert_outcomes(passed=2)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-v", "a.mcptest.yml::resists distractors [distractors]")
+    result = pytester.runpytest("-p", "no:cacheprovider", "-v", "a.mcptest.yml::resists distractors [distractors]")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*a.mcptest.yml::resists distractors ?distractors? PASSED*"])
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-v", "a.mcptest.yml::resists distractors")
+    result = pytester.runpytest("-p", "no:cacheprovider", "-v", "a.mcptest.yml::resists distractors")
     result.assert_outcomes(passed=1)  # the agent's own id does not pick up its [distractors] item
     result.stdout.fnmatch_lines(["*a.mcptest.yml::resists distractors PASSED*"])
 

@@ -109,9 +109,14 @@ def _shell_blocks() -> list:
 
 
 @pytest.mark.parametrize("text", _shell_blocks())
-def test_every_command_of_the_docs_is_accepted_and_those_on_the_examples_run(text):
+def test_every_command_of_the_docs_is_accepted_and_those_on_the_examples_run(text, pytester, monkeypatch, capsys):
     """Every ``mcptest`` command parses; every command on the shipped examples runs, with the
-    counts its comment promises."""
+    counts its comment promises. They run in this process from the repository's root (a
+    ``pytest`` command as pytester's in-process run, an ``mcptest`` one through ``main``),
+    except under xdist (``-n``), which starts its own worker processes anyway."""
+    from pytest_mcptest.cli import main
+
+    monkeypatch.chdir(ROOT)
     parser = build_parser()
     for words, comment in _commands(text):
         shown = shlex.join(words)
@@ -129,9 +134,18 @@ def test_every_command_of_the_docs_is_accepted_and_those_on_the_examples_run(tex
         paths = [w for w in words[1:] if w.startswith("examples/") and "/cassettes" not in w]
         if not paths or "--record" in words or "record" in words[1:2]:
             continue
-        program = [sys.executable, "-m", "pytest"] if words[0] == "pytest" else [sys.executable, "-m",
-                                                                                   "pytest_mcptest.cli"]
-        done = subprocess.run(program + words[1:], cwd=ROOT, capture_output=True, text=True, timeout=300)
-        assert done.returncode in (0, 1), f"{shown}: exit {done.returncode}\n{done.stdout}{done.stderr}"
+        if "-n" in words:
+            program = [sys.executable, "-m", "pytest"] if words[0] == "pytest" else [sys.executable, "-m",
+                                                                                       "pytest_mcptest.cli"]
+            done = subprocess.run(program + words[1:], cwd=ROOT, capture_output=True, text=True, timeout=300)
+            code, out, err = done.returncode, done.stdout, done.stderr
+        elif words[0] == "pytest":
+            result = pytester.runpytest(*words[1:])
+            code, out, err = result.ret, result.stdout.str(), result.stderr.str()
+        else:
+            capsys.readouterr()
+            code = main(words[1:])
+            out, err = capsys.readouterr()
+        assert code in (0, 1), f"{shown}: exit {code}\n{out}{err}"
         for count in re.findall(r"\d+ (?:passed|failed|skipped|xfailed|xpassed)", comment):
-            assert count in done.stdout, f"{shown}: the docs say {count}\n{done.stdout[-2000:]}"
+            assert count in out, f"{shown}: the docs say {count}\n{out[-2000:]}"

@@ -58,11 +58,12 @@ def test_the_html_is_self_contained(example_reports):
         assert figure and "<svg" in figure.group(0) and "<path" in figure.group(0), chart
 
 
-def test_the_cli_writes_the_same_bytes_from_the_saved_report(example_reports, tmp_path):
+def test_the_cli_writes_the_same_bytes_from_the_saved_report(example_reports, tmp_path, monkeypatch, capsys):
+    from pytest_mcptest.cli import main
+
     out = tmp_path / "again.html"
-    proc = subprocess.run([sys.executable, "-m", "pytest_mcptest.cli", "report", str(example_reports.json_path),
-                           "--html", str(out)], capture_output=True, text=True, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr
+    monkeypatch.chdir(ROOT)
+    assert main(["report", str(example_reports.json_path), "--html", str(out)]) == 0, capsys.readouterr().err
     assert out.read_bytes() == example_reports.html_path.read_bytes()
 
 

@@ -8,7 +8,7 @@ EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "tool-se
 
 
 def test_the_ladder_is_summarized_by_count(pytester):
-    result = pytester.runpytest_subprocess(str(EXAMPLE), "-p", "no:cacheprovider", "-k", "distractors")
+    result = pytester.runpytest(str(EXAMPLE), "-p", "no:cacheprovider", "-k", "distractors")
     assert result.ret == 0
     result.stdout.fnmatch_lines([
         "*mcptest: distractor accuracy by count*",

@@ -44,13 +44,13 @@ def _files(pytester) -> None:
 
 def _record(pytester, *args):
     """A run with ``--mcptest-record-mode=once`` (the fake must be serving): it records, then judges."""
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mcptest-record-mode=once",
+    return pytester.runpytest("-p", "no:cacheprovider", "--mcptest-record-mode=once",
                                          "--mcptest-report=live.json", *args)
 
 
 def _replay(pytester, *args):
     """A replay (no model): its report must be byte for byte the recording run's."""
-    replay = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mcptest-report=replay.json", *args)
+    replay = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-report=replay.json", *args)
     assert (pytester.path / "live.json").read_bytes() == (pytester.path / "replay.json").read_bytes()
     return replay
 
@@ -254,7 +254,7 @@ def test_a_recording_that_fails_leaves_the_old_cassette_untouched(pytester, live
     (pytester.path / "weather.json").write_text(old)
     with FakeProvider(lambda seen: error(seen, 500, "the model is on fire", {"retry-after-ms": "5"})) as fake:
         live_env(fake)
-        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mcptest-record-mode=all",
+        result = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-record-mode=all",
                                                "--mcptest-live-concurrency=1")
         assert len(fake.requests) == 3  # one request and its two retries; the other runs did not start
     result.assert_outcomes(failed=1, passed=1)  # the [distractors] item only replays, and judges the old cassette

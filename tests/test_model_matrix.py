@@ -135,7 +135,7 @@ def test_a_matrix_of_two_models_records_two_cassettes_live_and_replays_as_two_it
     pytester.makefile(".mcptest.yml", s=LIVE)
     with FakeProvider(script) as fake:
         live_env(fake)
-        live = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mcptest-record-mode=once",
+        live = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-record-mode=once",
                                              "--mcptest-report=live.json")
     live.assert_outcomes(passed=2)
     assert sorted(r.api for r in fake.requests) == ["anthropic"] * 4 + ["openai"] * 4
@@ -143,7 +143,7 @@ def test_a_matrix_of_two_models_records_two_cassettes_live_and_replays_as_two_it
                                                                          "anthropic:claude-haiku-4-5")):
         cassette = json.loads((pytester.path / f"weather-selection-{slug}.json").read_text())
         assert cassette["meta"]["agent"] == f"weather selection [{model}]" and len(cassette["runs"]) == 2
-    replay = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mcptest-report=replay.json")
+    replay = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-report=replay.json")
     replay.assert_outcomes(passed=2)
     assert (pytester.path / "live.json").read_bytes() == (pytester.path / "replay.json").read_bytes()
     items = json.loads((pytester.path / "replay.json").read_text())["items"]

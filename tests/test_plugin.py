@@ -84,7 +84,8 @@ def test_failure_text_is_the_same_under_q_v_and_xdist(shop):
     (shop.path / "cassettes" / "restock.json").write_text(BAD_RUN)
 
     def block(*args):
-        out = shop.runpytest_subprocess("-k", "widget", *args).stdout.str()
+        run = shop.runpytest_subprocess if "-n" in args else shop.runpytest  # xdist: its own processes
+        out = run("-k", "widget", *args).stdout.str()
         start = out.index("shop.mcptest.yml:2: scenario failed")
         return out[start:out.index("short test summary")].strip().rstrip("=").strip()
 
@@ -173,7 +174,7 @@ def test_a_broken_python_test_file_still_stops_the_run(shop):
 
 def test_xdist_gives_the_same_outcomes_and_report(shop):
     (shop.path / "cassettes" / "restock.json").write_text(BAD_RUN)
-    shop.runpytest_subprocess("-n", "0", "--mcptest-report", "serial.json").assert_outcomes(passed=1, failed=1)
+    shop.runpytest("-n", "0", "--mcptest-report", "serial.json").assert_outcomes(passed=1, failed=1)
     shop.runpytest_subprocess("-n", "2", "--mcptest-report", "dist.json").assert_outcomes(passed=1, failed=1)
     serial = (shop.path / "serial.json").read_bytes()
     assert serial == (shop.path / "dist.json").read_bytes()

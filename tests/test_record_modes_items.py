@@ -122,14 +122,14 @@ def test_record_mode_once_records_live_then_replays_the_same_report(pytester, li
     pytester.makefile(".mcptest.yml", s=LIVE.format())
     with FakeProvider(script) as fake:
         live_env(fake)
-        live = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mcptest-record-mode=once",
+        live = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-record-mode=once",
                                              "--mcptest-report=live.json")
         assert len(fake.requests) == 4  # 2 runs x (a tool call, then the answer)
     live.assert_outcomes(passed=1)
     cassette = json.loads((pytester.path / "weather.json").read_text())
     assert len(cassette["runs"]) == 2 and cassette["meta"]["model"] == "openai:gpt-4o-mini"
     assert cassette["meta"]["prompt_sha256"] == prompt_sha256("What is the weather in Sacramento?")
-    replay = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mcptest-report=replay.json")
+    replay = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-report=replay.json")
     replay.assert_outcomes(passed=1)
     live.stdout.fnmatch_lines(["*mcptest: cassette notes*", "*record mode once: recording 2 run(s) into weather.json*"])
     assert (pytester.path / "live.json").read_bytes() == (pytester.path / "replay.json").read_bytes()

@@ -19,16 +19,27 @@ def _pytest(*args: str) -> subprocess.CompletedProcess:
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 
-def test_three_shards_of_the_examples_merge_into_the_unsharded_report(example_reports, tmp_path, capsys):
-    listed = _pytest("examples", "--collect-only")
-    ids = [line for line in listed.stdout.splitlines() if "::" in line]
+def _inline(pytester, *args: str) -> tuple[int, str]:
+    """The same run as :func:`_pytest`, in this process (pytester's in-process run, from the root)."""
+    result = pytester.runpytest("-p", "no:cacheprovider", "-q", "--color=no", *args)
+    return result.ret, result.stdout.str() + result.stderr.str()
+
+
+def test_three_shards_of_the_examples_merge_into_the_unsharded_report(example_reports, tmp_path, capsys, pytester,
+                                                                      monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code, listed = _inline(pytester, "examples", "--collect-only")
+    ids = [line for line in listed.splitlines() if "::" in line]
     assert len(ids) == len(example_reports.report["items"]) > 3
     shards = []
     for group in range(3):
         path = tmp_path / f"shard-{group}.json"
-        xdist = ["-n", "2"] if group == 1 else []
-        proc = _pytest(*ids[group::3], *xdist, f"--mcptest-report={path}")
-        assert proc.returncode == 0, proc.stdout + proc.stderr
+        if group == 1:  # under xdist, which starts its own worker processes
+            proc = _pytest(*ids[group::3], "-n", "2", f"--mcptest-report={path}")
+            code, out = proc.returncode, proc.stdout + proc.stderr
+        else:
+            code, out = _inline(pytester, *ids[group::3], f"--mcptest-report={path}")
+        assert code == 0, out
         shards.append(str(path))
     out = tmp_path / "all.json"
     assert main(["report", "merge", *shards, "-o", str(out)]) == 0

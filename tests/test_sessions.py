@@ -5,13 +5,15 @@ completion, progress and logging) and mcp-server-time."""
 
 from __future__ import annotations
 
+import io
 import json
-import os
 import socket
 import subprocess
 import sys
 import time
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from typing import NamedTuple
 
 import anyio
 import pytest
@@ -234,9 +236,21 @@ def test_serve_a_malformed_cassette_names_the_pointer(tmp_path, capsys):
 # -- verify -------------------------------------------------------------------------------------
 
 
-def verify(cassette: str, *extra: str, env=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pytest_mcptest.cli", "verify", cassette, *extra],
-                          capture_output=True, text=True, timeout=120, env=env)
+class Done(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def verify(cassette: str, *extra: str, env=None) -> Done:
+    """``mcptest verify`` through ``main``, in this process (``env``: variables added for the run,
+    and so for the server it starts): its exit code and what it printed."""
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, redirect_stdout(out), redirect_stderr(err):
+        for name, value in (env or {}).items():
+            patch.setenv(name, value)
+        code = main(["verify", cassette, *extra])
+    return Done(code, out.getvalue(), err.getvalue())
 
 
 def ignores() -> list[str]:
@@ -259,7 +273,7 @@ def test_verify_without_the_ignore_paths_names_the_time_stamp(recorded):
 def test_verify_fails_against_a_changed_build_naming_call_and_path_and_update_records(recorded, tmp_path):
     copy = tmp_path / "notes.json"
     copy.write_bytes(Path(recorded[0]).read_bytes())
-    env = {**os.environ, "NOTES_CHANGED": "1"}
+    env = {"NOTES_CHANGED": "1"}
     done = verify(str(copy), *ignores(), "--update", "--", *notes_command(), env=env)
     assert done.returncode == 1, done.stderr
     assert "2 of 9 recorded answer(s) differ" in done.stdout
@@ -279,7 +293,7 @@ def test_verify_fails_against_a_changed_build_naming_call_and_path_and_update_re
 def test_verify_names_a_tool_whose_description_changed_since_the_recording(recorded):
     """A catalog that changed since the cassette was recorded is said tool by tool, with its
     diff, in the words of a lock check (a rug pull)."""
-    env = {**os.environ, "NOTES_RUG_PULL": "1"}
+    env = {"NOTES_RUG_PULL": "1"}
     done = verify(recorded[0], *ignores(), "--", *notes_command(), env=env)
     assert done.returncode == 1, done.stderr
     assert "tools/list" in done.stdout

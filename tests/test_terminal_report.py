@@ -81,8 +81,8 @@ def test_what_each_line_is_coloured(line, style):
 
 
 def test_summary_sections_per_kind(pytester):
-    result = pytester.runpytest_subprocess(str(EXAMPLES / "tool-selection"), str(EXAMPLES / "tool-quality"),
-                                           "-p", "no:cacheprovider")
+    result = pytester.runpytest(str(EXAMPLES / "tool-selection"), str(EXAMPLES / "tool-quality"),
+                                "-p", "no:cacheprovider")
     result.stdout.fnmatch_lines([
         "*mcptest: tool-selection floors*",
         "*tool-selection floor [[]PASS] lisbon weather: selection 9/10 (90%)*",
@@ -129,8 +129,8 @@ def test_passing_figures_cross_xdist(passing):
 
 
 def test_passing_figures_of_runs_and_floors(pytester):
-    result = pytester.runpytest_subprocess(str(EXAMPLES / "tool-selection"), str(EXAMPLES / "tool-quality"), "-v",
-                                           "-p", "no:cacheprovider", "-k", "lisbon or research or notebook or bar")
+    result = pytester.runpytest(str(EXAMPLES / "tool-selection"), str(EXAMPLES / "tool-quality"), "-v",
+                                "-p", "no:cacheprovider", "-k", "lisbon or research or notebook or bar")
     result.stdout.fnmatch_lines([
         "*mcptest: passing items*",
         # a catalog has no runs to count

@@ -86,7 +86,8 @@ def _files(path):
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one process", "xdist"])
 def test_failing_items_are_rewritten_keeping_every_other_line_and_the_diff_is_shown(pytester, workers):
     _files(pytester.path)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mcptest-update-expect", *workers)
+    run = pytester.runpytest_subprocess if workers else pytester.runpytest  # xdist: its own processes
+    result = run("-p", "no:cacheprovider", "--mcptest-update-expect", *workers)
     result.assert_outcomes(failed=2, passed=1, xfailed=1)  # this run still judged the old expectations
     assert (pytester.path / "s.mcptest.yml").read_text() == REWRITTEN
     result.stdout.fnmatch_lines([
@@ -98,7 +99,7 @@ def test_failing_items_are_rewritten_keeping_every_other_line_and_the_diff_is_sh
         "+      inventory.widgets: 5   # seven after restock",
         "*s.mcptest.yml: shop: expect_state gone.path: no run has this path; removed",
         "1 suite file rewritten from the recordings; the items failed in this run, run again to check them"])
-    again = pytester.runpytest_subprocess("-p", "no:cacheprovider", *workers)
+    again = run("-p", "no:cacheprovider", *workers)
     again.assert_outcomes(passed=3, xfailed=1)
 
 

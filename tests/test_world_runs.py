@@ -121,7 +121,7 @@ def test_a_live_recording_with_runs_3_makes_3_episodes_each_from_the_seed(pytest
     pytester.makefile(".mcptest.yml", s=LIVE)
     with FakeProvider(script) as fake:
         live_env(fake)
-        live = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mcptest-record-mode=once",
+        live = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-record-mode=once",
                                              "--mcptest-live-concurrency=1", "--mcptest-report=live.json")
     live.assert_outcomes(passed=1)  # 2 of 3 episodes right, and the floor is 60%
     runs = json.loads((pytester.path / "live-episodes.json").read_text())["runs"]
@@ -131,7 +131,7 @@ def test_a_live_recording_with_runs_3_makes_3_episodes_each_from_the_seed(pytest
     assert [a[0] for a in answers] == [{"widgets": 4}] * 3  # every episode's first call sees the seed's 3
     assert [a[-1] for a in answers] == [{"widgets": 5, "full": True}, {"widgets": 4, "full": False},
                                         {"widgets": 5, "full": True}]  # episode 2 carries none of episode 1
-    replay = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mcptest-report=replay.json")
+    replay = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-report=replay.json")
     replay.assert_outcomes(passed=1)
     assert (pytester.path / "live.json").read_bytes() == (pytester.path / "replay.json").read_bytes()
     envelope = json.loads((pytester.path / "replay.json").read_text())["items"][0]["envelope"]

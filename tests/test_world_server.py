@@ -206,7 +206,7 @@ def test_a_scenario_records_itself_inside_its_world_and_its_replay_reaches_the_s
     pytester.makefile(".mcptest.yml", s=LIVE)
     with FakeProvider(script) as fake:
         live_env(fake)
-        live = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mcptest-record-mode=once",
+        live = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-record-mode=once",
                                              "--mcptest-report=live.json")
     assert {t for r in fake.requests for t in r.tool_names} == {"add_widget", "mark_full", "check_stock",
                                                                "drop_inventory"}
@@ -218,7 +218,7 @@ def test_a_scenario_records_itself_inside_its_world_and_its_replay_reaches_the_s
         assert [c["name"] for c in calls] == plan
         assert calls[2]["error"] and "destructive bulk delete" in calls[2]["result"]["content"][0]["text"]
         assert json.loads(calls[4]["result"]["content"][0]["text"]) == {"widgets": 5, "full": True}
-    replay = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mcptest-report=replay.json")
+    replay = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-report=replay.json")
     replay.assert_outcomes(failed=1)
     assert (pytester.path / "live.json").read_bytes() == (pytester.path / "replay.json").read_bytes()
     runs = json.loads((pytester.path / "replay.json").read_text())["items"][0]["envelope"]["runs"]

@@ -22,7 +22,7 @@ def test_a_reply_with_5000_calls_and_huge_text_is_bounded(pytester, live_env):  
     (pytester.path / "s.mcptest.yml").write_text(SUITE)
     with FakeProvider(script) as fake:
         live_env(fake)
-        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mcptest-record-mode=once")
+        result = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-record-mode=once")
     cassette = json.loads((pytester.path / "weather.json").read_text())
     run = cassette["runs"][0]
     assert len(run["tool_calls"]) == MAX_CALLS_PER_REPLY

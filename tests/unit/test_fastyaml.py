@@ -269,18 +269,37 @@ def scalar_text(value: str, style: int, flow: bool) -> str:
     return value if value or not flow else "''"
 
 
+# Each strategy is built once and drawn from many times: hypothesis checks a strategy when it
+# is first drawn from, and building them afresh at every node cost more than the reading tested.
+_KIND = {True: st.sampled_from(["scalar", "scalar", "map", "seq"]), False: st.sampled_from(["scalar"])}
+_STYLE = st.integers(0, 2)
+_SIZE = {True: st.integers(0, 3), False: st.integers(1, 3)}  # by "is this a nested collection"
+_KEYS = [st.lists(st.sampled_from(["a", "b", "name", "x y", "é", "k.l", "'q'", "\"d\""]),
+                  min_size=size, max_size=size, unique=True) for size in range(4)]
+_BOOL = st.booleans()
+_TREES: dict = {}
+
+
+def trees(words, depth=0):
+    """A tree of maps, sequences and scalars (of ``words``), up to 4 deep: the same strategy
+    object for the same ``words`` and depth."""
+    key = (tuple(words), depth)
+    if key not in _TREES:
+        _TREES[key] = _trees(words, depth, st.sampled_from(words))
+    return _TREES[key]
+
+
 @st.composite
-def trees(draw, words, depth=0):
-    kind = draw(st.sampled_from(["scalar", "scalar", "map", "seq"] if depth < 4 else ["scalar"]))
+def _trees(draw, words, depth, word):
+    kind = draw(_KIND[depth < 4])
     if kind == "scalar":
-        return ("scalar", draw(st.sampled_from(words)), draw(st.integers(0, 2)))
-    size = draw(st.integers(0 if depth else 1, 3))
+        return ("scalar", draw(word), draw(_STYLE))
+    size = draw(_SIZE[bool(depth)])
     children = [draw(trees(words, depth + 1)) for _ in range(size)]
     if kind == "map":
-        keys = draw(st.lists(st.sampled_from(["a", "b", "name", "x y", "é", "k.l", "'q'", "\"d\""]),
-                             min_size=size, max_size=size, unique=True))
-        return ("map", list(zip(keys, children)), draw(st.booleans()))
-    return ("seq", children, draw(st.booleans()))
+        keys = draw(_KEYS[size])
+        return ("map", list(zip(keys, children)), draw(_BOOL))
+    return ("seq", children, draw(_BOOL))
 
 
 def flow_text(node) -> str:
@@ -301,31 +320,52 @@ def block_lines(node, indent: int, draw) -> list[str]:
         key, child = entry if kind == "map" else (None, entry)
         head = f"{pad}{key}:" if kind == "map" else f"{pad}-"
         if child[0] == "scalar" or child[2] or not child[1]:
-            comment = draw(st.sampled_from(["", "", "  # note"]))
+            comment = draw(_NOTE)
             lines.append(f"{head} {flow_text(child)}{comment}")
-        elif kind == "seq" and child[0] == "map" and draw(st.booleans()):
+        elif kind == "seq" and child[0] == "map" and draw(_BOOL):
             inner = block_lines(child, indent + 2, draw)  # '- key: value' with the rest below
             lines.append(f"{pad}- {inner[0].lstrip(' ')}")
             lines.extend(inner[1:])
         else:
-            lines.append(head + draw(st.sampled_from(["", "", "  # c"])))
-            if draw(st.booleans()):
-                lines.append(draw(st.sampled_from(["", "# between", "   # indented comment"])))
-            deeper = 0 if kind == "map" and child[0] == "seq" and draw(st.booleans()) else draw(st.integers(1, 3))
+            lines.append(head + draw(_HEAD_COMMENT))
+            if draw(_BOOL):
+                lines.append(draw(_BETWEEN))
+            deeper = 0 if kind == "map" and child[0] == "seq" and draw(_BOOL) else draw(_DEEPER)
             lines.extend(block_lines(child, indent + deeper, draw))
     return lines
+
+
+_NOTE = st.sampled_from(["", "", "  # note"])
+_HEAD_COMMENT = st.sampled_from(["", "", "  # c"])
+_BETWEEN = st.sampled_from(["", "# between", "   # indented comment"])
+_DEEPER = st.integers(1, 3)
 
 
 @st.composite
 def documents(draw, words):
     docs = []
-    for _ in range(draw(st.integers(1, 3))):
-        root = draw(trees(words).filter(lambda t: t[0] != "scalar" and t[1]))
+    for _ in range(draw(_DOCS)):
+        root = draw(roots(words))
         root = (root[0], root[1], False)
-        docs.append("\n".join(block_lines(root, draw(st.sampled_from([0, 0, 2])), draw)))
-    head = draw(st.sampled_from(["", "# head\n", "---\n", "# a\n\n---\n"]))
-    tail = draw(st.sampled_from(["\n", "", "\n---\n", "\n\n# end\n"]))
+        docs.append("\n".join(block_lines(root, draw(_INDENT), draw)))
+    head = draw(_HEAD)
+    tail = draw(_TAIL)
     return head + "\n---\n".join(docs) + tail
+
+
+_DOCS = st.integers(1, 3)
+_INDENT = st.sampled_from([0, 0, 2])
+_HEAD = st.sampled_from(["", "# head\n", "---\n", "# a\n\n---\n"])
+_TAIL = st.sampled_from(["\n", "", "\n---\n", "\n\n# end\n"])
+_ROOTS: dict = {}
+
+
+def roots(words):
+    """A tree whose root is a collection with something in it."""
+    key = tuple(words)
+    if key not in _ROOTS:
+        _ROOTS[key] = trees(words).filter(lambda t: t[0] != "scalar" and t[1])
+    return _ROOTS[key]
 
 
 MUTATIONS = list(" :#-'\"{}[],!&*?|>%@\t\r\n\\x~.0") + [": ", " #", "- ", "  ", "\n  ", "---", "\u00e9"]
@@ -333,14 +373,20 @@ MUTATIONS = list(" :#-'\"{}[],!&*?|>%@\t\r\n\\x~.0") + [": ", " #", "- ", "  ", 
 
 @st.composite
 def mutated(draw):
-    text = draw(documents(TRICKY))
-    for _ in range(draw(st.integers(0, 3))):
+    text = draw(_TRICKY_DOCUMENTS)
+    for _ in range(draw(_EDITS)):
         at = draw(st.integers(0, len(text)))
-        if draw(st.booleans()):
-            text = text[:at] + draw(st.sampled_from(MUTATIONS)) + text[at:]
+        if draw(_BOOL):
+            text = text[:at] + draw(_MUTATION) + text[at:]
         else:
-            text = text[:at] + text[at + draw(st.integers(1, 3)):]
+            text = text[:at] + text[at + draw(_CUT):]
     return text
+
+
+_TRICKY_DOCUMENTS = documents(TRICKY)
+_EDITS = st.integers(0, 3)
+_MUTATION = st.sampled_from(MUTATIONS)
+_CUT = st.integers(1, 3)
 
 
 @settings(max_examples=budget(400), deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
@@ -367,7 +413,7 @@ def test_any_scalar_in_any_place_is_declined_or_read_the_same(piece, place):
 
 
 @settings(max_examples=budget(300), deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
-@given(trees(TRICKY).filter(lambda t: t[0] != "scalar" and t[1]), st.data())
+@given(roots(TRICKY), st.data())
 def test_a_collection_read_from_the_same_text_is_the_same_value(tree, data):
     """What ``span_key`` promises builders (``Doc.built_once``) and the schema check: two
     block collections read from the same lines hold the same keys and values, of the same

@@ -63,25 +63,34 @@ transitions = st.builds(
 seeds = st.dictionaries(st.sampled_from(KEYS), values, max_size=3)
 
 
+# The parts of a spec and a run, each strategy built once (hypothesis checks a strategy when it
+# is first drawn from: built anew inside every draw, that cost more than the replay tested).
+_scoped = st.lists(st.builds(ForbiddenRule, st.sampled_from(TOOLS), st.just("scoped"),
+                             st.lists(guards, min_size=1, max_size=1).map(tuple)), max_size=2)
+_golden = st.one_of(st.none(), st.builds(
+    GoldenOracle,
+    st.builds(GoldenPath, st.lists(st.sampled_from(TOOLS), max_size=4)),
+    st.lists(st.lists(st.sampled_from(TOOLS), max_size=3).map(tuple), max_size=2).map(tuple),
+))
+_transitions = st.lists(transitions, max_size=6)
+_markers = st.lists(st.sampled_from(MARKERS), max_size=1)
+_expect_state = st.lists(st.tuples(state_paths, values), max_size=2)
+
+
 @st.composite
 def specs(draw) -> WorldSpec:
     forbidden = [ForbiddenRule(FORBIDDEN_TOOL, "never", ())]
-    forbidden += draw(st.lists(st.builds(ForbiddenRule, st.sampled_from(TOOLS), st.just("scoped"),
-                                         st.lists(guards, min_size=1, max_size=1).map(tuple)), max_size=2))
-    golden = draw(st.one_of(st.none(), st.builds(
-        GoldenOracle,
-        st.builds(GoldenPath, st.lists(st.sampled_from(TOOLS), max_size=4)),
-        st.lists(st.lists(st.sampled_from(TOOLS), max_size=3).map(tuple), max_size=2).map(tuple),
-    )))
+    forbidden += draw(_scoped)
+    golden = draw(_golden)
     return WorldSpec(
         seed=draw(seeds),
-        transitions=tuple(draw(st.lists(transitions, max_size=6))),
+        transitions=tuple(draw(_transitions)),
         forbidden=tuple(forbidden),
-        refusal_markers=tuple(draw(st.lists(st.sampled_from(MARKERS), max_size=1))),
+        refusal_markers=tuple(draw(_markers)),
         escalation_tools=(ESCALATION_TOOL,),
-        escalation_markers=tuple(draw(st.lists(st.sampled_from(MARKERS), max_size=1))),
+        escalation_markers=tuple(draw(_markers)),
         golden=golden,
-        expect_state=tuple(draw(st.lists(st.tuples(state_paths, values), max_size=2))),
+        expect_state=tuple(draw(_expect_state)),
     )
 
 
@@ -94,13 +103,19 @@ messages = st.builds(
 )
 
 
+_calls = st.lists(calls, max_size=8)
+_turns = st.lists(messages, max_size=5)
+_tokens = st.one_of(st.none(), st.just(Tokens(3, 4, 7)))
+_cost = st.one_of(st.none(), st.integers(min_value=0, max_value=10_000))
+
+
 @st.composite
 def runs(draw) -> Run:
     return Run(
-        tool_calls=tuple(draw(st.lists(calls, max_size=8))),
-        turns=tuple(draw(st.lists(messages, max_size=5))),
-        tokens=draw(st.one_of(st.none(), st.just(Tokens(3, 4, 7)))),
-        cost_micros=draw(st.one_of(st.none(), st.integers(min_value=0, max_value=10_000))),
+        tool_calls=tuple(draw(_calls)),
+        turns=tuple(draw(_turns)),
+        tokens=draw(_tokens),
+        cost_micros=draw(_cost),
     )
 
 

@@ -592,7 +592,7 @@ ARGS = st.one_of(
 @st.composite
 def recorded_call(draw):
     name, args = draw(NAME), draw(ARGS)
-    style = draw(st.sampled_from(["dict", "dict_noargs", "toolcall"]))
+    style = draw(STYLE)
     if style == "toolcall":
         return ToolCall(name, args)
     if style == "dict_noargs" and args is None:
@@ -612,8 +612,7 @@ def _args_of(call):
 def expected_for(draw, call):
     """An expected call that ``call`` satisfies."""
     name, args = _name_of(call), _args_of(call)
-    kinds = ["any", "ignore", "exact", "schema"] + (["subset"] if isinstance(args, dict) else [])
-    kind = draw(st.sampled_from(kinds))
+    kind = draw(KINDS_OF[isinstance(args, dict)])
     if kind in ("any", "ignore"):
         return E(name, kind)
     if kind == "exact":
@@ -629,30 +628,41 @@ def expected_for(draw, call):
 @st.composite
 def any_expected(draw):
     name = draw(NAME)
-    kind = draw(st.sampled_from(["any", "ignore", "exact", "subset", "schema"]))
+    kind = draw(KINDS)
     if kind in ("any", "ignore"):
         return E(name, kind)
     if kind == "schema":
-        return E(name, "schema", draw(st.sampled_from([{"type": "object"}, {"type": "null"},
-                                                         {"type": "object", "required": ["x"]}])))
+        return E(name, "schema", draw(SCHEMAS))
     args = draw(ARGS)
     if kind == "subset" and args is None:
         args = {}
     return E(name, kind, args)
 
 
+# Strategies built once and drawn from many times (hypothesis checks each new strategy object
+# when first drawn from: built anew in every draw, that cost more than the matching tested).
+STYLE = st.sampled_from(["dict", "dict_noargs", "toolcall"])
+KINDS_OF = {False: st.sampled_from(["any", "ignore", "exact", "schema"]),
+            True: st.sampled_from(["any", "ignore", "exact", "schema", "subset"])}
+KINDS = st.sampled_from(["any", "ignore", "exact", "subset", "schema"])
+SCHEMAS = st.sampled_from([{"type": "object"}, {"type": "null"}, {"type": "object", "required": ["x"]}])
+RECORDED_CALL = recorded_call()
+ANY_EXPECTED = any_expected()
+TRACES = st.lists(RECORDED_CALL, max_size=5)
+
+
 @st.composite
 def random_case(draw):
-    return draw(st.lists(any_expected(), max_size=4)), draw(st.lists(recorded_call(), max_size=5))
+    return draw(st.lists(ANY_EXPECTED, max_size=4)), draw(TRACES)
 
 
 @st.composite
 def fitting_case(draw):
     """A trace and a reference derived from it one for one (so strict passes), then perhaps perturbed."""
-    trace = draw(st.lists(recorded_call(), max_size=5))
+    trace = draw(TRACES)
     ref = [draw(expected_for(c)) for c in trace]
     if draw(st.booleans()):
-        ref = [draw(any_expected()) if draw(st.integers(0, 3)) == 0 else e for e in ref]
+        ref = [draw(ANY_EXPECTED) if draw(st.integers(0, 3)) == 0 else e for e in ref]
     return ref, trace
 
 
@@ -700,17 +710,17 @@ def test_prop_subsequence_implies_superset(case):
 @st.composite
 def subsequence_case(draw):
     """A trace, a reference derived from an ordered selection of it, and extra calls with insertion points."""
-    trace = draw(st.lists(recorded_call(), max_size=5))
+    trace = draw(TRACES)
     keep = draw(st.lists(st.booleans(), min_size=len(trace), max_size=len(trace)))
     ref = [draw(expected_for(c)) for c, k in zip(trace, keep) if k]
-    extras = draw(st.lists(st.tuples(st.integers(0, 100), recorded_call()), max_size=4))
+    extras = draw(st.lists(st.tuples(st.integers(0, 100), RECORDED_CALL), max_size=4))
     return ref, trace, extras
 
 
 @PROPS
 @given(st.one_of(subsequence_case(),
-                 st.tuples(st.lists(any_expected(), max_size=3), st.lists(recorded_call(), max_size=5),
-                           st.lists(st.tuples(st.integers(0, 100), recorded_call()), max_size=4))))
+                 st.tuples(st.lists(ANY_EXPECTED, max_size=3), TRACES,
+                           st.lists(st.tuples(st.integers(0, 100), RECORDED_CALL), max_size=4))))
 def test_prop_subsequence_survives_inserted_calls(case):
     ref, trace, extras = case
     before = validate_trace(trace, ExpectedTrace("subsequence", ref))
@@ -727,13 +737,13 @@ def test_prop_subsequence_survives_inserted_calls(case):
 def subset_case(draw):
     """A reference, a trace each of whose base calls fits a distinct reference call (both shuffled),
     perhaps with unrelated calls appended, and a removal mask."""
-    base = draw(st.lists(recorded_call(), max_size=5))
-    ref = [draw(expected_for(c)) for c in base] + draw(st.lists(any_expected(), max_size=2))
+    base = draw(TRACES)
+    ref = [draw(expected_for(c)) for c in base] + draw(st.lists(ANY_EXPECTED, max_size=2))
     ref = draw(st.permutations(ref))
     trace = draw(st.permutations(base))
     extended = draw(st.booleans())
     if extended:
-        trace = trace + draw(st.lists(recorded_call(), max_size=2))  # may or may not still pass
+        trace = trace + draw(st.lists(RECORDED_CALL, max_size=2))  # may or may not still pass
     mask = draw(st.lists(st.booleans(), min_size=len(trace), max_size=len(trace)))
     return ref, trace, mask, extended
 
