@@ -192,6 +192,36 @@ def test_serve_over_streamable_http(recorded):
     assert served[0]["serverInfo"] == recorded[1][0]["serverInfo"]
 
 
+def test_serve_over_http_listens_before_it_says_where(recorded):
+    """A host (or a script) that waits for the "on http://" line can connect at once."""
+    import socket
+
+    port = free_port()
+    proc = subprocess.Popen(serve_command(recorded[0], "--http", f"127.0.0.1:{port}"), stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        line = proc.stderr.readline()
+        assert f"on http://127.0.0.1:{port}/mcp" in line, line
+        socket.create_connection(("127.0.0.1", port), timeout=10).close()  # no retry: it is listening
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_serve_on_an_address_in_use_says_so_in_one_line(recorded):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(serve_command(recorded[0], "--http", f"127.0.0.1:{port}"), capture_output=True,
+                              text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1] == f"mcptest serve: cannot listen on 127.0.0.1:{port}: Address already in use"
+    assert "on http://" not in done.stderr and "Traceback" not in done.stderr
+
+
 def test_an_old_cassette_without_messages_is_served_from_its_calls_and_catalog(tmp_path):
     old = tmp_path / "old.json"
     old.write_text(json.dumps({"mcptest_cassette": 1, "catalog": {"shop": {"tools": [

@@ -29,6 +29,7 @@ message names the closest recorded call and what differs.
 from __future__ import annotations
 
 import json
+import socket
 import sys
 from typing import Any, Optional
 
@@ -299,8 +300,20 @@ async def _serve_stdio(server) -> None:
 def _serve_http(server, host: str, port: int) -> int:
     import uvicorn
 
-    app = server.streamable_http_app(host=host)
+    config = uvicorn.Config(server.streamable_http_app(host=host), host=host, port=port, log_level="warning")
+    # Listening before the line is printed: a host (or a script) that waits for the line
+    # connects at once, its connection queued until uvicorn takes it. An address that cannot
+    # be had is said in one line (exit 2), and no "on http://" line comes before it.
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(config.backlog)
+    except OSError as exc:
+        sock.close()
+        print(printable(f"mcptest serve: cannot listen on {host}:{port}: {exc.strerror or exc}"), file=sys.stderr)
+        return 2
     # the name is the recorded server's own: escaped
     print(printable(f"mcptest serve: {server.name} on http://{host}:{port}/mcp"), file=sys.stderr, flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.Server(config).run(sockets=[sock])
     return 0
