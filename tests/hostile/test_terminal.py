@@ -144,8 +144,8 @@ def test_serve_over_http_escapes_the_recorded_servers_name(monkeypatch, capsys):
         def streamable_http_app(self, host):
             return object()
 
-    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: None)
-    assert _serve_http(Server(), "127.0.0.1", 8765) == 0
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)  # bound, never served
+    assert _serve_http(Server(), "127.0.0.1", 0) == 0
     err = capsys.readouterr().err
     assert _clean(err) and "mcptest serve: get\\x0bweather\\x1b]0;PWNED" in err
 
