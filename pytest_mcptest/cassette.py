@@ -295,9 +295,10 @@ def _explained(path: str, data: Any, exc: msgspec.ValidationError, prefix: list)
         field = text.split("`")[1]
         return InputError(path, f"missing the required key {field!r}", pointer=json_pointer(parts))
     value = _at(document, parts)
-    if parts[-3:-1] == ["conversation", "tokens"]:  # a count: said as the reader has always said it
-        return _found(path, parts, "a number 0 or more, or null", value)
     typed = _TYPE.match(text)
+    if (typed and typed.group(1) == "int | float | null") or (">= 0" in text and parts[-1] != "trial"):
+        # a count a recording may lack (``trace.NotNegative``: token counts, the cost), said alike
+        return _found(path, parts, "a number 0 or more, or null", value)
     if typed:
         kinds = [_WORDS.get(k, k) for k in typed.group(1).split(" | ")]
         if "an integer" in kinds and "a number" in kinds:
@@ -306,9 +307,8 @@ def _explained(path: str, data: Any, exc: msgspec.ValidationError, prefix: list)
         return _found(path, parts, expected, value)
     if "of length >= 1" in text:
         return _found(path, parts, "a non-empty string", value)
-    if ">= 0" in text:
-        return _found(path, parts, ("an integer" if "`int`" in text and parts[-1] == "trial" else "a number")
-                      + " 0 or more", value)
+    if ">= 0" in text:  # a trial's number
+        return _found(path, parts, "an integer 0 or more", value)
     if text.startswith("Invalid enum value"):
         return _found(path, parts, _ENUMS.get(parts[-1], "one of the allowed values"), value)
     return InputError(path, text, pointer=json_pointer(parts))  # pragma: no cover - msgspec said something new
