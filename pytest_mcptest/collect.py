@@ -85,12 +85,20 @@ class SuiteFile(pytest.File):
                 return [BadSuiteItem.from_parent(self, name=BadSuiteItem.NAME, error=error)]
             for line, message in suite.warnings:
                 warnings.warn_explicit(SuiteWarning(message), SuiteWarning, str(self.path), line)
+            self._collected = suite
             items = [BlockItem.from_parent(self, name=head.name, head=head, suite=suite, index=index)
                      for index, head in enumerate(suite.heads)]
             return items
         finally:
             if gc_was_enabled:
                 gc.enable()
+
+    def teardown(self) -> None:
+        # pytest tears a file's node down when the next item is another file's (or at the
+        # end): the blocks built for this file's items are let go (see CollectedSuite).
+        collected = getattr(self, "_collected", None)
+        if collected is not None:
+            collected.let_go()
 
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, InputError):
@@ -133,8 +141,9 @@ class BlockItem(pytest.Item):
     """One block of a suite: a scenario, an agent test, ...; replayed from its cassette.
 
     The item keeps its block's head (kind, name, line, marks, tags, cassette), which is all
-    that selecting and reporting it reads; the built block is made when it runs and let go
-    with its verdict (see :class:`~pytest_mcptest.suite.cache.CollectedSuite`)."""
+    that selecting and reporting it reads; the built block comes from its file's collected
+    suite when it runs, and is let go with the file's others when the run leaves the file
+    (see :class:`~pytest_mcptest.suite.cache.CollectedSuite`)."""
 
     def __init__(self, *, head: Block, suite: CollectedSuite, index: int, **kwargs):
         super().__init__(**kwargs)
@@ -157,7 +166,7 @@ class BlockItem(pytest.Item):
 
     @property
     def block(self) -> Block:
-        """The built block (built anew at each call when the suite came from the cache)."""
+        """The built block (from the file's pickle when the suite came from the cache)."""
         return self._suite.block(self._index)
 
     def runtest(self) -> None:

@@ -300,16 +300,16 @@ def test_xdist_workers_share_the_suite_cache(shop):
 
 
 def test_items_hold_heads_and_a_failure_reads_the_same_from_the_cache(pytester):
-    """With pytest's cache on, an item keeps its block's head and its pickle, not the built
-    block; the failure text of a run from the cache is the text of the run that built it."""
+    """With pytest's cache on, an item keeps its block's head and its file's pickle, not
+    the built block; the failure text of a run from the cache is the text of the run that built it."""
     pytester.makefile(".mcptest.yml", shop=WIDGET_SUITE)
     pytester.mkdir("cassettes")
     (pytester.path / "cassettes" / "restock.json").write_text(BAD_RUN)
     items, _ = pytester.inline_genitems()
     item = items[0]
     assert type(item.head).__name__ == "Block" and item.head.name == "restock the widget shelf"
-    assert item._suite.pickles is not None and item._suite.built is None
-    assert type(item.block).__name__ == "ScenarioBlock" and item.block is not item.block
+    assert type(item._suite.data) is bytes and item._suite.built is None
+    assert type(item.block).__name__ == "ScenarioBlock" and item.block is item.block
     cold = pytester.runpytest_subprocess()
     warm = pytester.runpytest_subprocess()
     cold.assert_outcomes(failed=1)
@@ -536,3 +536,43 @@ def pytest_collection_finish(session):
     result = pytester.runpytest_subprocess("-s", "--rootdir", str(pytester.path), "deeper")
     result.assert_outcomes(passed=2)
     assert "LOCATION ('sub/deeper/s.mcptest.yml', 1, 'scenario: one')" in result.stdout.str()
+
+
+def _built_per_file(pytester, *args) -> dict:
+    """Run the suites under pytester (with pytest's cache, so blocks come from a file's
+    pickle) and tell, per file, how often its blocks were built and whether they are still held."""
+    seen = {}
+
+    class Spy:
+        @pytest.hookimpl(trylast=True)
+        def pytest_collection_modifyitems(self, items):
+            for item in items:
+                seen[item.path.name] = item._suite
+
+    pytester.inline_run(*args, plugins=[Spy()]).assertoutcome(passed=4)
+    return {name: (suite._builds, suite._held is not None) for name, suite in seen.items()}
+
+
+def _two_files(pytester) -> None:
+    for stem in ("a", "b"):
+        pytester.makefile(".mcptest.yml", **{stem: "scenarios:\n" + simple_scenario(f"{stem}1", "ping.json")
+                                             + simple_scenario(f"{stem}2", "ping.json")})
+    (pytester.path / "ping.json").write_text(PING_RUN)
+
+
+def test_a_files_blocks_are_built_once_and_let_go_when_the_run_leaves_it(pytester):
+    _two_files(pytester)
+    assert _built_per_file(pytester) == {"a.mcptest.yml": (1, False), "b.mcptest.yml": (1, False)}
+
+
+def test_a_file_whose_items_are_interleaved_is_built_twice_and_then_kept(pytester):
+    """A conftest that runs the files' items in turn (as a random order does) makes the run
+    leave and come back to each file: built again at the first return, then kept."""
+    _two_files(pytester)
+    pytester.makeconftest("""
+        def pytest_collection_modifyitems(items):
+            a = [i for i in items if i.path.name == "a.mcptest.yml"]
+            b = [i for i in items if i.path.name == "b.mcptest.yml"]
+            items[:] = [a[0], b[0], a[1], b[1]]
+    """)
+    assert _built_per_file(pytester) == {"a.mcptest.yml": (2, True), "b.mcptest.yml": (2, True)}

@@ -33,7 +33,7 @@ import attrs
 from ..errors import InputError
 from .model import Block, Suite
 
-CACHE_FORMAT = 6
+CACHE_FORMAT = 7
 
 
 @lru_cache(maxsize=1)
@@ -64,50 +64,56 @@ def cache_path(path: str, directory: str, real: Optional[str] = None) -> str:
 
 @attrs.define
 class CollectedSuite:
-    """A suite file as collection needs it: each block's head at once, the built block on demand.
+    """A suite file as collection needs it: each block's head at once, the built blocks on demand.
 
     A head is a plain :class:`Block` (kind, name, file, line, marks, tags, cassette): all an
-    item needs to be collected, selected, reported and to name its cassette. The built block
-    (its world, rules and expectations: about 7 kB and a hundred objects for a 40-line
-    scenario) is kept as its pickle (about 1 kB) and built again for the moment its item runs,
-    so that a session of 10,000 items does not hold 10,000 worlds. Without a cache folder the
-    built blocks are kept as built. Not frozen: the shared rule lists are built at the first
-    block asked for and kept (``_table``), which is a change, said as one.
+    item needs to be collected, selected, reported and to name its cassette. The built blocks
+    (their worlds, rules and expectations: about 2.5 kB and a hundred objects for a 40-line
+    scenario) are kept as one pickle of the whole file (about 300 bytes a scenario), built
+    when the file's first item runs and let go when the run moves on to another file
+    (:meth:`let_go`, called as pytest tears the file's node down), so that a session of
+    10,000 items does not hold 10,000 worlds. Without a cache folder the built blocks are
+    kept as built.
 
-    Rule lists that several blocks of the file hold alike (the same transitions and
-    forbidden rules, written once per scenario or through a YAML anchor) are pickled once,
-    in ``shared``, built at the first block asked for and then held by every block built
-    from the file: a block's own pickle refers to them. A realistic scenario whose world's
-    rules repeat in its file builds in 20 us instead of 34 (43 instead of 56 inside a
-    session), from 825 bytes instead of 1,240. Finding them costs the cold path about 8 us
-    a scenario when the rules were copied word for word (the build made one list for all
-    copies), about 20 when they came through an anchor (each copy pickled to compare).
+    One pickle for the file, not one per block: pickled together, the blocks share what they
+    hold alike (the rules a file's scenarios repeat are built once, see ``Doc.built_once``,
+    and pickled once; each word and class once), so a realistic file of 100 scenarios is
+    pickled in about 16 us a scenario instead of 77 (one pickle per block, with their alike
+    rules found and shared by hand), and built again in about 34 instead of 57. A file whose
+    items do not run one after another (a random order, or pytest-xdist sending them to a
+    worker apart) would be built again at each return: the second time it is built, it is
+    kept for the rest of the session (:attr:`_builds`). Not frozen: what is built and how
+    often are kept here, which is a change, said as one.
     """
 
     path: str
     heads: tuple[Block, ...]
     warnings: tuple[tuple[int, str], ...]
     servers: dict
-    pickles: Optional[tuple[bytes, ...]] = None
+    data: Optional[bytes] = None  # the pickle of the built blocks, or None: they are in ``built``
     built: Optional[tuple[Block, ...]] = None
-    shared: bytes = b""  # the pickle of the rule lists several blocks hold alike (see _shared_parts)
-    _table: Optional[tuple] = attrs.field(default=None, init=False, eq=False, repr=False)  # shared, built
+    _held: Optional[tuple[Block, ...]] = attrs.field(default=None, init=False, eq=False, repr=False)
+    _builds: int = attrs.field(default=0, init=False, eq=False, repr=False)  # times the pickle was loaded
 
     def block(self, index: int) -> Block:
-        """The built block at ``index``: a new one from its pickle, or the one kept."""
-        if self.pickles is None:
+        """The built block at ``index``: from the file's pickle (loaded at the first ask), or
+        the one kept."""
+        if self.data is None:
             return self.built[index]
-        if not self.shared:
-            return pickle.loads(self.pickles[index])
-        table = self._table
-        if table is None:
-            table = self._table = pickle.loads(self.shared)
-        unpickler = pickle.Unpickler(io.BytesIO(self.pickles[index]))
-        unpickler.persistent_load = table.__getitem__
-        return unpickler.load()
+        held = self._held
+        if held is None:
+            held = self._held = pickle.loads(self.data)
+            self._builds += 1
+        return held[index]
+
+    def let_go(self) -> None:
+        """Drop the built blocks (the run has left this file): they are built again if asked
+        for, and then kept."""
+        if self._builds < 2:
+            self._held = None
 
     def suite(self) -> Suite:
-        blocks = self.built if self.pickles is None else tuple(map(self.block, range(len(self.pickles))))
+        blocks = self.built if self.data is None else tuple(map(self.block, range(len(self.heads))))
         return Suite(path=self.path, blocks=blocks, servers=self.servers, warnings=self.warnings)
 
     @classmethod
@@ -116,9 +122,7 @@ class CollectedSuite:
         blocks, heads = suite.blocks, tuple(map(head, suite.blocks))
         if not pickled:
             return cls(suite.path, heads, suite.warnings, suite.servers, built=blocks)
-        table, ids = _shared_parts(blocks)
-        return cls(suite.path, heads, suite.warnings, suite.servers,
-                   pickles=tuple(_dumps(block, ids) for block in blocks), shared=_dumps(table) if table else b"")
+        return cls(suite.path, heads, suite.warnings, suite.servers, data=_dumps(blocks))
 
 
 def head(block: Block) -> Block:
@@ -173,65 +177,6 @@ def _build(path: str, data: bytes) -> Suite:
     return load_suite(path, read_text(path, data))
 
 
-def _shared_parts(blocks: tuple[Block, ...]) -> tuple[tuple, dict[int, int]]:
-    """The rule lists that more than one of ``blocks`` holds alike, and where each block's
-    copy sits in that table (by ``id``, for the pickler's ``persistent_id``).
-
-    A rule list is a tuple of attrs objects held by a block's field or by a field of an
-    attrs object the block holds (a scenario's transitions and forbidden rules). Two are
-    alike when they pickle to the same bytes, so a block built with the shared one is
-    exactly the block that was pickled (``1``, ``1.0`` and ``True`` compare equal but pickle
-    apart). Lists of objects that record their own line (``expect:`` entries) differ from
-    block to block by construction, so they are not compared. A list the build made once
-    for several blocks (rules copied word for word, see ``Doc.built_once``) is pickled once.
-    """
-    out = io.BytesIO()
-    pickler = _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
-    groups: dict[bytes, list] = {}
-    seen: dict[int, list] = {}  # id -> its group: a list the build made once for many blocks is pickled once
-    for block in blocks:
-        for part in _rule_lists(block):
-            group = seen.get(id(part))
-            if group is None:
-                out.seek(0)
-                out.truncate()
-                pickler.clear_memo()
-                pickler.dump(part)
-                group = seen[id(part)] = groups.setdefault(out.getvalue(), [])
-            group.append(part)
-    table: list = []
-    ids: dict[int, int] = {}
-    for parts in groups.values():
-        if len(parts) > 1:
-            ids.update((id(part), len(table)) for part in parts)
-            table.append(parts[0])
-    return tuple(table), ids
-
-
-def _rule_lists(block: Block):
-    """The non-empty tuples of unlocated attrs objects in ``block``'s fields and one level below."""
-    for value in _fields_of(block)(block):
-        if _is_rule_list(value):
-            yield value
-        elif _fields_of(value):
-            yield from filter(_is_rule_list, _fields_of(value)(value))
-
-
-def _is_rule_list(value) -> bool:
-    return type(value) is tuple and bool(value) and all(_UNLOCATED[type(item)] for item in value)
-
-
-class _Unlocated(dict):
-    """Class -> whether it is an attrs class whose objects do not record a ``line``."""
-
-    def __missing__(self, cls):
-        self[cls] = answer = attrs.has(cls) and "line" not in attrs.fields_dict(cls)
-        return answer
-
-
-_UNLOCATED = _Unlocated()
-
-
 def _fields_of(obj):
     """The getter of ``obj``'s ``__init__`` fields (see :class:`_Pickler`), made once per class."""
     cls = type(obj)
@@ -241,14 +186,10 @@ def _fields_of(obj):
     return fields
 
 
-def _dumps(obj, shared: Optional[dict[int, int]] = None) -> bytes:
-    """``obj`` pickled by :class:`_Pickler`; each object whose ``id`` is in ``shared`` is
-    written as a reference to its place in the table of shared parts."""
+def _dumps(obj) -> bytes:
+    """``obj`` pickled by :class:`_Pickler`."""
     out = io.BytesIO()
-    pickler = _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
-    if shared:
-        pickler.persistent_id = lambda o: shared.get(id(o)) if type(o) is tuple else None
-    pickler.dump(obj)
+    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
     return out.getvalue()
 
 

@@ -37,15 +37,16 @@ class Doc:
         same text (``yamlcore.span_key``).
 
         Scenarios repeat their rules (the same transitions and forbidden rules, copied into
-        each): a file of 100 builds each list once, and its blocks hold the same objects,
-        which the suite cache then pickles once (``cache._shared_parts``). A build that
-        raised or warned is not remembered, so every copy says so at its own line."""
+        each, or through a YAML alias, which the loader reads as the very same value): a
+        file of 100 builds each list once, and its blocks hold the same objects, which the
+        suite cache then pickles once (one pickle for the file). A build that raised or
+        warned is not remembered, so every copy says so at its own line."""
         if self._lines is None:
             self._lines = self.source.split("\n")
         span = span_key(raw, self._lines)
-        if span is None:
-            return build(self, parts, raw)
-        key = (build, span)
+        # Without a span (libyaml read it, or it is a flow collection), only the same value
+        # is the same text: an alias, or nothing else (it is kept alive by ``root``).
+        key = (build, span if span is not None else id(raw))
         built = self._built.get(key, _UNBUILT)
         if built is _UNBUILT:
             warned = len(self.warnings)

@@ -149,28 +149,45 @@ def test_every_example_suite_comes_back_from_the_cache_as_built(path, folder, mo
             assert new.world.forbidden_by_tool == world.forbidden_by_tool
 
 
-def test_collection_keeps_heads_and_pickles_not_built_blocks(folder, suite_file, monkeypatch):
-    """A collected suite holds what selecting and reporting read (each block's head) and each
-    block as its pickle: the built block (world, rules, expectations) is made when asked for,
-    each time anew, so a session does not hold every item's world."""
+def test_collection_keeps_heads_and_the_files_pickle_not_built_blocks(folder, suite_file, monkeypatch):
+    """A collected suite holds what selecting and reporting read (each block's head) and the
+    file's blocks as one pickle: the built blocks (worlds, rules, expectations) are made at
+    the first ask, kept while the file's items run, and let go when the run leaves it."""
     cache.collect_suite(suite_file, folder)
     _no_parse(monkeypatch)
     collected = cache.collect_suite(suite_file, folder)
     built = load_suite(suite_file).blocks
-    assert collected.built is None and len(collected.pickles) == len(built)
+    assert collected.built is None and type(collected.data) is bytes
     assert collected.heads == tuple(map(cache.head, built))
     assert all(type(h) is cache.Block for h in collected.heads)
     assert collected.heads[0].cassette == built[0].cassette and collected.heads[0].line == built[0].line
-    first, again = collected.block(0), collected.block(0)
+    first = collected.block(0)
     assert first == built[0] and type(first) is type(built[0])
-    assert first is not again  # made anew: nothing keeps it alive between items
+    assert collected.block(0) is first  # kept while the file's items run
+    collected.let_go()
+    again = collected.block(0)
+    assert again == first and again is not first  # let go, then built anew
     assert collected.suite().blocks == built
+
+
+def test_a_file_whose_items_run_apart_is_built_twice_at_most(folder, suite_file):
+    """Under a random order each return to a file would build it again: the second build is
+    kept for the rest of the session."""
+    collected = cache.collect_suite(suite_file, folder)
+    first = collected.block(0)
+    collected.let_go()
+    second = collected.block(0)
+    assert second is not first
+    collected.let_go()
+    assert collected.block(0) is second
 
 
 def test_without_a_folder_the_built_blocks_are_kept(suite_file):
     collected = cache.collect_suite(suite_file)
-    assert collected.pickles is None
+    assert collected.data is None
     assert collected.block(0) is collected.block(0) == load_suite(suite_file).blocks[0]
+    collected.let_go()
+    assert collected.block(0) is collected.built[0]
 
 
 _ALIKE = """\
@@ -206,32 +223,27 @@ scenarios:
 """
 
 
-def test_rule_lists_several_blocks_hold_alike_are_pickled_once(folder, tmp_path, monkeypatch):
-    """Rules written alike in several scenarios are pickled once per file and shared by the
-    blocks built from it; a block is still exactly the block that was built (a guard on
-    ``0`` is not one on ``false``, though they compare equal)."""
+def test_rules_through_an_alias_are_built_once_and_pickled_once(folder, tmp_path, monkeypatch):
+    """Rules given through a YAML alias are built once and held by every block that names
+    them, before and after the cache; a block is still exactly the block that was built (a
+    guard on ``0`` is not one on ``false``, though they compare equal)."""
     path = tmp_path / "alike.mcptest.yml"
     path.write_text(_ALIKE)
     built = load_suite(str(path)).blocks
+    assert built[0].world.transitions is built[1].world.transitions
     cache.collect_suite(str(path), folder)
     _no_parse(monkeypatch)
     collected = cache.collect_suite(str(path), folder)
-    assert collected.shared  # the transitions and the forbidden rules of "one" and "two"
     blocks = [collected.block(i) for i in range(3)]
     assert blocks == list(built) and collected.suite().blocks == built
     one, two, three = blocks
     assert one.world.transitions is two.world.transitions and one.world.forbidden is two.world.forbidden
     assert three.world.transitions is not one.world.transitions
-    assert three.world.forbidden is one.world.forbidden  # alike in all three
     assert type(three.world.transitions[0].when[0].value) is int
     assert type(one.world.transitions[0].when[0].value) is bool
     assert two.world.transitions_by_tool == built[1].world.transitions_by_tool
-    assert len(collected.pickles[1]) < len(cache._dumps(built[1]))  # refers to the shared rules
-
-
-def test_a_file_with_nothing_alike_shares_nothing(folder, suite_file):
-    collected = cache.collect_suite(suite_file, folder)
-    assert collected.shared == b"" and collected.block(0) == load_suite(suite_file).blocks[0]
+    # the shared rules are in the file's pickle once
+    assert len(collected.data) < sum(len(cache._dumps(block)) for block in built) - len(cache._dumps(built[0].world.transitions))
 
 
 def _copy_of_rules(name: str, n: int, inc: int) -> str:
