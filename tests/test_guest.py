@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from suites import PING_RUN, simple_scenario
@@ -99,3 +101,35 @@ def test_a_failing_scenario_stops_the_session_under_x(mixed):
     result = mixed.runpytest("-p", "no:cacheprovider", "-x")
     result.assert_outcomes(failed=1)
     assert result.ret == 1
+
+
+def _ran(result) -> list[str]:
+    """The items a run ran, in order (``-v`` lines)."""
+    return [line.split(" ")[0] for line in result.stdout.lines
+            if line.split(" ")[0].count("::") == 1 and line.rstrip().endswith("]")]
+
+
+@pytest.mark.parametrize("option", ["--lf", "--ff", "--sw"])
+def test_last_failed_first_failed_and_stepwise_treat_python_and_yaml_items_alike(mixed, option):
+    """pytest's cache options rerun the user's Python tests as they do without mcptest, and a
+    failed scenario as one more failed item of the same session."""
+    if option != "--sw":
+        (mixed.path / "p.json").write_text(PING_RUN.replace('"ping"', '"pong"'))  # every scenario fails
+    alone_first = mixed.runpytest("-v", "-p", "no:mcptest")
+    alone_again = mixed.runpytest("-v", "-p", "no:mcptest", option)
+    shutil.rmtree(mixed.path / ".pytest_cache")
+    with_first = mixed.runpytest("-v")
+    with_again = mixed.runpytest("-v", option)
+    python = lambda ran: [item for item in ran if item.startswith("test_user.py")]  # noqa: E731
+    assert python(_ran(with_first)) == python(_ran(alone_first))
+    assert python(_ran(with_again)) == python(_ran(alone_again))
+    again = _ran(with_again)
+    failed_d = "test_user.py::test_d_fails_and_shows_its_output"
+    failed = ["a_suite.mcptest.yml::one", "a_suite.mcptest.yml::two", failed_d, "z_suite.mcptest.yml::three"]
+    if option == "--lf":
+        assert again == failed
+    elif option == "--ff":
+        assert again[:4] == failed and sorted(again) == sorted(_ran(with_first))
+    else:  # the scenarios pass: --sw stops at the user's failure, and the next run starts there
+        assert again[-1] == failed_d and again[:2] == ["a_suite.mcptest.yml::one", "a_suite.mcptest.yml::two"]
+        assert _ran(mixed.runpytest("-v", "--sw"))[0] == failed_d
