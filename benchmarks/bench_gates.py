@@ -1,4 +1,4 @@
-"""Speed of spec 001's gates: lazy imports, token counting, statistics per process.
+"""Speed of the gates over every run: lazy imports, token counting, statistics per process.
 
 (a) A suite with no statistics or token gate never imports statsmodels, scipy, numpy or
     tiktoken, nor loads the tokenizer vocabulary: a small generated suite (scenarios and

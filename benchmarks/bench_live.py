@@ -9,7 +9,7 @@ are byte-identical, and prints the speed-up; the goal is "about four times faste
 read here as at least 3x (the server start-ups and the machine's two shared cores take
 their share).
 
-``--kind conversation`` records a spec 002 conversation instead (a synthetic user, the
+``--kind conversation`` records a conversation item instead (a synthetic user, the
 agent and a judge, six model replies per run, all played by the fake), to show the three
 roles share the concurrency the same way.
 

@@ -78,14 +78,14 @@ class AgentBlock(Block):
     matrix: Optional[str] = None  # the test's name as written, when `model:` lists several (gates/matrix.py)
 
     @property
-    def has_spec001_gates(self) -> bool:
+    def has_selection_gates(self) -> bool:
         """Any of the gates over all runs: selection F1, the floor, orchestration, tokens."""
         return any(g is not None for g in (self.equal_function_sets, self.tool_selection,
                                             self.orchestration, self.token_efficiency))
 
     @property
     def has_aggregates(self) -> bool:
-        return self.has_spec001_gates or self.stability is not None
+        return self.has_selection_gates or self.stability is not None
 
     @property
     def classes(self) -> tuple:
@@ -283,19 +283,19 @@ def judge_all(block: AgentBlock, source, ctx: Context, verdicts: tuple = ()) -> 
 def _gates_over_all_runs(block: AgentBlock, source, verdicts: tuple) -> GateResult | None:
     if not block.has_aggregates:
         return None
-    spec001 = _spec001_gates(block, source)
+    selection = _selection_gates(block, source)
     if block.stability is None:
-        return spec001
+        return selection
     steady = stability.judge(block.stability, source.items, verdicts)
-    if spec001 is None:
+    if selection is None:
         return steady
-    return GateResult({**spec001.envelope, **steady.envelope}, spec001.failures, expect=spec001.expect + steady.expect,
-                      summary=spec001.summary + steady.summary, replaces_runs=True)
+    return GateResult({**selection.envelope, **steady.envelope}, selection.failures, expect=selection.expect + steady.expect,
+                      summary=selection.summary + steady.summary, replaces_runs=True)
 
 
-def _spec001_gates(block: AgentBlock, source) -> GateResult | None:
+def _selection_gates(block: AgentBlock, source) -> GateResult | None:
     """Selection F1, the floor, orchestration and token efficiency, when any is declared."""
-    if not block.has_spec001_gates:
+    if not block.has_selection_gates:
         return None
     from ..engine.orchestration import orchestration
     from ..engine.selection import selection_f1, tool_selection_floor
