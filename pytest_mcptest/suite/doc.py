@@ -30,7 +30,7 @@ class Doc:
         self.path, self.source, self.root = path, source, root
         self.warnings = [] if warnings is None else warnings  # (line, message): kept with the built suite
         self._lines = lines  # source split at newlines: given by the caller, or split at the first need
-        self._built: dict[tuple, Any] = {}  # (builder, span key) -> what it built
+        self._built: dict[tuple, Any] = {}  # (builder, span key or id) -> (the value read, what it built)
 
     def built_once(self, build: Callable[["Doc", list, Any], Any], parts: list, raw: Any) -> Any:
         """``build(self, parts, raw)``, or what it gave for an earlier ``raw`` read from the
@@ -45,14 +45,15 @@ class Doc:
             self._lines = self.source.split("\n")
         span = span_key(raw, self._lines)
         # Without a span (libyaml read it, or it is a flow collection), only the same value
-        # is the same text: an alias, or nothing else (it is kept alive by ``root``).
+        # is the same text: an alias, or nothing else. The entry holds ``raw`` itself, so
+        # its ``id`` cannot pass to another value while this document is built.
         key = (build, span if span is not None else id(raw))
-        built = self._built.get(key, _UNBUILT)
+        built = self._built.get(key, (None, _UNBUILT))[1]
         if built is _UNBUILT:
             warned = len(self.warnings)
             built = build(self, parts, raw)
             if len(self.warnings) == warned:
-                self._built[key] = built
+                self._built[key] = (raw, built)
         return built
 
     def warn(self, parts, message: str) -> None:
