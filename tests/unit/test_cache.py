@@ -332,3 +332,19 @@ def test_scenarios_written_on_one_line_keep_their_own_rules(tmp_path):
     one, two = load_suite(str(path)).blocks
     assert [t.tool for t in two.world.transitions] == ["b"] and [f.tool for f in two.world.forbidden] == ["y"]
     assert [t.tool for t in one.world.transitions] == ["a"]
+
+
+def test_a_value_remembered_by_identity_is_never_the_answer_for_another():
+    """Values without a span (libyaml's, flow collections) are remembered by identity, for
+    aliases; a caller that passes values made on the fly (each dropped after its call, so
+    the next may get its address) still gets each one's own build."""
+    from pytest_mcptest.suite.doc import Doc
+
+    doc = Doc("made.mcptest.yml", "", {})
+
+    def build(doc, parts, raw):
+        return tuple(raw)
+
+    assert [doc.built_once(build, [], [i]) for i in range(50)] == [(i,) for i in range(50)]
+    alias = [1, 2]
+    assert doc.built_once(build, [], alias) is doc.built_once(build, [], alias)  # the same value: built once
