@@ -111,18 +111,8 @@ class Tokens(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
 
     def to_dict(self) -> dict:
         """The parts present, as the envelope's ``conversation.tokens`` (and a helper role's
-        ``meta.tokens``) holds them."""
-        input, output, total = self.input, self.output, self.total
-        if input is not None and output is not None and total is not None:  # a recorded run has all three
-            return {"input": input, "output": output, "total": total}
-        out = {}
-        if self.input is not None:
-            out["input"] = self.input
-        if self.output is not None:
-            out["output"] = self.output
-        if self.total is not None:
-            out["total"] = self.total
-        return out
+        ``meta.tokens``) holds them (msgspec leaves out what is absent: ``omit_defaults``)."""
+        return msgspec.to_builtins(self)
 
 
 def _plus(a, b):
