@@ -25,4 +25,8 @@ class Context(NamedTuple):
     # The cassettes (real paths) that more than one item replays, once collection has found them:
     # only these stay parsed between items. None (no collection to count on) keeps every recent parse.
     shared_cassettes: Optional[frozenset] = None
+    # The tools/list answers of the live servers already asked in this session (or why one could
+    # not be had), by command, environment, folder and timeout: the items that judge one server's
+    # catalog start it once. None asks the server for each item (a command run once).
+    live_catalogs: Optional[dict] = None
 

@@ -142,7 +142,7 @@ def pytest_configure(config: pytest.Config) -> None:
                                         redact=tuple(redact), drift=config.getoption("mcptest_drift"),
                                         live_concurrency=config.getoption("mcptest_live_concurrency"),
                                         dry_run=bool(config.getoption("mcptest_dry_run")),
-                                        rate_dir=_rate_dir(config))
+                                        rate_dir=_rate_dir(config), live_catalogs={})
     added = [gate for gates in config.hook.pytest_mcptest_gates(config=config) if gates for gate in gates]
     if added:  # a conftest's or a plugin's gates, for this session only
         from .gates import GateError, register

@@ -157,3 +157,42 @@ def test_tool_quality_against_a_real_third_party_server(tmp_path):
     verdict = evaluate(block, Context())
     assert verdict.passed, verdict.failures
     assert set(verdict.envelope["tool"]) == {"get_current_time", "convert_time"}
+
+
+STARTS_COUNTED = """\
+import os, sys
+with open(sys.argv[1], "a") as starts:
+    starts.write("started\\n")
+if sys.argv[2] == "fail":
+    sys.exit("this server does not start")
+os.execv(sys.executable, [sys.executable, "-m", "pytest_mcptest", "mock", "--tools-from", sys.argv[2]])
+"""
+
+
+def test_a_live_server_several_items_judge_is_started_once_a_session(pytester):
+    """Three items on one live server start it once; two on a server that cannot start try
+    it once and both fail with its reason; a second session asks again."""
+    import sys
+
+    pytester.makefile(".json", snap=json.dumps({"tools": [GOOD_TOOL]}))
+    pytester.makepyfile(counted=STARTS_COUNTED)
+    python = json.dumps(sys.executable)
+    pytester.makefile(".mcptest.yml", s=(
+        "servers:\n"
+        f"  shop: {{command: [{python}, counted.py, shop.starts, snap.json]}}\n"
+        f"  gone: {{command: [{python}, counted.py, gone.starts, fail], timeout: 10}}\n"
+        "tool_quality:\n"
+        "  - {name: one, server: shop, expect: [{tool_count: {exact: 1}}]}\n"
+        "  - {name: two, server: shop}\n"
+        "  - {name: three, server: shop, expect: [{tool_count: {exact: 2}}]}\n"
+        "  - {name: four, server: gone}\n"
+        "  - {name: five, server: gone}\n"))
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, failed=3)
+    assert (pytester.path / "shop.starts").read_text() == "started\n"
+    assert (pytester.path / "gone.starts").read_text() == "started\n"
+    text = result.stdout.str()
+    assert "s.mcptest.yml:7: tool_quality failed: 1 expect" in text  # the kept catalog, judged again
+    assert text.count("this server does not start") >= 2
+    pytester.runpytest("-p", "no:cacheprovider", "-k", "one").assert_outcomes(passed=1)
+    assert (pytester.path / "shop.starts").read_text() == "started\n" * 2

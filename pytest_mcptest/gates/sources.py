@@ -285,19 +285,37 @@ def world_command(suite: str, scenario: str) -> dict:
     return {"command": ["mcptest", "serve", f"{suite}::{scenario}"], "cwd": os.path.dirname(suite)}
 
 
-def server_catalog(name: str, source: dict, root: Optional[str]) -> tuple[str, Any]:
+def server_catalog(name: str, source: dict, root: Optional[str], asked: Optional[dict] = None) -> tuple[str, Any]:
     """(how to show it, its tools/list answer) for a resolved ``servers:`` entry: a saved
-    snapshot, or a live server over stdio. A failure is an :class:`InputError`."""
+    snapshot, or a live server over stdio. A failure is an :class:`InputError`. ``asked``
+    (the session's :attr:`Context.live_catalogs`) keeps each live server's answer, or its
+    failure, so a server several items judge is started once (about 1.5 s each time: the
+    ``mcp`` SDK's import) and one that does not start is not waited for again."""
     if "catalog" in source:
         shown = display(source["catalog"], root)
         return shown, read_catalog(source["catalog"], shown)
+    env = source.get("env")
+    key = (tuple(source["command"]), tuple(sorted(env.items())) if env else (), source.get("cwd"),
+           source.get("timeout", 30.0))
+    answer = asked.get(key) if asked is not None else None
+    if answer is None:
+        answer = _ask(source)
+        if asked is not None:
+            asked[key] = answer
+    if isinstance(answer, str):
+        raise InputError(f"server {name!r}", answer)
+    return answer
+
+
+def _ask(source: dict) -> Any:
+    """A live server's (shown, tools/list answer), or what kept it from answering."""
     from ..mcp.client import ServerError, list_tools
 
     try:
         return " ".join(source["command"]), list_tools(list(source["command"]), env=source.get("env"),
                                                        cwd=source.get("cwd"), timeout=source.get("timeout", 30.0))
     except ServerError as exc:
-        raise InputError(f"server {name!r}", str(exc)) from None
+        return str(exc)
 
 
 def catalog_source(shown: str, catalog: Any) -> Evidence:

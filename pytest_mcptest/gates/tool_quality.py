@@ -87,7 +87,7 @@ def open(block: ToolQualityBlock, ctx: Context):
     from ..engine.catalog import CatalogError, catalog_tools
 
     try:
-        shown, catalog = server_catalog(block.server, block.source, ctx.root)
+        shown, catalog = server_catalog(block.server, block.source, ctx.root, ctx.live_catalogs)
     except InputError as exc:
         raise RecordingUnavailable("catalog", None, exc.render()) from None
     try:
