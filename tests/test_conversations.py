@@ -1,4 +1,4 @@
-"""Conversation scenarios (spec 002): validation, defaults, offline gates, judgment replay."""
+"""Conversation scenarios: validation, defaults, offline gates, judgment replay."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`distractors:` as its own item, `<agent> [distractors]` (spec 001, issue 4)."""
+"""`distractors:` as its own item, `<agent> [distractors]` (issue 4)."""
 
 from __future__ import annotations
 

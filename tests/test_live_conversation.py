@@ -1,4 +1,4 @@
-"""A live conversation (spec 002) against the loopback fake: the synthetic user, the agent
+"""A live conversation against the loopback fake: the synthetic user, the agent
 with the mock MCP server, and the judge are three roles the fake plays by system prompt."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A model matrix: ``model:`` as a list is one item per model, ``<name> [<model>]``, each with
 its own cassette; recorded live per model (against the loopback fake) and replayed per model,
-with spec 001's cost-vs-accuracy line for each pair."""
+with the cost-vs-accuracy line for each pair."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ import pytest
 from pytest_mcptest.cli import main
 from catalog_data import BENCH as SPEC
 
-# Mean score about 0.55 and no Critical finding: fails spec 001's default gates
+# Mean score about 0.55 and no Critical finding: fails the default gates of tool_quality
 # (mean >= 0.70) although nothing is Critical, which is where doctor and the item used
 # to disagree.
 MEDIOCRE = {"tools": [

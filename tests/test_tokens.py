@@ -1,4 +1,4 @@
-"""Offline cl100k_base counting and the token-efficiency figures (spec 001, DESIGN: Offline)."""
+"""Offline cl100k_base counting and the token-efficiency figures, counted offline."""
 
 from __future__ import annotations
 

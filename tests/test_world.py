@@ -1,4 +1,4 @@
-"""The scenario-world engine (spec 000), driven directly through its rule types."""
+"""The scenario-world engine, driven directly through its rule types."""
 
 from __future__ import annotations
 
@@ -60,11 +60,11 @@ def user(text):
     return {"role": "user", "content": text}
 
 
-# --------------------------------------------------------------------------- spec 000's example
+# --------------------------------------------------------------------------- the widget shop example
 
 
 def widget_world() -> WorldSpec:
-    """The `restock the widget shelf` scenario of spec 000, as the builder would make it."""
+    """The `restock the widget shelf` scenario of the widget shop example, as the builder would make it."""
     return WorldSpec(
         seed={"inventory": {"widgets": 3}, "shelf_full": False},
         transitions=(
@@ -681,7 +681,7 @@ def test_another_tools_operator_word_is_a_literal_with_a_warning_at_its_line(pyt
     (pytester.path / "c.json").write_text('{"runs": [{"tool_calls": [{"name": "double"}]}]}')
     for _ in range(2):  # the second collection comes from the suite cache, and still warns
         result = pytester.runpytest_subprocess("-W", "always")
-        result.assert_outcomes(passed=1)  # spec 000: the object is set as it is
+        result.assert_outcomes(passed=1)  # a `set:` of an object sets it as it is
         result.stdout.fnmatch_lines(["*s.mcptest.yml:7: SuiteWarning: 'a': {mul: ...} is not an operator here "
                                      "(operators: set, inc, dec, from_arg)*"])
     assert list((pytester.path / ".pytest_cache" / "d" / "mcptest-suites").glob("*-s.mcptest.yml.pickle"))

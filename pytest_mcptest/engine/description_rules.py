@@ -6,17 +6,17 @@ every checked tool. ``lint_catalog`` does the same for each tool, in catalog ord
 The same findings feed the ``tool_quality:`` counts and smells (:mod:`.quality`), so
 the gate and ``mcptest doctor --lint-descriptions`` never disagree.
 
-Severities. The spec defines Critical as "violates a research-backed quality rule; the
+Severities. Critical means "violates a research-backed quality rule; the
 agent will likely struggle to use the tool reliably" and names exactly two such tools:
 one that "duplicates its name (DESC-003)" and one that "ships a one-word description
 (DESC-001)"; the description is the only selection signal an agent gets beyond the
 name (Hasan et al., arXiv:2602.14878), and both rules mean there is none. So:
 
 - Critical: DESC-001, DESC-003.
-- Warning: every other rule. DESC-009..013 are Warning by the spec's own notes.
+- Warning: every other rule. DESC-009..013 are Warning by definition (advice, not defects).
   DESC-002, 004, 005, 007, 008 are heuristics over prose ("imperfect but workable").
   DESC-006 (a required argument without description) is Warning too: the argument
-  still has a name and a type, the spec does not call it research-backed, and a
+  still has a name and a type, no research names it a selection failure, and a
   Critical there would fail the default gate (``critical_count <= 0``) of most
   published servers (filesystem, git) on a point the scores already weigh.
 
@@ -89,7 +89,7 @@ MIN_CHARS = 20
 MAX_CHARS = 500
 PASS_RULE = "DESC-000"
 
-#: rule id -> (severity, what it catches), the spec's table.
+#: rule id -> (severity, what it catches).
 RULES: dict[str, tuple[str, str]] = {
     "DESC-001": (CRITICAL, "Description is empty or under 20 chars"),
     "DESC-002": (WARNING, "Description over 500 chars (probably missing inputSchema constraints)"),

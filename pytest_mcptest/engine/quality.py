@@ -53,7 +53,7 @@ The envelope (``CatalogQuality.to_dict()``) is what ``tool_quality:``'s ``expect
 ``min_score``, ``mean_score``, ``tool["<name>"].score``, ``critical_count``,
 ``warning_count``, ``schema_criticals``, ``schema_warnings``, ``smells.<category>``,
 ``smell_total``. An empty catalog has no scores: ``min_score`` and ``mean_score`` are
-absent (an undefined figure resolves to absent, as elsewhere in the spec). When two tools
+absent (an undefined figure resolves to absent, as everywhere in mcptest). When two tools
 share a name, ``tool[name]`` is the first; ``tools`` lists every tool in order.
 """
 

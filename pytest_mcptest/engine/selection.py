@@ -28,7 +28,7 @@ on any server; it also matches a serverless call whose name was recorded
 qualified (``brave.web_search``). A qualified member never matches a call whose
 server is unknown and whose name is bare: the server cannot be proven.
 
-Percents are integers 0..100 rounded half up (:func:`~.values.percent`): the spec's "two
+Percents are integers 0..100 rounded half up (:func:`~.values.percent`): the rule "two
 classes over three calls rounds efficiency to 67" rules out truncation, and the
 same rounding is used by every gate so one number never rounds two ways. F1 is
 computed from the counts (``2TP / (2TP + FP + FN)``), not from the two rounded

@@ -264,7 +264,7 @@ def token_efficiency(f1: int, correct_selections: int, tool_surface_tokens: int,
                      cost: Optional[float] = None) -> TokenEfficiency:
     """Fold the selection F1 and its pooled true positives with the surface tokens and the
     dollars spent. ``tokens_per_correct`` is ``tool_surface_tokens / correct_selections``
-    as the spec's table defines it (the per-call surface price over every correct
+    by definition (the per-call surface price over every correct
     selection pooled across runs)."""
     tokens_per = tool_surface_tokens / correct_selections if correct_selections > 0 else None
     cost_per = cost / correct_selections if correct_selections > 0 and cost else None

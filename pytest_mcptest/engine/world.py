@@ -503,7 +503,7 @@ def _step(forbidden_by_tool: dict, by_tool: dict, escalation_tools: tuple, state
         if outcome is not None:
             break
     else:
-        # Worded only now: the first candidate's first failed guard, as the spec says.
+        # Worded only now: the first candidate's first failed guard, which the failure text names.
         return INVALID, first_guard_failure(candidates[0].when, state) or "guard failed", None
     if outcome is not True:  # the effects could not be applied: why
         return INVALID, outcome, chosen

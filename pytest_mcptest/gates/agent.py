@@ -1,4 +1,4 @@
-"""Agent tests (specs 001 and 004): a recorded agent run gated on its calls and path.
+"""Agent tests (tool selection and trajectories): a recorded agent run gated on its calls and path.
 
 Per run: ``expected_trace:`` (five match modes, five argument shapes), ``golden:`` (the
 path penalty) and ``expect:``. Over all runs of the cassette, once: ``equal_function_sets:``
@@ -372,7 +372,7 @@ def _show_number(value: float) -> str:
 
 
 def _show_rate(rate: float) -> str:
-    """A fraction as the percent the spec prints: 0.8 -> ``80%``, 0.333 -> ``33.3%``."""
+    """A fraction as the percent the failure text prints: 0.8 -> ``80%``, 0.333 -> ``33.3%``."""
     pct = round(rate * 100, 6)
     return f"{_show_number(pct)}%"
 
@@ -410,7 +410,7 @@ def floor_run_lines(floor) -> list[str]:
 
 
 def floor_lines(floor, name: str) -> list[str]:
-    """The spec's FLOOR lines for each condition that failed, then the runs that
+    """The FLOOR lines for each condition that failed, then the runs that
     missed (indented); empty when the floor passed."""
     if floor.passed:
         return []

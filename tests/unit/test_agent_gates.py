@@ -1,4 +1,4 @@
-"""Spec 001's gates on agent items, judged once over every run of the cassette."""
+"""The tool-selection gates on agent items, judged once over every run of the cassette."""
 
 from __future__ import annotations
 

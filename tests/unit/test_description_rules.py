@@ -1,4 +1,4 @@
-"""The description lint (spec 001): every DESC rule firing and not firing, on tools made here."""
+"""The description lint: every DESC rule firing and not firing, on tools made here."""
 
 from __future__ import annotations
 

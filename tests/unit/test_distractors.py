@@ -1,4 +1,4 @@
-"""Distractors (spec 001): the bundled catalog, near-duplicate synthesis, injection, scoring."""
+"""Distractors: the bundled catalog, near-duplicate synthesis, injection, scoring."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Golden-path efficiency scoring (spec 004): score_golden_path and judge_golden."""
+"""Golden-path efficiency scoring: score_golden_path and judge_golden."""
 
 from __future__ import annotations
 

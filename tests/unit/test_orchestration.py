@@ -1,4 +1,4 @@
-"""The five orchestration diagnostics (spec 001), each empty-trace and no-class rule."""
+"""The five orchestration diagnostics, each empty-trace and no-class rule."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hypothesis properties of the scenario-world engine (spec 000)."""
+"""Hypothesis properties of the scenario-world engine."""
 
 from __future__ import annotations
 
@@ -260,7 +260,7 @@ def test_assign_in_one_pass_writes_what_the_careful_walk_writes(root, path, valu
 
 
 def careful_replay(spec: WorldSpec, run: Run) -> tuple:
-    """Spec 000's rules for each call written the plain way: rules found by scanning the
+    """The world's rules for each call written the plain way: rules found by scanning the
     spec's lists, every guard asked for its ``failure``, every value worked out by
     ``new_value`` before the careful ``_assign`` writes it with a journal. What the
     replay's shortcuts (rule maps, ``holds``, planned writes) must agree with."""

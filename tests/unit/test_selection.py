@@ -1,4 +1,4 @@
-"""Selection F1, the tool_selection floor and the unbiased pass^k estimator (spec 001)."""
+"""Selection F1, the tool_selection floor and the unbiased pass^k estimator."""
 
 from __future__ import annotations
 

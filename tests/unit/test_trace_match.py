@@ -1,4 +1,4 @@
-"""Offline trajectory validation (spec 004): validate_trace, its modes and argument shapes,
+"""Offline trajectory validation: validate_trace, its modes and argument shapes,
 tool_calls_from_envelope, and the golden-path penalty properties."""
 
 from __future__ import annotations
