@@ -71,4 +71,4 @@ def evaluate(block, ctx: Context = Context()) -> Verdict:
     if source.notes or source.said:
         summary += [(NOTES, note) for note in source.notes + source.said]
     return Verdict(block, source.shown, tuple(runs), source=source.head, aggregate=aggregate, summary=tuple(summary),
-                   notes=source.notes)
+                   notes=source.notes, recorded_runs=source.cassette is not None)

@@ -63,10 +63,11 @@ MAX_LIST_ENTRIES = 10_000  # per list in an item's envelope, as the report copie
 
 def failure_modes(verdict) -> dict:
     """``{mode: failing runs}`` of a failed verdict (``engine/failure_modes.py``); a recording
-    that could not be had (a missing cassette) is no failure of the agent's and has none."""
+    that could not be had (a missing cassette) is no failure of the agent's and has none, nor
+    has a block that judged no recorded run (a catalog, a server build)."""
     from .engine.failure_modes import item_modes
 
-    if verdict.problems:
+    if verdict.problems or not verdict.recorded_runs:
         return {}
     runs = ((r.envelope, [(f.gate, f.message) for f in r.failures]) for r in verdict.runs)
     overall = [(f.gate, f.message) for f in verdict.aggregate.failures] if verdict.aggregate else []

@@ -102,6 +102,9 @@ class Verdict(msgspec.Struct, frozen=True):
     summary: tuple[tuple[str, Any], ...] = ()
     notes: tuple[str, ...] = ()  # what the record mode did or found: first N runs judged, drift
     skipped: Optional[str] = None  # judged nothing on purpose (a dry run): why
+    # Whether what was judged is a cassette's recorded runs: only an agent's runs have failure
+    # modes (a catalog's or a server build's failures are not a run that went wrong).
+    recorded_runs: bool = False
 
     @property
     def failures(self) -> tuple[Failure, ...]:

@@ -83,3 +83,23 @@ def test_counted_in_terminal_report_and_html(pytester):
     assert report["failure_modes"] == {"no_tool_use": 1, "error_not_recovered": 2}
     html = (pytester.path / "r.html").read_text()
     assert '<dd data-count="failure_modes">2 error_not_recovered, 1 no_tool_use</dd>' in html
+
+
+def test_a_failed_catalog_has_no_failure_mode(pytester):
+    """Failure modes name how an agent's run went wrong: a catalog that fails its quality
+    gates is no run (it was counted as one "no_tool_use" run)."""
+    bad = {"tools": [{"name": "do_it", "description": "do_it", "inputSchema": {"type": "object"}}]}
+    pytester.makefile(".json", catalog=json.dumps(bad), no_calls=json.dumps({"runs": [{"tool_calls": []}]}))
+    pytester.makefile(".mcptest.yml", suite=(
+        "servers:\n  legacy: {catalog: catalog.json}\n"
+        "tool_quality:\n  - {name: legacy tools, server: legacy}\n"
+        "agents:\n  - name: never called\n    cassette: no_calls.json\n"
+        "    expected_trace: {mode: subsequence, calls: [refund]}\n"))
+    result = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-report", "r.json")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["failing runs by mode: 1 no_tool_use"])
+    report = json.loads((pytester.path / "r.json").read_text())
+    by_name = {i["name"]: i for i in report["items"]}
+    assert "failure_modes" not in by_name["legacy tools"]
+    assert by_name["never called"]["failure_modes"] == {"no_tool_use": 1}
+    assert report["failure_modes"] == {"no_tool_use": 1}
