@@ -28,9 +28,10 @@ def _expect_section(run: RunVerdict, suite_file: str) -> list[str]:
         where = f"({base}:{exp.line})" if exp.line else ""
         rows.append((exp.target, exp.describe(), got, where))
     lines += table(rows)
-    for r in failed:
+    for r in failed:  # why, where the row cannot say it: named by its target, without the "got" the row shows
         if not r.found or r.expectation.kind in ("schema", "contains-all"):
-            lines.append(f"{INDENT * 3}{r.message}")
+            why = r.message.removesuffix(f"; got {show(r.actual)}") if r.found else r.message
+            lines.append(f"{INDENT * 3}{r.expectation.target}: {why}")
     return lines
 
 

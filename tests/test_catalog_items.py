@@ -196,3 +196,23 @@ def test_a_live_server_several_items_judge_is_started_once_a_session(pytester):
     assert text.count("this server does not start") >= 2
     pytester.runpytest("-p", "no:cacheprovider", "-k", "one").assert_outcomes(passed=1)
     assert (pytester.path / "shop.starts").read_text() == "started\n" * 2
+
+
+def test_failure_text_counts_description_and_schema_criticals_apart_and_says_why_by_target(tmp_path):
+    """``critical_count`` counts the description findings and ``schema_criticals`` the schema
+    ones: the text counts them the same way (it said "critical findings: 3" beside a
+    critical_count of 2), and each explanation under the expect table names its target
+    without repeating the value the row shows."""
+    from pytest_mcptest.render import render_verdict
+
+    tools = [{"name": "do_it", "description": "do_it", "inputSchema": {"type": "object", "properties": {"x": {}}}},
+             GOOD_TOOL]
+    suite = QUALITY + "    expect:\n      - min_score: {schema: {minimum: 0.5}}\n      - critical_count: {exact: 0}\n"
+    [block] = load_suite(_write(tmp_path, suite, tools)).blocks
+    verdict = evaluate(block, Context())
+    text = render_verdict(verdict, file="s.mcptest.yml")
+    assert verdict.runs[0].envelope["critical_count"] == 2 and verdict.runs[0].envelope["schema_criticals"] == 1
+    assert "  critical findings: 2\n    do_it   DESC-001" in text
+    assert "  schema criticals: 1\n    do_it   SCH-003" in text
+    assert "      min_score: does not match the schema: 0.25 is less than the minimum of 0.5\n" in text + "\n"
+    assert "; got 0.25" not in text

@@ -174,13 +174,16 @@ def _security_lines(findings) -> list[str]:
 
 
 def _quality_lines(quality) -> list[str]:
-    """The weakest tools and every critical finding, so a failed gate says which tool to fix."""
+    """The weakest tools and every critical finding, so a failed gate says which tool to fix:
+    the description findings (``critical_count``) and the schema ones (``schema_criticals``)
+    counted apart, as those two figures are."""
     worst = sorted(quality.tools, key=lambda t: (t.score, t.name))[:5]
     lines = ["", f"{INDENT}lowest scores: " + ", ".join(f"{t.name} {t.score:.2f}" for t in worst)]
-    critical = [f for t in quality.tools for f in t.findings + t.schema_findings if f.severity == "Critical"]
-    if critical:
-        lines.append(f"{INDENT}critical findings: {len(critical)}")
-        lines += table([(f.tool, f.rule, f.message) for f in critical[:12]])
+    for title, found in (("critical findings", lambda t: t.findings), ("schema criticals", lambda t: t.schema_findings)):
+        critical = [f for t in quality.tools for f in found(t) if f.severity == "Critical"]
+        if critical:
+            lines.append(f"{INDENT}{title}: {len(critical)}")
+            lines += table([(f.tool, f.rule, f.message) for f in critical[:12]])
     return lines
 
 
