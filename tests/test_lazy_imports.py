@@ -104,3 +104,16 @@ def test_a_plain_session_loads_no_report_module_and_no_mcp_client(pytester):
     assert "pytest_mcptest.report" not in seen["modules"]
     assert "pytest_mcptest.mcp.client" not in seen["modules"]
     assert "mcp" not in _top_level(seen["modules"])
+
+
+def test_the_mock_server_reads_its_manifest_without_the_gates(tmp_path):
+    """``mcptest mock`` starts once per server a test or a live run needs: reading its manifest
+    loads the YAML reader and the manifest schema, not the suites' gates (0.1 s a start)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "shop.yml").write_text("mock_server:\n  name: shop\n  tools:\n    - name: ping\n      description: Ping.\n")
+    probe = ("import sys; from pytest_mcptest.mcp.mock_server import load_spec; spec = load_spec('shop.yml'); "
+             "print(spec.tools[0]['name'], sorted(m for m in sys.modules if m.startswith('pytest_mcptest.gates')))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["ping", "[]"], done.stderr

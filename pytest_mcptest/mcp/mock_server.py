@@ -146,8 +146,7 @@ def load_spec(path: str | Path) -> MockSpec:
     The file goes through the suites' strict loader and ``schema/manifest-v1.json``, so every
     problem is reported at once, each with its line (or JSON pointer).
     """
-    from ..suite.build import read_text
-    from ..suite.loader import load_data
+    from ..suite.loader import load_data, read_text  # the reader alone: not the gates (0.1 s at every server start)
     from ..suite.validate import MANIFEST, validate_document
 
     path = str(path)
