@@ -82,7 +82,7 @@ def test_golden_waste_fails_an_agent_test(tmp_path, suite):
     (tmp_path / "run.json").write_text(_cassette([("search", {}), ("search", {}), ("fetch", {})]))
     verdict = evaluate(load_suite(str(tmp_path / "a.mcptest.yml")).blocks[0])
     golden = [f.message for f in verdict.failures if f.gate == "golden"]
-    assert golden == ["penalty 0.5: 1 extra steps, 0 backtracks, 1 repeated tools"]
+    assert golden == ["penalty 0.5: 1 extra step, 0 backtracks, 1 repeated tool"]
     assert verdict.envelope["golden"]["repeated_tools"] == 1
 
 

@@ -230,8 +230,9 @@ def judge_run(block: AgentBlock, run, number: int, total: int, ctx: Context) -> 
         envelope["golden"] = outcome.to_dict()
         if not outcome.score.passed:
             sc = outcome.score
-            failure = Failure("golden", f"penalty {sc.penalty:.3g}: {sc.extra_steps} extra steps, "
-                              f"{sc.backtracks} backtracks, {sc.repeated_tools} repeated tools", number)
+            failure = Failure("golden", f"penalty {sc.penalty:.3g}: {plural(sc.extra_steps, 'extra step')}, "
+                              f"{plural(sc.backtracks, 'backtrack')}, {plural(sc.repeated_tools, 'repeated tool')}",
+                              number)
             failures.append(failure)
             lines += findings([failure])
     summary: tuple = ()
