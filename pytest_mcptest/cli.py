@@ -19,6 +19,7 @@ from typing import Optional, Sequence
 
 from .errors import InputError
 from .report import dumps
+from .text import plural
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -203,8 +204,8 @@ def _import(args) -> int:
     finally:
         if gc_was_enabled:
             gc.enable()
-    print(f"{args.output}: {counts['runs']} runs, {counts['calls']} tool calls "
-          f"({counts['errors']} errors, {counts['without_result']} without a result, "
+    print(f"{args.output}: {plural(counts['runs'], 'run')}, {plural(counts['calls'], 'tool call')} "
+          f"({plural(counts['errors'], 'error')}, {counts['without_result']} without a result, "
           f"{counts['invalid_json_args']} with arguments that are not valid JSON, kept as text and flagged"
           + (f", {counts['unmatched_results']} results matching no call" if counts["unmatched_results"] else "")
           + f") from {args.file}" + (f", detected as {kind}" if args.kind == "auto" else ""))

@@ -16,7 +16,7 @@ from typing import Iterable, Optional
 from .engine.paths import leaves
 from .files import atomic_write
 from .matrix_report import matrix_markdown
-from .text import printable
+from .text import plural, printable
 
 MAX_LISTED = 50  # failures and floors listed; the rest are counted
 MAX_MESSAGE = 300  # characters of a failure message in a table cell or an annotation title line
@@ -103,7 +103,7 @@ def _comparison(comparison: dict, baseline_name: str) -> list[str]:
                   f"{f['before']} -> {f['after']}" for f in flips[:MAX_LISTED]]
     added, removed = comparison.get("added") or [], comparison.get("removed") or []
     if added or removed:
-        lines += ["", f"{len(added)} items added, {len(removed)} removed."]
+        lines += ["", f"{plural(len(added), 'item')} added, {len(removed)} removed."]
     return lines
 
 
@@ -117,8 +117,8 @@ def render_markdown(report: dict, comparison: Optional[dict] = None, baseline_na
     bad = counts.get("failed", 0) + counts.get("error", 0) + len(errors)
     mark = "FAILED" if bad else "passed"
     tally = ", ".join(f"{counts[o]} {o}" for o in _OUTCOMES if counts.get(o)) or "no items"
-    lines = [f"## mcptest: {mark}", "", f"{len(items)} items: {tally}"
-             + (f"; {len(errors)} bad suite files" if errors else "") + "."]
+    lines = [f"## mcptest: {mark}", "", f"{plural(len(items), 'item')}: {tally}"
+             + (f"; {plural(len(errors), 'bad suite file')}" if errors else "") + "."]
     failed = [i for i in items if i.get("outcome") in ("failed", "error")]
     if failed or errors:
         lines += ["", "### Failures", "", "| where | item | kind | why |", "|---|---|---|---|"]

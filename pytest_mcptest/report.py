@@ -19,6 +19,7 @@ from .engine.paths import leaves as flatten
 from .errors import InputError
 from .files import MAX_JSON_DEPTH, POINTER_PARTS, atomic_write, brackets_within, read_json, utf8_safe
 from .indented_json import compact, dumps_indented
+from .text import plural
 
 REPORT_VERSION = 1
 
@@ -465,7 +466,7 @@ def comparison_problem(comparison: dict) -> Optional[str]:
     them are the same item (ids are suite paths relative to the ini file, plus names)."""
     if comparison["common"] or not comparison["added"] or not comparison["removed"]:
         return None
-    return (f"no item in common with the baseline ({len(comparison['removed'])} items there, "
+    return (f"no item in common with the baseline ({plural(len(comparison['removed']), 'item')} there, "
             f"{len(comparison['added'])} here): was it written for another project, or from another folder "
             f"without an ini file? e.g. baseline {comparison['removed'][0]!r}, here {comparison['added'][0]!r}")
 
@@ -516,7 +517,7 @@ def render_comparison(comparison: dict, every: bool = False, flag: str = "--all"
         lines.append(f"FLOOR FLIP {flip['id']}{where}: {flip['before']} -> {flip['after']}")
     common = sum(1 for i in comparison["items"] if i["status"] == "common")
     changed = sum(1 for i in comparison["items"] if i["status"] == "common" and i["changed"])
-    lines.append(f"{common} items compared: {changed} changed, {len(comparison['added'])} added, "
+    lines.append(f"{plural(common, 'item')} compared: {changed} changed, {len(comparison['added'])} added, "
                  f"{len(comparison['removed'])} removed, {len(comparison['floor_flips'])} floor flips "
                  f"({comparison['regressions']} to failed)")
     hidden = sum(1 for i in comparison["items"] for v in i["values"] if v["delta"] not in (0, None))
@@ -556,7 +557,7 @@ def render_summary(report: dict) -> str:
     counts: dict[str, int] = {}
     for item in items:
         counts[item.get("outcome", "unknown")] = counts.get(item.get("outcome", "unknown"), 0) + 1
-    lines = [f"{len(items)} items: " + (", ".join(f"{counts[k]} {k}" for k in sorted(counts)) or "none")]
+    lines = [f"{plural(len(items), 'item')}: " + (", ".join(f"{counts[k]} {k}" for k in sorted(counts)) or "none")]
     for item in items:
         if item.get("outcome") in ("failed", "error"):
             lines.append(f"{item['outcome'].upper()} {item['id']}")

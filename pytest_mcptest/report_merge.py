@@ -19,6 +19,7 @@ import sys
 from typing import Sequence
 
 from .report import build_report, load_report, write_report
+from .text import plural
 
 
 class MergeError(ValueError):
@@ -70,5 +71,5 @@ def run(paths: Sequence[str], output: str) -> int:
         return 2
     write_report(output, merged)
     counts = len(merged["items"])
-    print(f"merged {len(shards)} shards: {counts} items -> {output}")
+    print(f"merged {plural(len(shards), 'shard')}: {plural(counts, 'item')} -> {output}")
     return 0

@@ -28,6 +28,7 @@ from .engine.paired import (CORRECTION_NAMES, CORRECTIONS, RESAMPLES, SEED, boot
                             paired_t, sign_flip_p)
 from .engine.passk import pass_hat_k
 from .engine.paths import leaves
+from .text import plural
 
 ALPHA = 0.05
 SUITE = "(all items)"
@@ -127,7 +128,7 @@ def _pass_rate(item_id: str, pairs) -> Optional[dict]:
     before = sum(sum(a["passed"] for a, _ in g) / len(g) for g in groups) / len(groups)
     after = sum(sum(b["passed"] for _, b in g) / len(g) for g in groups) / len(groups)
     low, high = bootstrap_interval(diffs)
-    unit = f"{len(groups)} tasks" if tasks is not None and len(tasks) > 1 else f"{len(pairs)} runs"
+    unit = f"{len(groups)} tasks" if tasks is not None and len(tasks) > 1 else plural(len(pairs), "run")
     return {"id": item_id, "measure": "pass rate", "unit": "percent", "test": "McNemar exact",
             "pairs": len(pairs), "before": _percent(before), "after": _percent(after),
             "effect": _percent(after - before), "interval": [_percent(low), _percent(high)],

@@ -196,7 +196,7 @@ def test_report_ids_do_not_move_with_pytests_rootdir(floor_suite):
     ids = [i["id"] for i in json.loads((floor_suite.path / "cur.json").read_text())["items"]]
     assert ids == ["a.mcptest.yml::weather selection"]
     result.stdout.fnmatch_lines(["FLOOR FLIP a.mcptest.yml::weather selection: passed -> failed",
-                                 "1 items compared: 1 changed, 0 added, 0 removed, 2 floor flips (2 to failed)"])
+                                 "1 item compared: 1 changed, 0 added, 0 removed, 2 floor flips (2 to failed)"])
 
 
 def test_cassette_dir_written_apart_moves_rootdir_but_not_report_ids(pytester, monkeypatch):
@@ -215,7 +215,7 @@ def test_cassette_dir_written_apart_moves_rootdir_but_not_report_ids(pytester, m
     rootdirs = [r.stdout.str().split("rootdir: ", 1)[1].splitlines()[0] for r in (joined, apart)]
     assert rootdirs == [str(pytester.path / "suites"), str(pytester.path)]
     assert apart.ret == pytest.ExitCode.OK
-    apart.stdout.fnmatch_lines(["1 items compared: 0 changed, 0 added, 0 removed, 0 floor flips (0 to failed)"])
+    apart.stdout.fnmatch_lines(["1 item compared: 0 changed, 0 added, 0 removed, 0 floor flips (0 to failed)"])
     ids = [i["id"] for i in json.loads((pytester.path / "suites" / "cur.json").read_text())["items"]]
     assert ids == ["a.mcptest.yml::weather selection"]
 
@@ -224,7 +224,7 @@ def test_a_comparison_with_no_item_in_common_is_a_usage_error(floor_suite, tmp_p
     (floor_suite.path / "other.json").write_text(json.dumps(_report(_item("elsewhere.mcptest.yml::x"))))
     result = floor_suite.runpytest("-p", "no:cacheprovider", "--mcptest-compare=other.json", "--mcptest-report=cur.json")
     assert result.ret == 2
-    result.stdout.fnmatch_lines(["*no item in common with the baseline (1 items there, 1 here)*"])
+    result.stdout.fnmatch_lines(["*no item in common with the baseline (1 item there, 1 here)*"])
     assert main(["report", str(floor_suite.path / "cur.json"), "--compare", str(floor_suite.path / "other.json")]) == 2
     assert "no item in common" in capsys.readouterr().err
 

@@ -51,7 +51,7 @@ def _texts(call: dict) -> list:
 
 def test_claude_code_transcript(tmp_path, capsys):
     data, cassette, line = _import(tmp_path, capsys, "claude-code", "claude-code-sample_session.jsonl")
-    assert line.endswith("1 runs, 2 tool calls (0 errors, 0 without a result, 0 with arguments that are not "
+    assert line.endswith("1 run, 2 tool calls (0 errors, 0 without a result, 0 with arguments that are not "
                          f"valid JSON, kept as text and flagged) from {LOGS / 'claude-code-sample_session.jsonl'}")
     assert [(n, t) for n, _a, t in _calls(data)] == [("Write", 0), ("Bash", 1)]
     bash = data["runs"][0]["tool_calls"][1]
@@ -127,7 +127,7 @@ NO_FC = "swe-agent-marshmallow-1867-no-function-calling.traj"
 
 def test_swe_agent_without_function_calling_takes_a_call_per_step(tmp_path, capsys):
     data, cassette, line = _import(tmp_path, capsys, "swe-agent", NO_FC)
-    assert line.startswith(f"{tmp_path / (NO_FC + '.cassette.json')}: 1 runs, 14 tool calls (1 errors, 0 without")
+    assert line.startswith(f"{tmp_path / (NO_FC + '.cassette.json')}: 1 run, 14 tool calls (1 error, 0 without")
     calls = data["runs"][0]["tool_calls"]
     assert [c["name"] for c in calls] == ["bash", "open", "bash", "create", "edit", "bash", "bash", "find_file",
                                           "open", "edit", "edit", "bash", "bash", "submit"]

@@ -42,7 +42,7 @@ def _calls(data: dict, run: int = 0) -> list:
 
 def test_mcp_recorder_cassette(tmp_path, capsys):
     data, cassette, line = _import(tmp_path, capsys, "mcp-recorder", "mcp-recorder-mock_session.json")
-    assert "1 runs, 4 tool calls (0 errors" in line
+    assert "1 run, 4 tool calls (0 errors" in line
     assert _calls(data) == [("add", {"a": 2, "b": 3}, False), ("multiply", {"a": 3.5, "b": 2.0}, False),
                             ("echo", {"message": "hello mcp-recorder"}, False),
                             ("get_weather", {"city": "London"}, False)]
@@ -62,7 +62,7 @@ def test_mcp_cassette_python_format_pairs_by_sender(tmp_path, capsys):
     # the server's sampling request reuses no client id, but its answer comes from the client:
     # it is neither a call nor a result
     data, _cassette, line = _import(tmp_path, capsys, "mcp-cassette", "mcp-cassette-sampling.mcp.json")
-    assert "1 runs, 1 tool calls (0 errors" in line
+    assert "1 run, 1 tool call (0 errors" in line
     [call] = data["runs"][0]["tool_calls"]
     assert (call["name"], call["server"], call["args"]) == ("summarize", "echo-example",
                                                             {"text": "a very long document"})
@@ -73,7 +73,7 @@ def test_mcp_cassette_python_format_pairs_by_sender(tmp_path, capsys):
 def test_mcp_cassette_npm_format_reads_the_frames(tmp_path, capsys):
     data, _cassette, line = _import(tmp_path, capsys, "mcp-cassette",
                                     "mcp-cassette-npm-tiny-server.golden.cassette.jsonl")
-    assert "1 runs, 0 tool calls" in line
+    assert "1 run, 0 tool calls" in line
     assert [t["name"] for t in data["catalog"]["tiny-server"]["tools"]] == ["echo", "add", "slugify"]
     assert data["meta"]["recorded_at"] == "2026-08-15T14:02:44.380Z"
 
@@ -114,7 +114,7 @@ def test_mcp_recorder_without_interactions_is_refused():
 
 def test_claude_code_loglines_export(tmp_path, capsys):
     data, _cassette, line = _import(tmp_path, capsys, "claude-code", "claude-code-web-sample_session.json")
-    assert "1 runs, 12 tool calls (1 errors" in line
+    assert "1 run, 12 tool calls (1 error" in line
     names = [c["name"] for c in data["runs"][0]["tool_calls"]]
     assert names == ["Write", "Bash", "TodoWrite", "Bash", "Bash", "Glob", "Edit", "Grep", "Bash", "Edit",
                      "Bash", "Edit"]
@@ -162,7 +162,7 @@ def test_a_new_shape_named_as_another_kind_is_refused_naming_it(tmp_path, capsys
 
 def test_responses_function_call_over_two_exchanges_is_one_run(tmp_path, capsys):
     data, cassette, line = _import(tmp_path, capsys, "openai-responses", "openai-responses-function-call.json")
-    assert "1 runs, 1 tool calls (0 errors" in line
+    assert "1 run, 1 tool call (0 errors" in line
     [call] = data["runs"][0]["tool_calls"]
     assert (call["name"], call["id"], call["args"], call["turn"]) == (
         "get_capital", "call_YfwRsW8sUxDKipwyhWTzOXCA", {"country": "PotatoLand"}, 0)
@@ -225,7 +225,7 @@ def test_responses_shapes_chaining_and_failures():
 
 def test_inspect_ai_json_log(tmp_path, capsys):
     data, cassette, line = _import(tmp_path, capsys, "inspect-ai", "inspect-ai-browser.json")
-    assert "1 runs, 4 tool calls (0 errors" in line
+    assert "1 run, 4 tool calls (0 errors" in line
     run = data["runs"][0]
     assert [(c["name"], c["args"], c["turn"]) for c in run["tool_calls"]] == [
         ("web_browser_go", {"url": "https://www.aisi.gov.uk/"}, 0), ("web_browser_click", {"element_id": 151}, 1),
@@ -271,7 +271,7 @@ def test_inspect_ai_tool_errors_and_bad_zips(tmp_path, capsys):
 
 def test_openai_agents_trace(tmp_path, capsys):
     data, cassette, line = _import(tmp_path, capsys, "openai-agents", "openai-agents-trace.jsonl")
-    assert "1 runs, 3 tool calls (1 errors" in line
+    assert "1 run, 3 tool calls (1 error" in line
     run = data["runs"][0]
     assert [(c["name"], c.get("server"), c["args"], c["error"], c["turn"]) for c in run["tool_calls"]] == [
         ("lookup_order", None, {"order_id": "A0"}, True, 0), ("lookup_order", None, {"order_id": "A17"}, False, 1),

@@ -482,7 +482,7 @@ def test_cli_import_other_kinds(tmp_path, capsys):
     (tmp_path / "a.json").write_text(json.dumps(ANTHROPIC_RUN))
     (tmp_path / "o.jsonl").write_text("\n".join(json.dumps(s) for s in SPANS))
     assert main(["import", "anthropic", str(tmp_path / "a.json"), "-o", str(tmp_path / "a.cassette.json")]) == 0
-    assert "1 runs, 4 tool calls (1 errors, 2 without a result, 1 with" in capsys.readouterr().out
+    assert "1 run, 4 tool calls (1 error, 2 without a result, 1 with" in capsys.readouterr().out
     assert main(["import", "otel", str(tmp_path / "o.jsonl"), "-o", str(tmp_path / "o.cassette.json")]) == 0
     assert ", 1 results matching no call" not in capsys.readouterr().out
 

@@ -188,7 +188,7 @@ def test_dry_run_lines_and_spend_lines():
     assert judged.dry_run() == ("'world': openai:gpt-4o-mini, 1 run(s) of up to 10 model replies, then judge "
                                 "openai:gpt-4o-mini once per run, servers: none")
     spend = {"b": Spend(2, Tokens.of(250, 50), 68), "a": Spend(1, Tokens.of(10, 2), 0)}
-    assert spend_lines(spend) == ["a: 1 calls, 12 tokens (10 in, 2 out), cost unknown",
+    assert spend_lines(spend) == ["a: 1 call, 12 tokens (10 in, 2 out), cost unknown",
                                  "b: 2 calls, 300 tokens (250 in, 50 out), $0.0001"]
 
 
@@ -200,7 +200,7 @@ def test_the_ledger_adds_up_each_models_spend():
     assert ledger.spend() == {"m": Spend(2, Tokens(30, 6, 36), 5), "n": Spend(1, Tokens(0, 0, 0), 0)}
     assert ledger.unpriced == ["m"] and ledger.unmetered == ["n"]
     assert spend_lines(ledger.spend()) == ["m: 2 calls, 36 tokens (30 in, 6 out), $0.0000",
-                                           "n: 1 calls, 0 tokens (0 in, 0 out), cost unknown"]
+                                           "n: 1 call, 0 tokens (0 in, 0 out), cost unknown"]
 
 
 def test_a_shared_limiter_holds_across_processes(tmp_path):

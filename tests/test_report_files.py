@@ -13,7 +13,7 @@ def test_every_report_file_asked_for_is_written(pytester):
     pytester.runpytest("-p", "no:cacheprovider", "--mcptest-report", "r.json", "--mcptest-markdown", "r.md")
     report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
     assert [item["id"] for item in report["items"]] == ["s.mcptest.yml::w"]
-    assert "1 items: 1 failed" in (pytester.path / "r.md").read_text(encoding="utf-8")
+    assert "1 item: 1 failed" in (pytester.path / "r.md").read_text(encoding="utf-8")
 
 
 def test_a_report_that_cannot_be_written_at_the_end_fails_the_session_in_one_line(pytester):

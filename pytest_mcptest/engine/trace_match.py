@@ -311,6 +311,11 @@ def _transpose(edges: list[list[int]], width: int) -> list:
     return out
 
 
+def _calls(n: int, kind: str = "") -> str:
+    """``1 call``, ``2 expected calls``: how many calls, in words a failure can print."""
+    return f"{n} {kind}call" + ("" if n == 1 else "s")
+
+
 def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValidation:
     """Match recorded ``calls`` (ToolCalls or ``{name, args}`` dicts) against ``expected``."""
     ref = expected.calls
@@ -341,10 +346,10 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
         for i in range(max(len(ref), len(calls))):
             if i >= len(ref):
                 miss(lambda: TraceMismatch(None, i, (), f"recorded call {i + 1} {_shown_name(calls[i])}: "
-                                                f"beyond the {len(ref)} expected calls"))
+                                                f"beyond the {_calls(len(ref), 'expected ')}"))
             elif i >= len(calls):
                 miss(lambda: TraceMismatch(i, None, (), f"expected call {i + 1} {ref[i].describe()}: "
-                                                f"the trace ran out after {len(calls)} calls"))
+                                                f"the trace ran out after {_calls(len(calls))}"))
             elif grouped.fits(i, i):
                 pairs.append((i, i))
             else:

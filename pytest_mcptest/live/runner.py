@@ -49,6 +49,7 @@ from .provider import (LiveError, Provider, Reply, parse_model, scrub, secret_va
                        settings_for)
 from .providers import make_provider
 from .servers import ServerHub, ServerSpec, ToolBoard, open_servers
+from ..text import plural
 
 RECORDER = "mcptest live runner"
 NOT_AVAILABLE = "Tool `{name}` is not available."
@@ -110,7 +111,7 @@ def spend_lines(spend: Mapping[str, Spend]) -> list[str]:
     for model in sorted(spend):
         row = spend[model]
         cost = f"${row.cost_micros / 1e6:.4f}" if row.cost_micros else "cost unknown"
-        lines.append(f"{model}: {row.calls} calls, {row.tokens.total} tokens "
+        lines.append(f"{model}: {plural(row.calls, 'call')}, {plural(row.tokens.total, 'token')} "
                      f"({row.tokens.input} in, {row.tokens.output} out), {cost}")
     return lines
 
