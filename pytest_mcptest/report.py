@@ -518,7 +518,7 @@ def render_comparison(comparison: dict, every: bool = False, flag: str = "--all"
     common = sum(1 for i in comparison["items"] if i["status"] == "common")
     changed = sum(1 for i in comparison["items"] if i["status"] == "common" and i["changed"])
     lines.append(f"{plural(common, 'item')} compared: {changed} changed, {len(comparison['added'])} added, "
-                 f"{len(comparison['removed'])} removed, {len(comparison['floor_flips'])} floor flips "
+                 f"{len(comparison['removed'])} removed, {plural(len(comparison['floor_flips']), 'floor flip')} "
                  f"({comparison['regressions']} to failed)")
     hidden = sum(1 for i in comparison["items"] for v in i["values"] if v["delta"] not in (0, None))
     if not every and hidden:

@@ -42,6 +42,7 @@ import attrs
 from ..cassette import Cassette, as_json, parse_cassette
 from ..engine.trace import Run, Tokens, ToolCall
 from ..mcp.client import _leaf, _run_sync
+from ..text import plural
 from .judge import judge, statements
 from .limits import Budget, limiter_for
 from .pricing import cost_micros, price_of
@@ -49,7 +50,6 @@ from .provider import (LiveError, Provider, Reply, parse_model, scrub, secret_va
                        settings_for)
 from .providers import make_provider
 from .servers import ServerHub, ServerSpec, ToolBoard, open_servers
-from ..text import plural
 
 RECORDER = "mcptest live runner"
 NOT_AVAILABLE = "Tool `{name}` is not available."
