@@ -42,12 +42,8 @@ class ToolCall(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     error_message: Any = None
 
     def to_dict(self) -> dict:
-        server, result, turn = self.server, self.result, self.turn
-        if server is not None and result is not None and turn is not None and not self.args_invalid_json:
-            # A recorded call has them all: one dict display, half the time of the steps below
-            # (every replayed call's envelope entry is made here).
-            return {"name": self.name, "server": server, "args": self.args, "error": self.error,
-                    "result": result, "turn": turn}
+        """The call as an envelope's ``tool_calls`` entry holds it: name, server, args, error,
+        result and turn, those that are present (what an ``expect:`` path and the report read)."""
         out: dict = {"name": self.name}
         if self.server is not None:
             out["server"] = self.server
