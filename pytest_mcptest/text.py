@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from .engine.values import plural  # noqa: F401  (counted nouns: the engine's failures say them too)
+
 INDENT = "  "
 
 
@@ -18,11 +20,6 @@ def table(rows: list[tuple[str, ...]], indent: str = INDENT * 2) -> list[str]:
         cells = [cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])] + [row[-1]]
         out.append((indent + "   ".join(cells)).rstrip())
     return out
-
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """``1 run``, ``2 runs``; ``many`` for nouns that do not just take an s."""
-    return f"{n} {word if n == 1 else many or word + 's'}"
 
 
 def findings(failures) -> list[str]:

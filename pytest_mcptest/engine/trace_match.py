@@ -27,7 +27,7 @@ import attrs
 
 from .bipartite import group, json_key, match_groups
 from .matching import schema_validator, subset
-from .values import NestingError, json_diff, show
+from .values import NestingError, json_diff, plural, show
 
 EXPLAINED_MISSES = 100  # misses that get a closest recorded call and its differences
 LISTED_MISMATCHES = 1000  # mismatches a result lists; the rest are counted
@@ -311,11 +311,6 @@ def _transpose(edges: list[list[int]], width: int) -> list:
     return out
 
 
-def _calls(n: int, kind: str = "") -> str:
-    """``1 call``, ``2 expected calls``: how many calls, in words a failure can print."""
-    return f"{n} {kind}call" + ("" if n == 1 else "s")
-
-
 def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValidation:
     """Match recorded ``calls`` (ToolCalls or ``{name, args}`` dicts) against ``expected``."""
     ref = expected.calls
@@ -346,10 +341,10 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
         for i in range(max(len(ref), len(calls))):
             if i >= len(ref):
                 miss(lambda: TraceMismatch(None, i, (), f"recorded call {i + 1} {_shown_name(calls[i])}: "
-                                                f"beyond the {_calls(len(ref), 'expected ')}"))
+                                                f"beyond the {plural(len(ref), 'expected call')}"))
             elif i >= len(calls):
                 miss(lambda: TraceMismatch(i, None, (), f"expected call {i + 1} {ref[i].describe()}: "
-                                                f"the trace ran out after {_calls(len(calls))}"))
+                                                f"the trace ran out after {plural(len(calls), 'call')}"))
             elif grouped.fits(i, i):
                 pairs.append((i, i))
             else:

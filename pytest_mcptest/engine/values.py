@@ -148,6 +148,11 @@ def type_name(value: Any) -> str:
     return type(value).__name__
 
 
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 run``, ``2 runs``; ``many`` for nouns that do not just take an s."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
 def show(value: Any, limit: int = 80) -> str:
     """A compact, stable JSON rendering of a value for failure messages (``absent`` for ABSENT)."""
     if value is ABSENT:
