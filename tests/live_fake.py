@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Optional
 
 import pytest
+
+from forkserver import forked
 
 from pytest_mcptest.live.servers import ServerSpec
 
@@ -267,7 +270,8 @@ class FakeProvider:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # shutdown() waits for the serving loop's next poll: 0.5 s by default, at every fake's exit
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     def __enter__(self) -> "FakeProvider":
         self.thread.start()
@@ -316,11 +320,19 @@ TOOLS = [
 ]
 
 
+def forked_mock(suite: str) -> str:
+    """``suite`` with its ``["mcptest", "mock", ...]`` server commands started through the fork
+    server (``forkserver.py``): the same mock server, without importing the SDK at each start."""
+    def command(found: re.Match) -> str:
+        return json.dumps(forked([sys.executable, "-m", "pytest_mcptest.cli", *json.loads(found.group(0))[1:]]))
+    return re.sub(r'\["mcptest", "mock"[^\]]*\]', command, suite)
+
+
 @pytest.fixture
 def shop(tmp_path):
     path = tmp_path / "shop.yml"
     path.write_text(MANIFEST)
-    return ServerSpec("shop", ("mcptest", "mock", "--tools-from", str(path)))
+    return ServerSpec("shop", tuple(forked([sys.executable, "-m", "pytest_mcptest.cli", "mock", "--tools-from", str(path)])))
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import anyio
+from forkserver import forked
 
 SHOP_MANIFEST = """\
 mock_server:
@@ -41,11 +42,11 @@ mock_server:
 
 
 def mock_command(manifest: str) -> list[str]:
-    return [sys.executable, "-m", "pytest_mcptest.cli", "mock", "--tools-from", manifest]
+    return forked([sys.executable, "-m", "pytest_mcptest.cli", "mock", "--tools-from", manifest])
 
 
 def time_command() -> list[str]:
-    return [sys.executable, "-m", "mcp_server_time", "--local-timezone", "UTC"]
+    return forked([sys.executable, "-m", "mcp_server_time", "--local-timezone", "UTC"])
 
 
 def proxy_command(out: str, server: list[str], *extra: str) -> list[str]:

@@ -7,6 +7,7 @@ import json
 
 import pytest
 from hypothesis import given, strategies as st
+from live_fake import forked_mock
 
 from pytest_mcptest.context import Context
 from pytest_mcptest.engine.claims import Backing, Claim, check_claims, sentence_around
@@ -191,7 +192,7 @@ def test_the_docs_claims_suites_load_and_judge_as_they_say(tmp_path):
     assert scenario.claims.claims[0].backed_by[0].count == 2
 
 
-LIVE = """\
+LIVE = forked_mock("""\
 servers:
   shop: {command: ["mcptest", "mock", "--tools-from", "shop.yml"]}
 agents:
@@ -203,7 +204,7 @@ agents:
     claims:
       - {says: "It is", backed_by: get_weather}
       - judge: The answer reports only what the calls show
-"""
+""")
 
 
 def test_a_live_recording_asks_the_judge_about_judge_claims_and_the_replay_reads_its_verdict(pytester, monkeypatch):

@@ -10,9 +10,9 @@ import json
 import pytest
 
 from live_fake import (ANTHROPIC_KEY, ANTHROPIC_MODEL, MANIFEST, OPENAI_KEY, OPENAI_MODEL, FakeProvider, error,
-                       live_env, play, reply)  # noqa: F401 - fixtures
+                       forked_mock, live_env, play, reply)  # noqa: F401 - fixtures
 
-CONVERSATION = """\
+CONVERSATION = forked_mock("""\
 servers:
   shop: {command: ["mcptest", "mock", "--tools-from", "shop.yml"]}
 conversations:
@@ -35,7 +35,7 @@ conversations:
       tool_usage:
         required_tools: [get_weather]
         tool_call_criteria: [{tool: get_weather, assertions: ["Called with city='Sacramento'"]}]
-"""
+""")
 
 
 def _files(pytester) -> None:
@@ -134,7 +134,7 @@ def test_a_dry_run_lists_the_conversation_and_calls_nothing(pytester, live_env):
     assert not (pytester.path / "chat.json").exists()
 
 
-SCENARIO = """\
+SCENARIO = forked_mock("""\
 servers:
   shop: {command: ["mcptest", "mock", "--tools-from", "shop.yml"]}
 scenarios:
@@ -152,7 +152,7 @@ scenarios:
     expect:
       - rubric.passed: {"==": 1}
       - rubric.failed: {"==": 1}
-"""
+""")
 
 
 def test_a_scenario_records_its_agent_and_the_judge_decides_its_rubric(pytester, live_env):  # noqa: F811
@@ -227,8 +227,8 @@ def test_runtime_distractors_reach_the_model_and_no_key_byte_is_written(api, pyt
         return reply(seen, text=f"It is {seen.results[-1]}; your key is {key}.")
 
     _files(pytester)
-    pytester.makefile(".mcptest.yml", s=DISTRACTORS.format(model=f"{api}:gpt-4o-mini" if api == "openai"
-                                                           else f"{api}:claude-haiku-4-5"))
+    pytester.makefile(".mcptest.yml", s=forked_mock(DISTRACTORS.format(model=f"{api}:gpt-4o-mini" if api == "openai"
+                                                                       else f"{api}:claude-haiku-4-5")))
     with FakeProvider(leaky) as fake:
         live_env(fake)
         live = _record(pytester, "--mcptest-html=live.html")
@@ -249,7 +249,7 @@ def test_runtime_distractors_reach_the_model_and_no_key_byte_is_written(api, pyt
 
 def test_a_recording_that_fails_leaves_the_old_cassette_untouched(pytester, live_env):  # noqa: F811
     _files(pytester)
-    pytester.makefile(".mcptest.yml", s=DISTRACTORS.format(model="openai:gpt-4o-mini"))
+    pytester.makefile(".mcptest.yml", s=forked_mock(DISTRACTORS.format(model="openai:gpt-4o-mini")))
     old = json.dumps({"mcptest_cassette": 1, "runs": [{"tool_calls": [{"name": "get_weather"}]}] * 2})
     (pytester.path / "weather.json").write_text(old)
     with FakeProvider(lambda seen: error(seen, 500, "the model is on fire", {"retry-after-ms": "5"})) as fake:

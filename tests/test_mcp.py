@@ -9,6 +9,7 @@ import time
 
 import anyio
 import pytest
+from forkserver import forked
 
 from pytest_mcptest.mcp import ServerError, list_tools
 from pytest_mcptest.cli import main
@@ -66,7 +67,7 @@ def snapshot(tmp_path):
 
 
 def mock_command(path: str, fault: str | None = None) -> list[str]:
-    command = [sys.executable, "-m", "pytest_mcptest", "mock", "--tools-from", path]
+    command = forked([sys.executable, "-m", "pytest_mcptest", "mock", "--tools-from", path])
     return command + (["--fault", fault] if fault else [])
 
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from live_fake import MANIFEST, FakeProvider, live_env, reply  # noqa: F401 - fixtures
+from live_fake import MANIFEST, FakeProvider, forked_mock, live_env, reply  # noqa: F401 - fixtures
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.evaluate import evaluate
 from pytest_mcptest.suite.build import load_suite
@@ -112,7 +112,7 @@ def test_a_matrix_whose_models_collide_is_an_error_at_its_line(tmp_path, models,
     assert message in info.value.message and info.value.line == 3
 
 
-LIVE = """\
+LIVE = forked_mock("""\
 servers:
   shop: {command: ["mcptest", "mock", "--tools-from", "shop.yml"]}
 agents:
@@ -122,7 +122,7 @@ agents:
     prompt: What is the weather in Sacramento?
     runs: 2
     tool_selection: {expected_tool: get_weather, min_selection_rate: 1.0}
-"""
+""")
 
 
 def test_a_matrix_of_two_models_records_two_cassettes_live_and_replays_as_two_items(pytester, live_env):  # noqa: F811

@@ -54,7 +54,8 @@ AGENT_TEST = textwrap.dedent('''\
         print("REPLAYING" if mcptest_recorder.replaying else "RECORDING")
         assert text == "Sunny in Paris"
         assert total == {"sum": 2, "note": "a=2, b=3"}
-''')
+''').replace(  # the same mock server, started through the fork server (forkserver.py)
+    '[sys.executable, "-m", "pytest_mcptest.cli", "mock", "--tools-from", "shop.yml"]', repr(mock_command("shop.yml")))
 
 
 @pytest.fixture

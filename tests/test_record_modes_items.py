@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from live_fake import MANIFEST, FakeProvider, live_env, reply  # noqa: F401 - fixtures
+from live_fake import MANIFEST, FakeProvider, forked_mock, live_env, reply  # noqa: F401 - fixtures
 from pytest_mcptest.record.drift import catalog_sha256, prompt_sha256
 
 AGENT = """\
@@ -119,7 +119,7 @@ def test_record_mode_once_records_live_then_replays_the_same_report(pytester, li
         return reply(seen, text=f"It is {seen.results[-1]}.")
 
     (pytester.path / "shop.yml").write_text(MANIFEST)
-    pytester.makefile(".mcptest.yml", s=LIVE.format())
+    pytester.makefile(".mcptest.yml", s=forked_mock(LIVE.format()))
     with FakeProvider(script) as fake:
         live_env(fake)
         live = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-record-mode=once",
@@ -145,7 +145,7 @@ def test_a_mode_that_asks_to_record_what_nothing_can_record_says_so(pytester):
 
 def test_a_dry_run_says_what_recording_would_spend_and_calls_nothing(pytester, live_env):  # noqa: F811
     (pytester.path / "shop.yml").write_text(MANIFEST)
-    pytester.makefile(".mcptest.yml", s=LIVE.format())
+    pytester.makefile(".mcptest.yml", s=forked_mock(LIVE.format()))
     with FakeProvider(lambda seen: reply(seen, text="never")) as fake:
         live_env(fake)
         result = pytester.runpytest("-p", "no:cacheprovider", "--mcptest-record-mode=once", "--mcptest-dry-run", "-rs")
@@ -160,7 +160,7 @@ def test_mcptest_run_record_dry_run_lists_and_calls_nothing(pytester, live_env, 
     from pytest_mcptest.cli import main
 
     (pytester.path / "shop.yml").write_text(MANIFEST)
-    pytester.makefile(".mcptest.yml", s=LIVE.format())
+    pytester.makefile(".mcptest.yml", s=forked_mock(LIVE.format()))
     monkeypatch.chdir(pytester.path)
     with FakeProvider(lambda seen: reply(seen, text="never")) as fake:
         live_env(fake)

@@ -21,6 +21,7 @@ import pytest
 from pytest_mcptest.cassette import load_cassette
 from pytest_mcptest.cli import main
 
+from forkserver import forked
 from record_helpers import dump, proxy_command, time_command, with_session
 
 NOTES = str(Path(__file__).resolve().parent / "notes_server.py")
@@ -28,11 +29,11 @@ IGNORE = ["result.content[*].text.read_at", "result.structuredContent.result.rea
 
 
 def notes_command() -> list[str]:
-    return [sys.executable, "-W", "ignore", NOTES]
+    return forked([sys.executable, "-W", "ignore", NOTES])
 
 
 def serve_command(cassette: str, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "pytest_mcptest.cli", "serve", cassette, *extra]
+    return forked([sys.executable, "-m", "pytest_mcptest.cli", "serve", cassette, *extra])
 
 
 async def notes_session(session, init):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from forkserver import forked
 from record_helpers import proxy_command, with_session
 
 HERE = Path(__file__).resolve().parent
@@ -26,15 +27,19 @@ def cassette(tmp_path_factory):
         await session.call_tool("lookup", {"key": "milk"})
         await session.read_resource("note://item/eggs")
 
-    with_session(proxy_command(out, [sys.executable, "-W", "ignore", NOTES]), body)
+    with_session(proxy_command(out, forked([sys.executable, "-W", "ignore", NOTES])), body)
     return out
 
 
 def suite(pytester, cassette, text: str) -> None:
     (pytester.path / "cassettes").mkdir(exist_ok=True)
     shutil.copy(cassette, pytester.path / "cassettes" / "notes.json")
-    pytester.makefile(".mcptest.yml", notes=text.replace("PYTHON", json.dumps(sys.executable))
-                      .replace("NOTES_SERVER", json.dumps(NOTES)))
+    written = {'[PYTHON, "-W", "ignore", NOTES_SERVER]': [sys.executable, "-W", "ignore", NOTES],
+               "[PYTHON, NOTES_SERVER]": [sys.executable, NOTES]}
+    for shown, command in written.items():  # the notes server, started through the fork server (forkserver.py)
+        text = text.replace(shown, json.dumps(forked(command)))
+    assert "PYTHON" not in text
+    pytester.makefile(".mcptest.yml", notes=text)
 
 
 VERIFY = """

@@ -7,7 +7,9 @@ be applied."""
 from __future__ import annotations
 
 import json
+import sys
 
+from forkserver import forked
 from live_fake import live_env  # noqa: F401 - a fixture
 import pytest
 from hypothesis import given, settings
@@ -222,8 +224,9 @@ def test_a_served_session_and_the_replay_of_its_recording_count_the_same_invalid
              ("place", {"order": {"id": "C"}, "qty": 1}), ("peek", {})]
 
     async def body():
-        params = StdioServerParameters(command=sys.executable, cwd=str(tmp_path), args=[
-            "-m", "pytest_mcptest.cli", "serve", "orders.mcptest.yml::orders", "--record", "served.json"])
+        command = forked([sys.executable, "-m", "pytest_mcptest.cli", "serve", "orders.mcptest.yml::orders", "--record",
+                          "served.json"])
+        params = StdioServerParameters(command=command[0], cwd=str(tmp_path), args=command[1:])
         async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
             await client.initialize()
             return [await client.call_tool(name, args) for name, args in calls]

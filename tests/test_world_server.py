@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import anyio
+from forkserver import forked
 from live_fake import live_env  # noqa: F401 - a fixture
 import pytest
 from hypothesis import given, settings
@@ -44,8 +45,8 @@ def session(suite: Path, calls, *extra):
     from mcp.client.stdio import stdio_client
 
     async def body():
-        params = StdioServerParameters(command=sys.executable, cwd=str(suite.parent), args=[
-            "-m", "pytest_mcptest.cli", "serve", f"{suite.name}::{NAME}", *extra])
+        command = forked([sys.executable, "-m", "pytest_mcptest.cli", "serve", f"{suite.name}::{NAME}", *extra])
+        params = StdioServerParameters(command=command[0], cwd=str(suite.parent), args=command[1:])
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as client:
                 await client.initialize()

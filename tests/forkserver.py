@@ -1,0 +1,170 @@
+"""Server processes for the tests without an interpreter start each: a fork server.
+
+Most tests that talk to an MCP server over stdio start one or more processes (a live run
+starts one per run), and each start of an ``mcp``-based server costs 1.3-1.9 s of CPU, 1.2 s of
+it importing the SDK: about 150 starts in one run of this suite, a third of its CPU time on
+two cores. Here one process per test session (per xdist worker) imports the SDK and the
+servers once, then forks a child per start. The child is still a separate process with its
+own stdin, stdout and stderr (the caller's, passed over a Unix socket), its own working
+folder, environment and argv, and it runs the same ``python -m module`` or ``python script``
+code a fresh interpreter would; only the imports are shared. The command a test hands to the
+code under test is a small stdlib-only client (``forkserver_client.py``) that passes its
+stdio on, forwards the signals it gets to the child and exits as the child did.
+
+Tests whose point is the start of a fresh interpreter (what ``mcptest mock`` imports,
+``mcptest`` commands run under this interpreter, a server that does not start) keep the
+plain command.
+
+Run as ``python forkserver.py SOCKET``: it listens on SOCKET and ends when its parent does.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import runpy
+import selectors
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import warnings
+
+CLIENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "forkserver_client.py")
+PRELOAD = ("mcp", "mcp.server.lowlevel", "mcp.server.stdio", "mcp.client.stdio", "mcp_server_time.server",
+           "pytest_mcptest.cli", "pytest_mcptest.mcp.mock_server", "pytest_mcptest.mcp.serving",
+           "pytest_mcptest.record.proxy")
+
+
+_SOCKET: list[str] = []  # this process's fork server, once started
+
+
+def forked(command: list[str] | tuple[str, ...]) -> list[str]:
+    """``command`` (``[python, -m, module, ...]`` or ``[python, script, ...]``) as started
+    through this process's fork server (started at the first call); any other command is
+    returned as it is."""
+    command = list(command)
+    options = command[1:3] if command[1:2] == ["-W"] else []  # ``-W ignore``: the one option taken
+    rest = command[1 + len(options):]
+    if command[:1] != [sys.executable] or not rest or (rest[0].startswith("-") and rest[0] != "-m"):
+        return command
+    return [sys.executable, "-S", CLIENT, _socket(), *command[1:]]
+
+
+def _socket() -> str:
+    if not _SOCKET:
+        folder = tempfile.mkdtemp(prefix="forkserver-")
+        path = os.path.join(folder, "s")
+        with open(os.path.join(folder, "stderr"), "w+b") as errors:  # its own, not the session's terminal
+            server = subprocess.Popen([sys.executable, os.path.abspath(__file__), path], stdin=subprocess.DEVNULL,
+                                      stdout=subprocess.PIPE, stderr=errors, start_new_session=True)
+            if server.stdout.readline() != b"ready\n":
+                errors.seek(0)
+                raise RuntimeError(f"the fork server did not start (exit code {server.wait()}): "
+                                   f"{errors.read().decode(errors='replace')}")
+        atexit.register(shutil.rmtree, folder, True)
+        atexit.register(server.kill)
+        _SOCKET.append(path)
+    return _SOCKET[0]
+
+
+def _child(request: dict, fds: list[int], *inherited: socket.socket) -> None:
+    """In the forked child: become the requested process and run it; never returns."""
+    code = 1
+    try:
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for sock in inherited:
+            sock.close()
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        argv = request["argv"]
+        if argv[0] == "-W":
+            warnings.simplefilter(argv[1])
+            argv = argv[2:]
+        try:
+            if argv[0] == "-m":  # sys.path as a fresh ``python -m`` or ``python script`` has it
+                sys.path[0] = os.getcwd()
+                sys.modules.pop(argv[1], None)  # preloaded: run as __main__, as a fresh start would
+                sys.argv = [argv[1], *argv[2:]]
+                runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+            else:
+                sys.path[0] = os.path.dirname(os.path.abspath(argv[0]))
+                sys.argv = list(argv)
+                runpy.run_path(argv[0], run_name="__main__")
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            if not isinstance(exc.code, (int, type(None))):
+                print(exc.code, file=sys.stderr)
+        except BaseException:  # what a fresh interpreter would print before exiting 1
+            import traceback
+
+            traceback.print_exc()
+            code = 1
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except Exception:  # noqa: BLE001 - a closed pipe: nothing more to say
+                    pass
+    finally:
+        os._exit(code)
+
+
+def serve(socket_path: str) -> None:
+    for name in PRELOAD:
+        __import__(name)
+    parent = os.getppid()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(socket_path)
+    listener.listen(64)
+    print("ready", flush=True)
+    waiting: dict[int, socket.socket] = {}
+    # A child's end wakes the loop at once (SIGCHLD writes to ``woken``): its client is waiting.
+    woken, wake = socket.socketpair()
+    woken.setblocking(False)
+    wake.setblocking(False)
+    signal.set_wakeup_fd(wake.fileno())
+    signal.signal(signal.SIGCHLD, lambda number, frame: None)
+    selector = selectors.DefaultSelector()
+    selector.register(listener, selectors.EVENT_READ)
+    selector.register(woken, selectors.EVENT_READ)
+    while os.getppid() == parent:  # the session that started it is gone: so is it
+        for key, _ in selector.select(timeout=1.0):
+            if key.fileobj is woken:
+                woken.recv(4096)
+                continue
+            connection, _ = listener.accept()
+            message, fds, _, _ = socket.recv_fds(connection, 1 << 20, 3)
+            pid = os.fork()
+            if pid == 0:
+                _child(json.loads(message), fds, connection, listener, woken, wake)
+            for fd in fds:
+                os.close(fd)
+            connection.sendall(struct.pack("!i", pid))
+            waiting[pid] = connection
+        while waiting:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                break
+            connection = waiting.pop(pid, None)
+            if connection is not None:
+                code = os.waitstatus_to_exitcode(status)
+                try:
+                    connection.sendall(struct.pack("!i", code))
+                except OSError:  # the client was killed: nobody waits for the code
+                    pass
+                connection.close()
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1])

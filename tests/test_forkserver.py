@@ -1,0 +1,69 @@
+"""The fork server the integration tests start MCP servers through (``forkserver.py``): a
+process it starts sees what a fresh interpreter would (argv, folder, environment, stdio,
+``sys.path``, exit code) and ends on the signals its client gets."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+from forkserver import forked
+
+SHOW = textwrap.dedent("""\
+    import json, os, sys
+    print(json.dumps({"argv": sys.argv[1:], "cwd": os.getcwd(), "env": os.environ.get("FORKED_TEST"),
+                      "path0": sys.path[0], "main": __name__, "stdin": sys.stdin.read()}))
+    sys.stderr.write("to stderr\\n")
+    sys.exit(int(sys.argv[1]))
+""")
+
+
+def both(command: list[str], **kwargs) -> tuple[subprocess.CompletedProcess, subprocess.CompletedProcess]:
+    fresh = subprocess.run(command, capture_output=True, text=True, timeout=60, **kwargs)
+    through = subprocess.run(forked(command), capture_output=True, text=True, timeout=60, **kwargs)
+    return fresh, through
+
+
+def test_a_script_sees_what_a_fresh_interpreter_gives_it(tmp_path):
+    script = tmp_path / "show.py"
+    script.write_text(SHOW)
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    fresh, through = both([sys.executable, str(script), "3", "two words"], cwd=folder, input="piped in",
+                          env={**os.environ, "FORKED_TEST": "yes"})
+    assert forked([sys.executable, str(script)])[:3] != [sys.executable, str(script)]  # it did go through
+    assert (through.returncode, through.stdout, through.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr)
+    assert fresh.returncode == 3 and '"env": "yes"' in fresh.stdout and '"stdin": "piped in"' in fresh.stdout
+    assert f'"cwd": "{folder}"' in fresh.stdout and f'"path0": "{tmp_path}"' in fresh.stdout
+
+
+def test_a_module_runs_as_main_with_its_options_and_no_warning(tmp_path):
+    fresh, through = both([sys.executable, "-m", "pytest_mcptest.cli", "mock", "--tools-from", "missing.yml"],
+                          cwd=tmp_path)
+    assert fresh.returncode == through.returncode == 2
+    assert through.stderr == fresh.stderr == "missing.yml: cannot read the file: No such file or directory\n"
+    plain = [sys.executable, "-u", "-c", "print(1)"]
+    assert forked(plain) == plain  # an option it does not take: the command is started as it is
+
+
+def test_a_signal_to_the_client_ends_the_process_and_the_client_ends_the_same_way(tmp_path):
+    script = tmp_path / "wait.py"
+    script.write_text("import os, sys, time\nprint(os.getpid(), flush=True)\ntime.sleep(60)\n")
+    client = subprocess.Popen(forked([sys.executable, str(script)]), stdout=subprocess.PIPE, text=True)
+    child = int(client.stdout.readline())
+    assert child != client.pid
+    client.send_signal(signal.SIGTERM)
+    assert client.wait(timeout=30) == -signal.SIGTERM
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:  # reaped by the fork server once it ended
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"process {child} outlived its client")
