@@ -46,8 +46,10 @@ _SOCKET: list[str] = []  # this process's fork server, once started
 def forked(command: list[str] | tuple[str, ...]) -> list[str]:
     """``command`` (``[python, -m, module, ...]`` or ``[python, script, ...]``) as started
     through this process's fork server (started at the first call); any other command is
-    returned as it is."""
+    returned as it is, and so is every command where there is no ``fork`` (Windows)."""
     command = list(command)
+    if not hasattr(os, "fork"):
+        return command
     options = command[1:3] if command[1:2] == ["-W"] else []  # ``-W ignore``: the one option taken
     rest = command[1 + len(options):]
     if command[:1] != [sys.executable] or not rest or (rest[0].startswith("-") and rest[0] != "-m"):
