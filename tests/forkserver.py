@@ -44,15 +44,17 @@ _SOCKET: list[str] = []  # this process's fork server, once started
 
 
 def forked(command: list[str] | tuple[str, ...]) -> list[str]:
-    """``command`` (``[python, -m, module, ...]`` or ``[python, script, ...]``) as started
-    through this process's fork server (started at the first call); any other command is
+    """``command`` (``[python, -m, module, ...]``, ``[python, -c, code, ...]`` or ``[python, script,
+    ...]``) as started through this process's fork server (started at the first call); any other command is
     returned as it is, and so is every command where there is no ``fork`` (Windows)."""
     command = list(command)
     if not hasattr(os, "fork"):
         return command
     options = command[1:3] if command[1:2] == ["-W"] else []  # ``-W ignore``: the one option taken
     rest = command[1 + len(options):]
-    if command[:1] != [sys.executable] or not rest or (rest[0].startswith("-") and rest[0] != "-m"):
+    if command[:1] != [sys.executable] or not rest:
+        return command
+    if rest[0].startswith("-") and (rest[0] not in ("-m", "-c") or len(rest) < 2):  # an option it does not take
         return command
     return [sys.executable, "-S", CLIENT, _socket(), *command[1:]]
 
@@ -93,7 +95,11 @@ def _child(request: dict, fds: list[int], *inherited: socket.socket) -> None:
             warnings.simplefilter(argv[1])
             argv = argv[2:]
         try:
-            if argv[0] == "-m":  # sys.path as a fresh ``python -m`` or ``python script`` has it
+            if argv[0] == "-c":  # sys.path, argv and globals as a fresh ``python -c`` has them
+                sys.path[0] = ""
+                sys.argv = ["-c", *argv[2:]]
+                exec(compile(argv[1], "<string>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
+            elif argv[0] == "-m":  # sys.path as a fresh ``python -m`` or ``python script`` has it
                 sys.path[0] = os.getcwd()
                 sys.modules.pop(argv[1], None)  # preloaded: run as __main__, as a fresh start would
                 sys.argv = [argv[1], *argv[2:]]

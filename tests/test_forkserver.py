@@ -67,3 +67,10 @@ def test_a_signal_to_the_client_ends_the_process_and_the_client_ends_the_same_wa
         time.sleep(0.05)
     else:
         raise AssertionError(f"process {child} outlived its client")
+
+
+def test_code_given_with_c_runs_as_main_with_its_arguments(tmp_path):
+    code = "import sys; print(__name__, sys.argv, repr(sys.path[0])); sys.exit(4)"
+    fresh, through = both([sys.executable, "-c", code, "a", "b"], cwd=tmp_path)
+    assert (through.returncode, through.stdout, through.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr)
+    assert fresh.stdout == "__main__ ['-c', 'a', 'b'] ''\n" and fresh.returncode == 4
