@@ -6,8 +6,8 @@ it importing the SDK: about 150 starts in one run of this suite, a third of its 
 two cores. Here one process per test session (per xdist worker) imports the SDK and the
 servers once, then forks a child per start. The child is still a separate process with its
 own stdin, stdout and stderr (the caller's, passed over a Unix socket), its own working
-folder, environment and argv, and it runs the same ``python -m module`` or ``python script``
-code a fresh interpreter would; only the imports are shared. The command a test hands to the
+folder, environment and argv, and it runs the same ``python -m module``, ``python -c code`` or
+``python script`` a fresh interpreter would; only the imports are shared. The command a test hands to the
 code under test is a small stdlib-only client (``forkserver_client.py``) that passes its
 stdio on, forwards the signals it gets to the child and exits as the child did.
 
@@ -101,7 +101,8 @@ def _child(request: dict, fds: list[int], *inherited: socket.socket) -> None:
                 exec(compile(argv[1], "<string>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
             elif argv[0] == "-m":  # sys.path as a fresh ``python -m`` or ``python script`` has it
                 sys.path[0] = os.getcwd()
-                sys.modules.pop(argv[1], None)  # preloaded: run as __main__, as a fresh start would
+                preloaded = sys.modules.get(argv[1])  # run anew as __main__, as a fresh start would
+                sys.modules.pop(argv[1] + ".__main__" if hasattr(preloaded, "__path__") else argv[1], None)
                 sys.argv = [argv[1], *argv[2:]]
                 runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
             else:

@@ -11,6 +11,7 @@ import sys
 import textwrap
 import time
 
+import pytest
 from forkserver import forked
 
 SHOW = textwrap.dedent("""\
@@ -41,9 +42,9 @@ def test_a_script_sees_what_a_fresh_interpreter_gives_it(tmp_path):
     assert f'"cwd": "{folder}"' in fresh.stdout and f'"path0": "{tmp_path}"' in fresh.stdout
 
 
-def test_a_module_runs_as_main_with_its_options_and_no_warning(tmp_path):
-    fresh, through = both([sys.executable, "-m", "pytest_mcptest.cli", "mock", "--tools-from", "missing.yml"],
-                          cwd=tmp_path)
+@pytest.mark.parametrize("module", ["pytest_mcptest.cli", "pytest_mcptest"])  # a module, a package's __main__
+def test_a_module_runs_as_main_with_its_options_and_no_warning(tmp_path, module):
+    fresh, through = both([sys.executable, "-m", module, "mock", "--tools-from", "missing.yml"], cwd=tmp_path)
     assert fresh.returncode == through.returncode == 2
     assert through.stderr == fresh.stderr == "missing.yml: cannot read the file: No such file or directory\n"
     plain = [sys.executable, "-u", "-c", "print(1)"]
