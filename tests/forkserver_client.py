@@ -24,7 +24,10 @@ def _exact(connection: socket.socket, size: int) -> bytes:
 
 def main() -> None:
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    connection.connect(sys.argv[1])
+    try:
+        connection.connect(sys.argv[1])
+    except OSError as exc:  # the session that started the fork server has ended: say so, in one line
+        raise SystemExit(f"forkserver_client: cannot reach the fork server at {sys.argv[1]}: {exc.strerror}") from None
     request = {"argv": sys.argv[2:], "cwd": os.getcwd(), "env": dict(os.environ)}
     socket.send_fds(connection, [json.dumps(request).encode()], [0, 1, 2])
     (pid,) = struct.unpack("!i", _exact(connection, 4))

@@ -75,3 +75,11 @@ def test_code_given_with_c_runs_as_main_with_its_arguments(tmp_path):
     fresh, through = both([sys.executable, "-c", code, "a", "b"], cwd=tmp_path)
     assert (through.returncode, through.stdout, through.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr)
     assert fresh.stdout == "__main__ ['-c', 'a', 'b'] ''\n" and fresh.returncode == 4
+
+
+def test_a_fork_server_that_is_gone_is_one_line_and_exit_1(tmp_path):
+    command = forked([sys.executable, "-c", "pass"])
+    command[command.index("-c") - 1] = str(tmp_path / "gone")  # the socket's place
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == f"forkserver_client: cannot reach the fork server at {tmp_path / 'gone'}: No such file or directory\n"
