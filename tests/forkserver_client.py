@@ -28,11 +28,24 @@ def main() -> None:
         connection.connect(sys.argv[1])
     except OSError as exc:  # the session that started the fork server has ended: say so, in one line
         raise SystemExit(f"forkserver_client: cannot reach the fork server at {sys.argv[1]}: {exc.strerror}") from None
+    # Handlers first: the child may run (and be signalled through this process) before its pid
+    # is here; a signal that comes before it is passed on as soon as it is.
+    child: list[int] = []
+    pending: list[int] = []
+
+    def forward(number, frame):
+        if child:
+            os.kill(child[0], number)
+        else:
+            pending.append(number)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
+        signal.signal(sig, forward)
     request = {"argv": sys.argv[2:], "cwd": os.getcwd(), "env": dict(os.environ)}
     socket.send_fds(connection, [json.dumps(request).encode()], [0, 1, 2])
-    (pid,) = struct.unpack("!i", _exact(connection, 4))
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
-        signal.signal(sig, lambda number, frame: os.kill(pid, number))
+    child.extend(struct.unpack("!i", _exact(connection, 4)))
+    for number in pending:
+        os.kill(child[0], number)
     os.close(0)  # the child holds the pipes now: an end of input reaches it alone
     (code,) = struct.unpack("!i", _exact(connection, 4))
     if code < 0:  # ended by a signal: end the same way
