@@ -52,6 +52,12 @@ class ExpectResult(msgspec.Struct, frozen=True):
     found: bool
     message: str
 
+    @property
+    def why(self) -> str:
+        """The message without the value it ends with (``schema`` and ``contains-all`` end
+        with ``; got VALUE``), for a place that shows the value beside it."""
+        return self.message.removesuffix(f"{_GOT}{show(self.actual)}") if self.found else self.message
+
     def to_dict(self) -> dict:
         out = {"target": self.expectation.target, "matcher": {self.expectation.kind: self.expectation.value},
                "passed": self.passed, "message": self.message}
@@ -108,6 +114,8 @@ def compile_expectation(entry: Any, line: Optional[int] = None) -> Expectation:
     return Expectation(target=target, path=path, kind=kind, value=value, line=line)
 
 
+_GOT = "; got "  # how the messages that say why before what end with the value found (ExpectResult.why)
+
 _COMPARE = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b, "<": lambda a, b: a < b}
 
 
@@ -122,7 +130,7 @@ def _mismatch(exp: Expectation, actual: Any) -> Optional[str]:
         missing = [v for v in value if not contains(actual, v)]
         if not missing:
             return None
-        return f"expected to contain all of {show(value)}, missing {show(missing)}; got {show(actual)}"
+        return f"expected to contain all of {show(value)}, missing {show(missing)}{_GOT}{show(actual)}"
     if kind == "regex":
         if not isinstance(actual, str):
             return f"expected a string matching /{value}/, got {type_name(actual)} {show(actual)}"
@@ -138,7 +146,7 @@ def _mismatch(exp: Expectation, actual: Any) -> Optional[str]:
             return None
         where = format_path(list(errors[0].absolute_path))
         return (f"does not match the schema: {errors[0].message}" + (f" at {where}" if where else "")
-                + f"; got {show(actual)}")
+                + f"{_GOT}{show(actual)}")
     if kind == "==":
         return None if json_equal(actual, value) else f"expected == {show(value)}, got {show(actual)}"
     if kind == "!=":

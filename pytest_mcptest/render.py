@@ -28,10 +28,9 @@ def _expect_section(run: RunVerdict, suite_file: str) -> list[str]:
         where = f"({base}:{exp.line})" if exp.line else ""
         rows.append((exp.target, exp.describe(), got, where))
     lines += table(rows)
-    for r in failed:  # why, where the row cannot say it: named by its target, without the "got" the row shows
+    for r in failed:  # why, where the row cannot say it: named by its target, without the value the row shows
         if not r.found or r.expectation.kind in ("schema", "contains-all"):
-            why = r.message.removesuffix(f"; got {show(r.actual)}") if r.found else r.message
-            lines.append(f"{INDENT * 3}{r.expectation.target}: {why}")
+            lines.append(f"{INDENT * 3}{r.expectation.target}: {r.why}")
     return lines
 
 

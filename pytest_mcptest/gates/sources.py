@@ -297,11 +297,10 @@ def server_catalog(name: str, source: dict, root: Optional[str], asked: Optional
     env = source.get("env")
     key = (tuple(source["command"]), tuple(sorted(env.items())) if env else (), source.get("cwd"),
            source.get("timeout", 30.0))
-    answer = asked.get(key) if asked is not None else None
+    asked = {} if asked is None else asked
+    answer = asked.get(key)
     if answer is None:
-        answer = _ask(source)
-        if asked is not None:
-            asked[key] = answer
+        answer = asked[key] = _ask(source)
     if isinstance(answer, str):
         raise InputError(f"server {name!r}", answer)
     return answer
