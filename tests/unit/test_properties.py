@@ -129,12 +129,14 @@ def with_call(run: Run, index: int, call: ToolCall) -> Run:
 # drawing a spec and a run is most of an example's cost (the replay itself is a tenth of it).
 
 @SETTINGS
-@given(specs(), runs())
-def test_a_replay_is_deterministic_keeps_the_seed_and_serializes_and_pickles(spec, run):
+@given(specs(), runs(), st.data())
+def test_a_replay_is_deterministic_keeps_the_seed_serializes_pickles_and_ignores_refused_calls(spec, run, data):
     replay_is_deterministic(spec, run)
     seed_is_never_mutated(spec, run)
     envelope_is_json_serializable(spec, run)
     a_pickled_world_replays_the_same(spec, run)
+    a_forbidden_call_and_an_unknown_call_never_change_state(spec, run, data)
+    any_call_found_invalid_or_forbidden_never_changes_state(spec, run, data)
 
 
 def replay_is_deterministic(spec, run):
@@ -156,9 +158,7 @@ def seed_is_never_mutated(spec, run):
     assert replay_world(spec, run).to_dict() == replay_world(spec, run).to_dict()
 
 
-@SETTINGS
-@given(specs(), runs(), st.data())
-def test_a_forbidden_call_and_an_unknown_call_never_change_state(spec, run, data):
+def a_forbidden_call_and_an_unknown_call_never_change_state(spec, run, data):
     """Each inserted at its own drawn place, with its own drawn arguments, in the same run."""
     without = replay_world(spec, run)
     for tool in (FORBIDDEN_TOOL, UNKNOWN_TOOL):
@@ -175,9 +175,7 @@ def test_a_forbidden_call_and_an_unknown_call_never_change_state(spec, run, data
             assert len(inserted.invalid) == len(without.invalid) + 1
 
 
-@SETTINGS
-@given(specs(), runs(), st.data())
-def test_any_call_found_invalid_or_forbidden_never_changes_state(spec, run, data):
+def any_call_found_invalid_or_forbidden_never_changes_state(spec, run, data):
     index = data.draw(st.integers(min_value=0, max_value=len(run.tool_calls)), label="index")
     call = data.draw(calls, label="call")
     inserted = replay_world(spec, with_call(run, index, call))
