@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gc
 import json
 import os
 import sys
@@ -18,6 +17,7 @@ import tempfile
 from typing import Optional, Sequence
 
 from .errors import InputError
+from .gc_pause import paused_collector
 from .report import dumps
 from .text import plural
 
@@ -176,34 +176,31 @@ def _import(args) -> int:
             dangling = "" if os.path.exists(args.output) else " (a symbolic link to nothing)"
             print(f"{args.output}: already exists{dangling}; pass --force to overwrite it", file=sys.stderr)
             return EXIT_USAGE
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # a large log makes millions of small containers and no cycles: a third of the time went to the collector
-    try:
-        with parse_once():  # the log's JSON is parsed once, to guess its kind and to import it
-            kind = _kind_to_import(args, text)
-            if kind is None:
-                return EXIT_USAGE
-            cassette = import_text(kind, args.file, text)
-        del text
-        if args.tools is not None:
-            cassette = attrs.evolve(cassette, catalog=catalog_file(args.tools, _side_file(args.tools)))
-        written = dump_cassette(cassette)
-        counts = summary(cassette)
-        del cassette  # a large import holds its cassette once, as text, while it is read back
-        parse_cassette(args.output, written)  # what replay will read, read once now
-        write_cassette(args.output, None, overwrite=args.force, text=written)
-    except InputError as exc:
-        print(exc.render(), file=sys.stderr)
-        return EXIT_USAGE
-    except FileExistsError:
-        print(f"{args.output}: already exists; pass --force to overwrite it", file=sys.stderr)
-        return EXIT_USAGE
-    except OSError as exc:
-        print(f"{args.output}: cannot write: {exc.strerror}", file=sys.stderr)
-        return EXIT_USAGE
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+    # A large log makes millions of small containers and no cycles: a third of the time went to the collector.
+    with paused_collector():
+        try:
+            with parse_once():  # the log's JSON is parsed once, to guess its kind and to import it
+                kind = _kind_to_import(args, text)
+                if kind is None:
+                    return EXIT_USAGE
+                cassette = import_text(kind, args.file, text)
+            del text
+            if args.tools is not None:
+                cassette = attrs.evolve(cassette, catalog=catalog_file(args.tools, _side_file(args.tools)))
+            written = dump_cassette(cassette)
+            counts = summary(cassette)
+            del cassette  # a large import holds its cassette once, as text, while it is read back
+            parse_cassette(args.output, written)  # what replay will read, read once now
+            write_cassette(args.output, None, overwrite=args.force, text=written)
+        except InputError as exc:
+            print(exc.render(), file=sys.stderr)
+            return EXIT_USAGE
+        except FileExistsError:
+            print(f"{args.output}: already exists; pass --force to overwrite it", file=sys.stderr)
+            return EXIT_USAGE
+        except OSError as exc:
+            print(f"{args.output}: cannot write: {exc.strerror}", file=sys.stderr)
+            return EXIT_USAGE
     print(f"{args.output}: {plural(counts['runs'], 'run')}, {plural(counts['calls'], 'tool call')} "
           f"({plural(counts['errors'], 'error')}, {counts['without_result']} without a result, "
           f"{counts['invalid_json_args']} with arguments that are not valid JSON, kept as text and flagged"

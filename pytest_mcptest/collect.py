@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import warnings
 from typing import Optional
 
@@ -10,6 +9,7 @@ import pytest
 
 from .stash import CONTEXT_KEY
 from .errors import InputError
+from .gc_pause import paused_collector
 from .evaluate import evaluate
 from .render import render_verdict
 from .suite.cache import CollectedSuite, collect_suite
@@ -76,9 +76,7 @@ class SuiteFile(pytest.File):
     def collect(self):
         # Parsing and item creation allocate many small objects and no cycles: the
         # collector waits until this file is built (and only that long).
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with paused_collector():
             try:
                 suite = collect_suite(str(self.path), _suite_cache_dir(self.config))
             except InputError as error:
@@ -86,12 +84,8 @@ class SuiteFile(pytest.File):
             for line, message in suite.warnings:
                 warnings.warn_explicit(SuiteWarning(message), SuiteWarning, str(self.path), line)
             self._collected = suite
-            items = [BlockItem.from_parent(self, name=head.name, head=head, suite=suite, index=index)
-                     for index, head in enumerate(suite.heads)]
-            return items
-        finally:
-            if gc_was_enabled:
-                gc.enable()
+            return [BlockItem.from_parent(self, name=head.name, head=head, suite=suite, index=index)
+                    for index, head in enumerate(suite.heads)]
 
     def teardown(self) -> None:
         # pytest tears a file's node down when the next item is another file's (or at the
@@ -174,13 +168,8 @@ class BlockItem(pytest.Item):
         # objects, all freed by reference counting once the verdict is made, so a collection
         # in the middle would only walk them. Only this item's own code runs here (never a
         # fixture or a hook of the user's); the collector is as it was when this returns.
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with paused_collector():
             self.verdict = evaluate(self.block, self.config.stash[CONTEXT_KEY])
-        finally:
-            if gc_was_enabled:
-                gc.enable()
         if self.verdict.skipped:
             pytest.skip(self.verdict.skipped)
         if self.verdict.problems:

@@ -8,7 +8,6 @@ behaviour lives in our own Loader class; PyYAML's global loaders are untouched.
 
 from __future__ import annotations
 
-import gc
 import math
 from typing import Any
 
@@ -16,6 +15,7 @@ import yaml
 
 from ..errors import InputError, number_problem
 from ..files import brackets_within, read_bytes
+from ..gc_pause import paused_collector
 # By module path, not ``from . import fastyaml``: after pytester's in-process runs drop the
 # package's submodules from sys.modules, that form would find the old module still hanging on the
 # package and build the old module's LineDict, which the LineDict imported here would not match.
@@ -206,14 +206,9 @@ def load_documents(path: str, text: str) -> list[tuple[Any, int]]:
     if not brackets_within(text, MAX_FLOW_DEPTH):  # libyaml recurses in C: 100,000 levels crashed the process
         raise InputError(path, f"the YAML nests too deeply to read (more than {MAX_FLOW_DEPTH} levels of [ or {{)",
                          source=text)
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # a parse allocates many small objects; the collector only slows it down
-    try:
+    with paused_collector():  # a parse allocates many small objects; the collector only slows it down
         docs = read_fast(text)  # the plain YAML users write, several times faster
         return docs if docs is not None else read_with_libyaml(path, text)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 def read_with_libyaml(path: str, text: str) -> list[tuple[Any, int]]:
