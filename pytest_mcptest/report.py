@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 from .engine.paths import json_pointer
 from .engine.paths import leaves as flatten
+from .engine.values import is_number
 from .errors import InputError
 from .files import MAX_JSON_DEPTH, POINTER_PARTS, atomic_write, brackets_within, read_json, utf8_safe
 from .indented_json import compact, dumps_indented
@@ -379,10 +380,6 @@ def _huge_integer(data) -> Optional[tuple[str, str]]:
     return None
 
 
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def _is_floor_path(path: str) -> bool:
     return path == "floor.passed" or path.endswith(".floor.passed")
 
@@ -402,8 +399,8 @@ def _compare_item(item_id: str, before: Optional[dict], after: Optional[dict]) -
     values = []
     for path in sorted(set(old) | set(new)):
         a, b = old.get(path), new.get(path)
-        a = a if _is_number(a) else None
-        b = b if _is_number(b) else None
+        a = a if is_number(a) else None
+        b = b if is_number(b) else None
         if a is None and b is None:
             continue
         values.append({"path": path, "before": a, "after": b, "delta": _delta(a, b)})

@@ -26,6 +26,7 @@ from typing import Any, Mapping, Optional
 import attrs
 
 from ..engine.trace import Tokens
+from ..engine.values import is_number
 
 # ``openai-responses``: the same models and keys as ``openai``, asked through the Responses API
 PROVIDERS = ("anthropic", "openai", "openai-responses")
@@ -121,10 +122,6 @@ _SETTING_KINDS = {
 }
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def _setting(key: str, value: Any, where: str) -> Any:
     kind = _SETTING_KINDS[key]
     here = f"{where}.{key}"
@@ -138,11 +135,11 @@ def _setting(key: str, value: Any, where: str) -> Any:
         return value
     if kind == "price":
         if (not isinstance(value, Mapping) or set(value) != {"input", "output"}
-                or not all(_is_number(v) and v >= 0 for v in value.values())):
+                or not all(is_number(v) and v >= 0 for v in value.values())):
             raise ValueError(f"{here}: expected {{input: USD per million tokens, output: USD per million "
                              f"tokens}}, found {value!r}")
         return Price(float(value["input"]), float(value["output"]))
-    if not _is_number(value):
+    if not is_number(value):
         raise ValueError(f"{here}: expected a number, found {value!r}")
     if kind == "count" and (not isinstance(value, int) or value < 0):
         raise ValueError(f"{here}: expected a whole number >= 0, found {value!r}")
