@@ -151,14 +151,18 @@ def pytest_configure(config: pytest.Config) -> None:
             config.add_cleanup(register(added, "pytest_mcptest_gates"))
         except GateError as exc:
             raise pytest.UsageError(str(exc)) from None
-    patterns = DEFAULT_PATTERNS + tuple(config.getini("mcptest_files"))
-    config.pluginmanager.register(SessionReport(config, patterns, baseline), "mcptest-session")
+    config.pluginmanager.register(SessionReport(config, suite_patterns(config), baseline), "mcptest-session")
     from .record import fixture as recorder_fixture  # the mcptest_recorder fixture; imports no mcp
 
     config.pluginmanager.register(recorder_fixture, "mcptest-recorder")
     from .mcp import serve_fixture  # the mcptest_cassette_server fixture; imports no mcp
 
     config.pluginmanager.register(serve_fixture, "mcptest-cassette-server")
+
+
+def suite_patterns(config) -> tuple[str, ...]:
+    """The file name patterns of suite files: the built-in ones and the ``mcptest_files`` ini lines."""
+    return DEFAULT_PATTERNS + tuple(config.getini("mcptest_files"))
 
 
 def pytest_ignore_collect(collection_path, config):
@@ -168,8 +172,7 @@ def pytest_ignore_collect(collection_path, config):
     so tests that happen to live in a folder named ``cassettes`` are still collected.
     """
     if collection_path.name in config.getini("mcptest_skip_dirs") and collection_path.is_dir():
-        patterns = DEFAULT_PATTERNS + tuple(config.getini("mcptest_files"))
-        return None if _holds_tests(str(collection_path), patterns) else True
+        return None if _holds_tests(str(collection_path), suite_patterns(config)) else True
     return None
 
 
@@ -190,8 +193,7 @@ def _holds_tests(folder: str, patterns: tuple) -> bool:
 
 def pytest_collect_file(file_path, parent):
     name = file_path.name
-    patterns = DEFAULT_PATTERNS + tuple(parent.config.getini("mcptest_files"))
-    if any(fnmatch.fnmatch(name, p) for p in patterns):
+    if any(fnmatch.fnmatch(name, p) for p in suite_patterns(parent.config)):
         from .collect import SuiteFile
 
         return SuiteFile.from_parent(parent, path=file_path)

@@ -296,7 +296,7 @@ def test_a_rubric_is_a_statement_or_a_list_and_a_lone_scenario_document_names_no
                                  "(none defined)*"])
 
 
-def test_a_lone_spec_002_document_with_a_model_records_a_conversation_without_tools(pytester, live_env):  # noqa: F811
+def test_a_lone_conversation_document_with_a_model_records_a_conversation_without_tools(pytester, live_env):  # noqa: F811
     lone = ("name: weather clarification\ndescription: Asks for the city.\nmodel: openai:gpt-4o-mini\n"
             "cassette: chat.json\n"
             "synthetic_user: {persona: A busy professional, initial_query: What's the weather like?}\n"

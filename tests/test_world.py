@@ -614,7 +614,7 @@ ENVELOPE_KEYS = {"turns", "actions", "invalid_actions", "forbidden_transitions",
                  "escalations", "refusals", "state_matched", "golden", "tool_names", "state"}
 
 
-def test_envelope_keys_of_spec_000_table():
+def test_the_envelope_holds_every_documented_key():
     spec = widget_world()
     spec = attrs_evolve(spec, escalation_tools=("page",), refusal_markers=("cannot",))
     run = run_of("add_widget", ToolCall("add_widget", error=True), "mark_full", "page",
