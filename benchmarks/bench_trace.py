@@ -30,6 +30,7 @@ import random
 import sys
 
 from bench_catalog import best_of  # this folder is on sys.path when a script here runs
+from pytest_mcptest.engine.trace import ToolCall
 from pytest_mcptest.engine.trace_match import ExpectedCall, ExpectedTrace, validate_trace
 
 GOAL_SECONDS = 2.0
@@ -37,8 +38,8 @@ GOAL_SIZE = 10_000
 TOOLS = [f"tool_{t:02d}" for t in range(20)]
 
 
-def recorded(n: int) -> list[dict]:
-    return [{"name": TOOLS[i % len(TOOLS)], "args": {"id": i, "q": f"q{i % 50}"}} for i in range(n)]
+def recorded(n: int) -> list[ToolCall]:
+    return [ToolCall(TOOLS[i % len(TOOLS)], {"id": i, "q": f"q{i % 50}"}) for i in range(n)]
 
 
 def shuffled(calls: list, seed: int = 0) -> list:
@@ -49,12 +50,12 @@ def shuffled(calls: list, seed: int = 0) -> list:
 
 def cases(n: int):
     calls = recorded(n)
-    exact = [ExpectedCall(c["name"], "exact", c["args"]) for c in shuffled(calls)]
+    exact = [ExpectedCall(c.name, "exact", c.args) for c in shuffled(calls)]
     broken = list(exact)
     for i in range(0, n, 100):  # 1% of them fit nothing
         broken[i] = ExpectedCall(broken[i].name, "exact", {"id": -1 - i, "q": "none"})
-    wrong = [ExpectedCall(c["name"], "exact", {"id": -1 - c["args"]["id"]}) for c in shuffled(calls)]
-    shapes = [ExpectedCall(c["name"], "subset", {"q": c["args"]["q"]}) for c in shuffled(calls, 1)]
+    wrong = [ExpectedCall(c.name, "exact", {"id": -1 - c.args["id"]}) for c in shuffled(calls)]
+    shapes = [ExpectedCall(c.name, "subset", {"q": c.args["q"]}) for c in shuffled(calls, 1)]
     some_tools = [ExpectedCall(t) for t in TOOLS[1:]]
     yield "unordered exact pass", calls, ExpectedTrace("unordered", exact), True
     yield "unordered exact fail", calls, ExpectedTrace("unordered", broken), False
@@ -62,9 +63,9 @@ def cases(n: int):
     yield "superset subset pass", calls, ExpectedTrace("superset", shapes), True
     yield "subset any fail", calls, ExpectedTrace("subset", some_tools * (n // len(TOOLS) + 1)), n == 0
     yield "subsequence pass", calls, ExpectedTrace("subsequence", [
-        ExpectedCall(c["name"], "exact", c["args"]) for c in calls[::3]]), True
+        ExpectedCall(c.name, "exact", c.args) for c in calls[::3]]), True
     yield "subsequence fail", calls, ExpectedTrace("subsequence", wrong), n == 0
-    yield "strict pass", calls, ExpectedTrace("strict", [ExpectedCall(c["name"], "exact", c["args"])
+    yield "strict pass", calls, ExpectedTrace("strict", [ExpectedCall(c.name, "exact", c.args)
                                                          for c in calls]), True
 
 

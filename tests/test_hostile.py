@@ -20,6 +20,7 @@ from hypothesis_budget import budget
 
 from pytest_mcptest.cassette import load_cassette
 from pytest_mcptest.cli import main
+from pytest_mcptest.engine.trace import ToolCall
 from pytest_mcptest.engine.trace_match import ExpectedCall, ExpectedTrace, validate_trace
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.files import MAX_JSON_DEPTH, read_json, read_text
@@ -265,7 +266,7 @@ def test_import_refuses_a_fifo(tmp_path, capsys):
 
 @pytest.mark.parametrize("mode", ["unordered", "superset", "subset", "subsequence", "strict"])
 def test_a_trace_of_3000_calls_has_no_recursion(mode):
-    calls = [{"name": "t", "args": {"i": i % 7}} for i in range(3000)]
+    calls = [ToolCall("t", {"i": i % 7}) for i in range(3000)]
     order = range(3000) if mode in ("subsequence", "strict") else reversed(range(3000))
     expected = [ExpectedCall("t", "subset", {"i": i % 7}) for i in order]
     result = validate_trace(calls, ExpectedTrace(mode, expected))
@@ -388,7 +389,7 @@ def test_marks_accepted_and_built():
 def test_a_huge_failing_trace_lists_a_thousand_mismatches_and_counts_the_rest():
     from pytest_mcptest.engine.trace_match import LISTED_MISMATCHES
 
-    calls = [{"name": f"t{i % 9}", "args": {"i": i}} for i in range(5000)]
+    calls = [ToolCall(f"t{i % 9}", {"i": i}) for i in range(5000)]
     result = validate_trace(calls, ExpectedTrace("subset", [ExpectedCall("t0")]))
     assert not result.passed
     assert len(result.mismatches) == LISTED_MISMATCHES and result.unlisted == 5000 - 1 - LISTED_MISMATCHES

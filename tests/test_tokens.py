@@ -226,5 +226,5 @@ def test_undefined_figures_are_absent_not_zero():
 def test_runs_cost_sums_recorded_costs_in_dollars():
     assert runs_cost([Run(cost_micros=4200), Run(), Run(cost_micros=800)]) == 0.005
     assert runs_cost([Run(), Run()]) is None
-    assert runs_cost([{"cost_micros": 1_000_000}]) == 1.0
+    assert runs_cost([Run(cost_micros=1_000_000)]) == 1.0
     assert json.dumps(runs_cost([Run(cost_micros=0)])) == "0.0"

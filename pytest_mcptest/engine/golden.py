@@ -1,6 +1,6 @@
 """Golden-path scoring: how much work a recorded path wasted.
 
-``score_golden_path`` reads only call names. Three waste counts are always
+``score_golden_path`` takes the recorded tool names. Three waste counts are always
 reported; only the dimensions the policy enables move the penalty
 ``1 / (1 + 0.5 * w)``.
 """
@@ -8,12 +8,10 @@ reported; only the dimensions the policy enables move the penalty
 from __future__ import annotations
 
 from operator import eq
-from typing import Optional, Sequence, Union
+from typing import Optional, Sequence
 
 import attrs
 import msgspec
-
-from .trace import ToolCall
 
 
 @attrs.frozen
@@ -44,18 +42,15 @@ class PathScore(msgspec.Struct, frozen=True):
         return msgspec.structs.asdict(self)
 
 
-def score_golden_path(calls: Sequence[Union[str, ToolCall]], golden: GoldenPath) -> PathScore:
-    """Count extra steps, backtracks and consecutive repeats; fold them into a penalty.
+def score_golden_path(names: Sequence[str], golden: GoldenPath) -> PathScore:
+    """Count extra steps, backtracks and consecutive repeats of the recorded tool names (a
+    run's ``names``); fold them into a penalty.
 
     - extra_steps: recorded calls beyond the golden path's length.
     - repeated_tools: a call whose name equals the immediately preceding call's.
     - backtracks: a call to a tool used earlier that is not the preceding tool.
     """
-    return _score(tuple(c if type(c) is str else c.name for c in calls), golden)
-
-
-def _score(names: tuple[str, ...], golden: GoldenPath) -> PathScore:
-    """:func:`score_golden_path` of names already read off the calls (what a replay has)."""
+    names = tuple(names)
     extra = max(0, len(names) - len(golden.calls))
     # Each call is a name's first, a repeat of the one before, or a backtrack: counted in C.
     repeats = sum(map(eq, names, names[1:]))
@@ -133,5 +128,5 @@ def judge_golden(names: Sequence[str], oracle: GoldenOracle) -> GoldenOutcome:
         exact=exact,
         alternate=alt_index is not None,
         alternate_index=alt_index,
-        score=_score(names, reference),
+        score=score_golden_path(names, reference),
     )

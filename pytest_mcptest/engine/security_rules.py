@@ -69,6 +69,7 @@ import attrs
 from .catalog import catalog_tools, tool_name
 from .description_rules import CRITICAL, WARNING
 from .paths import json_pointer
+from .trace import Run
 
 #: rule id -> (severity, short why), the table of the module docstring.
 SECURITY_RULES: dict[str, tuple[str, str]] = {
@@ -682,16 +683,15 @@ def lint_servers_security(catalogs: Mapping[str, Any]) -> dict[str, tuple[Securi
 
 # --------------------------------------------------------------------------- recorded results
 
-def lint_results(runs: Sequence[Any]) -> tuple[SecurityFinding, ...]:
-    """SEC-013 over the recorded tool results of a cassette's runs (each run has
-    ``tool_calls``, each call ``name`` and ``result``): every string of a result is checked
+def lint_results(runs: Sequence[Run]) -> tuple[SecurityFinding, ...]:
+    """SEC-013 over the recorded tool results of a cassette's runs: every string of a call's
+    ``result`` is checked
     by :data:`RESULT_CHECKS`; one finding per rule per string, pointing into the cassette
     (``/runs/0/tool_calls/2/result/content/0/text``)."""
     out = []
     for r, run in enumerate(runs):
-        for c, call in enumerate(getattr(run, "tool_calls", None) or ()):
-            result = getattr(call, "result", None)
-            for parts, text, is_key in _strings(result, []):
+        for c, call in enumerate(run.tool_calls):
+            for parts, text, is_key in _strings(call.result, []):
                 checks = ("SEC-010",) if is_key else RESULT_CHECKS
                 for rule, message in scan_text(text, call.name, checks=checks):
                     pointer = json_pointer(["runs", r, "tool_calls", c, "result"] + parts)

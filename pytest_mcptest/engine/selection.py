@@ -43,7 +43,7 @@ order.
 from __future__ import annotations
 
 import statistics
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 import attrs
 
@@ -66,18 +66,9 @@ class FunctionClass:
         return any(member_matches(m, call) for m in self.members)
 
 
-def function_classes(classes: Iterable[Any]) -> tuple[FunctionClass, ...]:
-    """Declared classes as FunctionClass values (also from ``{name, members}`` dicts or pairs)."""
-    out = []
-    for c in classes:
-        if isinstance(c, FunctionClass):
-            out.append(c)
-        elif isinstance(c, Mapping):
-            out.append(FunctionClass(str(c["name"]), tuple(c.get("members") or ())))
-        else:
-            name, members = c
-            out.append(FunctionClass(str(name), tuple(members)))
-    return tuple(out)
+def function_classes(classes: Iterable[FunctionClass]) -> tuple[FunctionClass, ...]:
+    """The declared classes as a tuple: counted and walked once per run."""
+    return tuple(classes)
 
 
 def _distinct(items: Iterable[str]) -> tuple[str, ...]:
@@ -108,7 +99,7 @@ class RunSelection:
         }
 
 
-def select_run(calls: Sequence[ToolCall], classes: Iterable[Any]) -> RunSelection:
+def select_run(calls: Sequence[ToolCall], classes: Iterable[FunctionClass]) -> RunSelection:
     """Apply the counting rule to one run's calls."""
     classes = function_classes(classes)
     hit = [False] * len(classes)
@@ -186,7 +177,7 @@ class SelectionScore:
         return lines
 
 
-def selection_f1(runs: Sequence[Run], classes: Iterable[Any]) -> SelectionScore:
+def selection_f1(runs: Sequence[Run], classes: Iterable[FunctionClass]) -> SelectionScore:
     """Score runs against the declared classes, micro-averaged across runs. No classes
     and no calls anywhere is vacuously 100/100/100.
     """

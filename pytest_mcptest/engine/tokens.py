@@ -34,6 +34,8 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 import attrs
 
+from .trace import Run
+
 CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 """sha256 of the official ``cl100k_base.tiktoken`` (decompressed), as tiktoken pins it."""
 
@@ -224,14 +226,10 @@ def letter_grade(f1: int) -> str:
     return "F"
 
 
-def runs_cost(runs: Sequence[Any]) -> Optional[float]:
+def runs_cost(runs: Sequence[Run]) -> Optional[float]:
     """Dollars spent over the runs (``cost_micros`` / 1e6, summed), ``None`` when no run
     recorded a cost: absent is not zero."""
-    micros = []
-    for run in runs:
-        value = run.get("cost_micros") if isinstance(run, Mapping) else getattr(run, "cost_micros", None)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            micros.append(value)
+    micros = [run.cost_micros for run in runs if run.cost_micros is not None]
     return sum(micros) / 1_000_000 if micros else None
 
 

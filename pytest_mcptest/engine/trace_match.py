@@ -27,6 +27,7 @@ import attrs
 
 from .bipartite import group, json_key, match_groups
 from .matching import schema_validator, subset
+from .trace import ToolCall
 from .values import NestingError, json_diff, plural, show
 
 EXPLAINED_MISSES = 100  # misses that get a closest recorded call and its differences
@@ -73,8 +74,8 @@ class ExpectedCall:
             return self.name
         return f"{self.name} {self.args_kind} {show(self.args, 50)}"
 
-    def diffs(self, call: Any) -> list[ArgDiff]:
-        """What keeps ``call`` (a recorded call: name and args) from matching; empty when it matches."""
+    def diffs(self, call: ToolCall) -> list[ArgDiff]:
+        """What keeps the recorded ``call`` from matching; empty when it matches."""
         out = []
         for path, e, a, schema_error in self._misses(call):
             if path is None:
@@ -86,16 +87,16 @@ class ExpectedCall:
                                    f"args{_pointer(path)}: expected {show(e)}, recorded {show(a)}"))
         return out
 
-    def miss_count(self, call: Any) -> int:
+    def miss_count(self, call: ToolCall) -> int:
         """How many differences :meth:`diffs` would list, without wording them."""
         return len(self._misses(call))
 
-    def matches(self, call: Any) -> bool:
+    def matches(self, call: ToolCall) -> bool:
         return not self._misses(call)
 
-    def _misses(self, call: Any) -> list[tuple]:
+    def _misses(self, call: ToolCall) -> list[tuple]:
         """``(path into args or None for the name, expected, recorded, schema message or None)``."""
-        name, args = _name(call), _args(call)
+        name, args = call.name, call.args
         if name != self.name:
             return [(None, self.name, name, None)]
         if self.args_kind in ("any", "ignore"):
@@ -186,38 +187,18 @@ class TraceValidation:
         return out
 
 
-def _name(call: Any) -> str:
-    return call.get("name", "") if isinstance(call, dict) else getattr(call, "name", "")
-
-
-def _shown_name(call: Any) -> str:
+def _shown_name(call: ToolCall) -> str:
     """A recorded name fit for a one-line reason (quoted when it holds odd characters)."""
-    name = _name(call)
-    return name if isinstance(name, str) and name.isprintable() else show(name)
-
-
-def _args(call: Any) -> Any:
-    return call.get("args") if isinstance(call, dict) else getattr(call, "args", None)
-
-
-def tool_calls_from_envelope(envelope: Any) -> list:
-    """The recorded calls of an envelope: ``trace.tool_calls`` first, then the root's; else none."""
-    if isinstance(envelope, dict):
-        trace = envelope.get("trace")
-        if isinstance(trace, dict) and isinstance(trace.get("tool_calls"), list):
-            return trace["tool_calls"]
-        if isinstance(envelope.get("tool_calls"), list):
-            return envelope["tool_calls"]
-    return []
+    return call.name if call.name.isprintable() else show(call.name)
 
 
 class _Calls:
     """The recorded calls grouped for matching: calls with one name and equal arguments
     fit the same expected calls, so each shape comparison is made once per group."""
 
-    def __init__(self, ref: Sequence[ExpectedCall], calls: Sequence[Any]):
+    def __init__(self, ref: Sequence[ExpectedCall], calls: Sequence[ToolCall]):
         self.ref, self.calls = ref, calls
-        keys = [(json_key(_name(c)), json_key(_args(c))) for c in calls]
+        keys = [(json_key(c.name), json_key(c.args)) for c in calls]
         self.call_group, self.call_members = group(keys)
         self.ref_group, self.ref_members = group(_shape_key(e) for e in ref)
         self.ref_first = [m[0] for m in self.ref_members]
@@ -311,8 +292,8 @@ def _transpose(edges: list[list[int]], width: int) -> list:
     return out
 
 
-def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValidation:
-    """Match recorded ``calls`` (ToolCalls or ``{name, args}`` dicts) against ``expected``."""
+def validate_trace(calls: Sequence[ToolCall], expected: ExpectedTrace) -> TraceValidation:
+    """Match the recorded ``calls`` against ``expected``."""
     ref = expected.calls
     mode = "strict" if expected.mode in ("exact_sequence", "exact-sequence") else expected.mode
     for exp in ref:  # a malformed schema is an error whatever the trace holds
@@ -379,5 +360,5 @@ def validate_trace(calls: Sequence[Any], expected: ExpectedTrace) -> TraceValida
                 pairs.append((match[j], j))
             else:
                 miss(lambda: TraceMismatch(None, j, (), f"recorded call {j + 1} {_shown_name(call)} "
-                                                f"{show(_args(call), 50)}: not allowed by the reference"))
+                                                f"{show(call.args, 50)}: not allowed by the reference"))
     return TraceValidation(not mismatches, expected.mode, tuple(mismatches), tuple(sorted(pairs)), unlisted)

@@ -118,12 +118,12 @@ def test_bare_member_matches_any_server():
     assert not member_matches("read_file", ToolCall("xread_file"))
 
 
-def test_classes_as_dicts_and_a_call_id():
+def test_qualified_and_bare_members_in_one_class_and_a_call_id():
     classes = [FunctionClass("s", ("brave.web_search", "search"))]
     assert call_id(call("brave.web_search")) == "brave.web_search"
     assert select_run([call("brave.web_search")], classes).true_positives == 1
     assert select_run([ToolCall("search")], classes).true_positives == 1
-    assert selection_f1([run(ToolCall("search"))], [{"name": "s", "members": ["search"]}]).f1 == 100
+    assert selection_f1([run(ToolCall("search"))], [FunctionClass("s", ("search",))]).f1 == 100
 
 
 def test_overlapping_classes_are_each_reached():

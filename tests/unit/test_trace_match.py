@@ -1,5 +1,5 @@
-"""Offline trajectory validation: validate_trace, its modes and argument shapes,
-tool_calls_from_envelope, and the golden-path penalty properties."""
+"""Offline trajectory validation: validate_trace, its modes and argument shapes, and the
+golden-path penalty properties."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from pytest_mcptest.engine.trace_match import (
     ExpectedCall,
     ExpectedTrace,
     TraceValidation,
-    tool_calls_from_envelope,
     validate_trace,
 )
 
@@ -29,19 +28,12 @@ PROPS = settings(max_examples=budget(200), database=None, deadline=None)
 # --------------------------------------------------------------------------- helpers
 
 
-def as_dict(name, args=None, *, omit_args=False):
-    return {"name": name} if omit_args else {"name": name, "args": args}
+def tc(name, args=None):
+    return ToolCall(name, args)
 
 
-def as_toolcall(name, args=None, *, omit_args=False):
-    return ToolCall(name) if omit_args else ToolCall(name, args)
-
-
-REPRS = pytest.mark.parametrize("mk", [as_dict, as_toolcall], ids=["dict", "ToolCall"])
-
-
-def names(mk, *tool_names):
-    return [mk(n, {"n": n}) for n in tool_names]
+def names(*tool_names):
+    return [tc(n, {"n": n}) for n in tool_names]
 
 
 def run(mode, expected_calls, recorded) -> TraceValidation:
@@ -107,12 +99,11 @@ def expected_outcome(mode, row):
             "unordered": unordered, "superset": unordered, "subset": sub}[mode]
 
 
-@REPRS
 @pytest.mark.parametrize("mode", ALL_MODES)
 @pytest.mark.parametrize("case", list(ORDERINGS))
-def test_modes_on_orderings(mk, mode, case):
+def test_modes_on_orderings(mode, case):
     row = ORDERINGS[case]
-    recorded = names(mk, *row[0])
+    recorded = names(*row[0])
     result = check_shape(run(mode, [E(n) for n in REF], recorded))
     assert result.passed is expected_outcome(mode, row), result
     assert result.mode == mode
@@ -120,33 +111,31 @@ def test_modes_on_orderings(mk, mode, case):
         assert result.mismatches == ()
 
 
-@REPRS
 @pytest.mark.parametrize("mode", ALL_MODES)
 @pytest.mark.parametrize("case", list(ORDERINGS))
-def test_modes_on_orderings_with_arg_shapes(mk, mode, case):
+def test_modes_on_orderings_with_arg_shapes(mode, case):
     """Same table, but with calls pinned by exact/subset/schema args that the recorded calls satisfy."""
     row = ORDERINGS[case]
-    recorded = [mk(n, {"n": n, "extra": 1}) for n in row[0]]
+    recorded = [tc(n, {"n": n, "extra": 1}) for n in row[0]]
     ref = [E("a", "exact", {"n": "a", "extra": 1}), E("b", "subset", {"n": "b"}),
            E("c", "schema", {"type": "object", "properties": {"n": {"const": "c"}}, "required": ["n"]})]
     result = check_shape(run(mode, ref, recorded))
     assert result.passed is expected_outcome(mode, row), result
 
 
-@REPRS
 @pytest.mark.parametrize("mode", ALL_MODES)
-def test_empty_reference(mk, mode):
+def test_empty_reference(mode):
     """An empty reference passes for any trace, except under subset where only an empty trace passes."""
     assert run(mode, [], []).passed is True
     for trace in (["a"], ["a", "b"], ["x", "x", "x"]):
-        result = check_shape(run(mode, [], names(mk, *trace)))
+        result = check_shape(run(mode, [], names(*trace)))
         assert result.passed is (mode != "subset"), (mode, trace)
         if mode == "subset":
             assert [m.recorded_index for m in result.mismatches] == list(range(len(trace)))
 
 
-def test_mixed_representations_in_one_trace():
-    recorded = [{"name": "a", "args": {"x": 1}}, ToolCall("b", {"y": 2}), {"name": "c"}]
+def test_three_arg_shapes_in_one_trace():
+    recorded = [ToolCall("a", {"x": 1}), ToolCall("b", {"y": 2}), ToolCall("c")]
     ref = [E("a", "exact", {"x": 1}), E("b", "subset", {"y": 2}), E("c")]
     for mode in ALL_MODES:
         assert run(mode, ref, recorded).passed
@@ -156,24 +145,24 @@ def test_mixed_representations_in_one_trace():
 
 STRICT_CASES = [
     ([], []),
-    ([], [as_dict("a")]),
+    ([], [tc("a")]),
     ([E("a")], []),
-    ([E("a")], [as_dict("a")]),
-    ([E("a")], [as_dict("b")]),
-    ([E("a"), E("b")], [as_dict("a"), as_dict("b")]),
-    ([E("a"), E("b")], [as_dict("b"), as_dict("a")]),
-    ([E("a"), E("b")], [as_dict("a"), as_dict("b"), as_dict("c")]),
-    ([E("a"), E("b"), E("c")], [as_dict("a")]),
-    ([E("a", "exact", {"x": 1})], [as_dict("a", {"x": 1})]),
-    ([E("a", "exact", {"x": 1})], [as_dict("a", {"x": 2})]),
-    ([E("a", "exact", {"x": 1})], [as_dict("a", {"x": 1, "y": 2})]),
-    ([E("a", "subset", {"x": 1})], [as_dict("a", {"x": 1, "y": 2})]),
-    ([E("a", "subset", {"x": [1, 1]})], [as_dict("a", {"x": [1, 2]})]),
-    ([E("a", "schema", {"type": "object"})], [as_dict("a", omit_args=True)]),
+    ([E("a")], [tc("a")]),
+    ([E("a")], [tc("b")]),
+    ([E("a"), E("b")], [tc("a"), tc("b")]),
+    ([E("a"), E("b")], [tc("b"), tc("a")]),
+    ([E("a"), E("b")], [tc("a"), tc("b"), tc("c")]),
+    ([E("a"), E("b"), E("c")], [tc("a")]),
+    ([E("a", "exact", {"x": 1})], [tc("a", {"x": 1})]),
+    ([E("a", "exact", {"x": 1})], [tc("a", {"x": 2})]),
+    ([E("a", "exact", {"x": 1})], [tc("a", {"x": 1, "y": 2})]),
+    ([E("a", "subset", {"x": 1})], [tc("a", {"x": 1, "y": 2})]),
+    ([E("a", "subset", {"x": [1, 1]})], [tc("a", {"x": [1, 2]})]),
+    ([E("a", "schema", {"type": "object"})], [tc("a")]),
     ([E("a", "schema", {"type": "object"})], [ToolCall("a", {})]),
     ([E("a", "ignore"), E("b", "any")], [ToolCall("a", [1, 2]), ToolCall("b")]),
     ([E("a"), E("a")], [ToolCall("a"), ToolCall("a"), ToolCall("a")]),
-    ([E("a", "subset", {}), E("a", "exact", {"x": 1})], [as_dict("a", {"x": 1}), as_dict("a", {"x": 2})]),
+    ([E("a", "subset", {}), E("a", "exact", {"x": 1})], [tc("a", {"x": 1}), tc("a", {"x": 2})]),
 ]
 
 
@@ -185,9 +174,8 @@ def test_exact_sequence_is_strict(ref, recorded):
     assert b.mode == "exact_sequence"
 
 
-@REPRS
-def test_strict_mismatch_on_reversed(mk):
-    result = check_shape(run("strict", [E("a"), E("b"), E("c")], names(mk, "c", "b", "a")))
+def test_strict_mismatch_on_reversed():
+    result = check_shape(run("strict", [E("a"), E("b"), E("c")], names("c", "b", "a")))
     assert not result.passed
     assert [(m.expected_index, m.recorded_index) for m in result.mismatches] == [(0, 0), (2, 2)]
     for m in result.mismatches:
@@ -197,17 +185,15 @@ def test_strict_mismatch_on_reversed(mk):
     assert result.pairs == ((1, 1),)
 
 
-@REPRS
-def test_strict_trace_ran_out(mk):
-    result = check_shape(run("strict", [E("a"), E("b"), E("c")], names(mk, "a")))
+def test_strict_trace_ran_out():
+    result = check_shape(run("strict", [E("a"), E("b"), E("c")], names("a")))
     assert not result.passed
     assert [(m.expected_index, m.recorded_index) for m in result.mismatches] == [(1, None), (2, None)]
     assert all(m.diffs == () for m in result.mismatches)
 
 
-@REPRS
-def test_strict_trailing_extra_calls_fail(mk):
-    result = check_shape(run("strict", [E("a")], names(mk, "a", "x", "y")))
+def test_strict_trailing_extra_calls_fail():
+    result = check_shape(run("strict", [E("a")], names("a", "x", "y")))
     assert not result.passed
     assert [m.recorded_index for m in result.mismatches] == [1, 2]
     assert result.pairs == ((0, 0),)
@@ -215,72 +201,66 @@ def test_strict_trailing_extra_calls_fail(mk):
 
 def test_reasons_number_calls_from_1_while_indexes_stay_0_based():
     """Reasons are read by people ("call 2" is the second call); the index fields are paths."""
-    strict = run("strict", [E("a"), E("q")], names(as_dict, "a", "b", "c"))
+    strict = run("strict", [E("a"), E("q")], names("a", "b", "c"))
     assert [m.reason for m in strict.mismatches] == ["call 2: q does not match",
                                                      "recorded call 3 c: beyond the 2 expected calls"]
     assert [(m.expected_index, m.recorded_index) for m in strict.mismatches] == [(1, 1), (None, 2)]
-    later = run("subsequence", [E("b"), E("a")], names(as_dict, "a", "b"))
+    later = run("subsequence", [E("b"), E("a")], names("a", "b"))
     assert [m.reason for m in later.mismatches] == ["expected call 2 a: not found after recorded call 2"]
-    subset = run("subset", [E("a")], names(as_dict, "a", "z"))
+    subset = run("subset", [E("a")], names("a", "z"))
     assert subset.mismatches[0].reason.startswith("recorded call 2 z ")
 
 
 # --------------------------------------------------------------------------- subsequence / unordered / subset detail
 
 
-@REPRS
-def test_subsequence_respects_order_of_duplicates(mk):
+def test_subsequence_respects_order_of_duplicates():
     ref = [E("a", "exact", {"i": 1}), E("a", "exact", {"i": 2})]
-    assert run("subsequence", ref, [mk("a", {"i": 1}), mk("x"), mk("a", {"i": 2})]).passed
-    assert not run("subsequence", ref, [mk("a", {"i": 2}), mk("a", {"i": 1})]).passed
-    assert run("unordered", ref, [mk("a", {"i": 2}), mk("a", {"i": 1})]).passed
+    assert run("subsequence", ref, [tc("a", {"i": 1}), tc("x"), tc("a", {"i": 2})]).passed
+    assert not run("subsequence", ref, [tc("a", {"i": 2}), tc("a", {"i": 1})]).passed
+    assert run("unordered", ref, [tc("a", {"i": 2}), tc("a", {"i": 1})]).passed
 
 
-@REPRS
-def test_subsequence_pairs_and_miss(mk):
-    result = check_shape(run("subsequence", [E("a"), E("b")], names(mk, "x", "a", "y", "b")))
+def test_subsequence_pairs_and_miss():
+    result = check_shape(run("subsequence", [E("a"), E("b")], names("x", "a", "y", "b")))
     assert result.passed and result.pairs == ((0, 1), (1, 3))
-    miss = check_shape(run("subsequence", [E("a"), E("q")], names(mk, "a", "b")))
+    miss = check_shape(run("subsequence", [E("a"), E("q")], names("a", "b")))
     assert [m.expected_index for m in miss.mismatches] == [1]
     assert miss.mismatches[0].recorded_index is None  # no call named q anywhere
 
 
-@REPRS
 @pytest.mark.parametrize("mode", ["unordered", "superset"])
-def test_unordered_needs_distinct_calls(mk, mode):
-    assert not run(mode, [E("a"), E("a")], names(mk, "a")).passed
-    assert run(mode, [E("a"), E("a")], names(mk, "a", "b", "a")).passed
-    result = check_shape(run(mode, [E("a"), E("z")], names(mk, "b", "a")))
+def test_unordered_needs_distinct_calls(mode):
+    assert not run(mode, [E("a"), E("a")], names("a")).passed
+    assert run(mode, [E("a"), E("a")], names("a", "b", "a")).passed
+    result = check_shape(run(mode, [E("a"), E("z")], names("b", "a")))
     assert [(m.expected_index, m.recorded_index) for m in result.mismatches] == [(1, None)]
     assert check_shape(run(mode, [E("a")], [])).mismatches[0].recorded_index is None
 
 
-@REPRS
-def test_unordered_mismatch_points_at_closest_same_name_call(mk):
+def test_unordered_mismatch_points_at_closest_same_name_call():
     result = check_shape(run("unordered", [E("search", "subset", {"q": "rust"})],
-                             [mk("open", {"q": "rust"}), mk("search", {"q": "go"})]))
+                             [tc("open", {"q": "rust"}), tc("search", {"q": "go"})]))
     (m,) = result.mismatches
     assert m.expected_index == 0 and m.recorded_index == 1
     assert [d.pointer for d in m.diffs] == ["/args/q"]
 
 
-@REPRS
-def test_subset_counts_multiplicity(mk):
+def test_subset_counts_multiplicity():
     ref = [E("a"), E("b")]
-    assert run("subset", ref, names(mk, "b")).passed
-    result = check_shape(run("subset", ref, names(mk, "a", "a")))
+    assert run("subset", ref, names("b")).passed
+    result = check_shape(run("subset", ref, names("a", "a")))
     assert not result.passed
     assert [(m.expected_index, m.recorded_index) for m in result.mismatches] == [(None, 1)]
-    result = check_shape(run("subset", ref, names(mk, "a", "zzz", "b")))
+    result = check_shape(run("subset", ref, names("a", "zzz", "b")))
     assert [m.recorded_index for m in result.mismatches] == [1]
     assert "zzz" in result.mismatches[0].reason
 
 
-@REPRS
-def test_subset_checks_args(mk):
+def test_subset_checks_args():
     ref = [E("a", "exact", {"x": 1})]
-    assert run("subset", ref, [mk("a", {"x": 1})]).passed
-    assert not run("subset", ref, [mk("a", {"x": 2})]).passed
+    assert run("subset", ref, [tc("a", {"x": 1})]).passed
+    assert not run("subset", ref, [tc("a", {"x": 2})]).passed
 
 
 # --------------------------------------------------------------------------- greedy first-fit trap
@@ -288,34 +268,30 @@ def test_subset_checks_args(mk):
 GREEDY_REF = [E("a", "subset", {}), E("a", "exact", {"x": 1})]
 
 
-@REPRS
 @pytest.mark.parametrize("mode", ["unordered", "superset", "subset"])
-def test_optimal_matching_not_greedy(mk, mode):
-    recorded = [mk("a", {"x": 1}), mk("a", {"x": 2})]
+def test_optimal_matching_not_greedy(mode):
+    recorded = [tc("a", {"x": 1}), tc("a", {"x": 2})]
     result = check_shape(run(mode, GREEDY_REF, recorded))
     assert result.passed, result
     assert sorted(result.pairs) == [(0, 1), (1, 0)]
 
 
-@REPRS
 @pytest.mark.parametrize("mode", ["unordered", "superset", "subset"])
-def test_optimal_matching_longer_chain(mk, mode):
+def test_optimal_matching_longer_chain(mode):
     # Each expected call accepts its own value or anything "looser" placed before it;
     # first-fit takes the wrong partner at each step, an augmenting path fixes them all.
     ref = [E("t", "any"), E("t", "subset", {"k": 1}), E("t", "exact", {"k": 1, "j": 1})]
-    recorded = [mk("t", {"k": 1, "j": 1}), mk("t", {"k": 1}), mk("t", {"z": 0})]
+    recorded = [tc("t", {"k": 1, "j": 1}), tc("t", {"k": 1}), tc("t", {"z": 0})]
     assert check_shape(run(mode, ref, recorded)).passed
 
 
 # --------------------------------------------------------------------------- args kinds
 
 
-@REPRS
 @pytest.mark.parametrize("kind", ["any", "ignore"])
-@pytest.mark.parametrize("args, omit", [(None, True), (None, False), ({}, False), ({"x": [1, {"y": None}]}, False),
-                                         ("not-an-object", False), (42, False)])
-def test_any_and_ignore_pin_name_only(mk, kind, args, omit):
-    call = mk("a", args, omit_args=omit)
+@pytest.mark.parametrize("args", [None, {}, {"x": [1, {"y": None}]}, "not-an-object", 42])
+def test_any_and_ignore_pin_name_only(kind, args):
+    call = tc("a", args)
     assert E("a", kind).matches(call)
     assert E("a", kind, {"ignored": True}).matches(call)
     diffs = E("b", kind).diffs(call)
@@ -323,23 +299,21 @@ def test_any_and_ignore_pin_name_only(mk, kind, args, omit):
     assert run("strict", [E("a", kind)], [call]).passed
 
 
-@REPRS
-def test_exact_deep_equality(mk):
+def test_exact_deep_equality():
     want = {"q": "rust", "filter": {"lang": ["en", "de"], "n": 1}, "flag": True, "none": None}
-    assert E("a", "exact", want).matches(mk("a", {"none": None, "flag": True, "filter": {"n": 1.0, "lang": ["en", "de"]},
+    assert E("a", "exact", want).matches(tc("a", {"none": None, "flag": True, "filter": {"n": 1.0, "lang": ["en", "de"]},
                                                   "q": "rust"}))
-    assert not E("a", "exact", {"x": 1}).matches(mk("a", {"x": True}))
-    assert not E("a", "exact", {"x": 0}).matches(mk("a", {"x": False}))
-    assert not E("a", "exact", {"x": [1, 2]}).matches(mk("a", {"x": [2, 1]}))
-    assert not E("a", "exact", {"x": 1}).matches(mk("a", {"x": 1, "y": 2}))
-    assert E("a", "exact", None).matches(mk("a", omit_args=True))
-    assert E("a", "exact", [1, "b"]).matches(mk("a", [1, "b"]))
+    assert not E("a", "exact", {"x": 1}).matches(tc("a", {"x": True}))
+    assert not E("a", "exact", {"x": 0}).matches(tc("a", {"x": False}))
+    assert not E("a", "exact", {"x": [1, 2]}).matches(tc("a", {"x": [2, 1]}))
+    assert not E("a", "exact", {"x": 1}).matches(tc("a", {"x": 1, "y": 2}))
+    assert E("a", "exact", None).matches(tc("a"))
+    assert E("a", "exact", [1, "b"]).matches(tc("a", [1, "b"]))
 
 
-@REPRS
-def test_exact_diff_pointers(mk):
+def test_exact_diff_pointers():
     ref = E("search", "exact", {"q": "rust", "filter": {"lang": "en"}, "ids": [1, 2, 3], "gone": 1})
-    call = mk("search", {"q": "go", "filter": {"lang": "fr"}, "ids": [1, 9, 3], "new": 2})
+    call = tc("search", {"q": "go", "filter": {"lang": "fr"}, "ids": [1, 9, 3], "new": 2})
     result = check_shape(run("strict", [ref], [call]))
     (m,) = result.mismatches
     assert (m.expected_index, m.recorded_index) == (0, 0)
@@ -354,21 +328,18 @@ def test_exact_diff_pointers(mk):
         assert d.message and "\n" not in d.message
 
 
-@REPRS
-def test_exact_pointer_escaping_and_absent_args(mk):
-    (m,) = run("strict", [E("a", "exact", {"a/b": 2, "t~": 3})], [mk("a", {"a/b": 1, "t~": 3})]).mismatches
+def test_exact_pointer_escaping_and_absent_args():
+    (m,) = run("strict", [E("a", "exact", {"a/b": 2, "t~": 3})], [tc("a", {"a/b": 1, "t~": 3})]).mismatches
     assert [d.pointer for d in m.diffs] == ["/args/a~1b"]
-    (m,) = run("strict", [E("a", "exact", {})], [mk("a", omit_args=True)]).mismatches
+    (m,) = run("strict", [E("a", "exact", {})], [tc("a")]).mismatches
     assert [d.pointer for d in m.diffs] == ["/args"]
 
 
-@REPRS
-def test_wrong_name_reports_name_pointer_only(mk):
-    (m,) = run("strict", [E("search", "exact", {"q": 1})], [mk("open", {"q": 2})]).mismatches
+def test_wrong_name_reports_name_pointer_only():
+    (m,) = run("strict", [E("search", "exact", {"q": 1})], [tc("open", {"q": 2})]).mismatches
     assert [(d.pointer, d.expected, d.recorded) for d in m.diffs] == [("/name", "search", "open")]
 
 
-@REPRS
 @pytest.mark.parametrize("want, got, ok", [
     ({"q": "rust"}, {"q": "rust", "limit": 10}, True),                       # extra recorded keys fine
     ({}, {"anything": 1}, True),
@@ -385,16 +356,15 @@ def test_wrong_name_reports_name_pointer_only(mk):
     ({"q": "rust"}, {}, False),
     ({"q": "rust"}, None, False),
 ])
-def test_subset_args(mk, want, got, ok):
-    call = mk("a", got, omit_args=got is None)
+def test_subset_args(want, got, ok):
+    call = tc("a", got)
     assert E("a", "subset", want).matches(call) is ok
     assert run("strict", [E("a", "subset", want)], [call]).passed is ok
 
 
-@REPRS
-def test_subset_diff_pointers(mk):
+def test_subset_diff_pointers():
     ref = E("a", "subset", {"q": "rust", "f": {"lang": "en", "n": 1}, "tags": [1, 1], "missing": {"t": 1}})
-    call = mk("a", {"q": "go", "f": {"lang": "fr", "n": 1, "extra": 0}, "tags": [1, 2], "other": 5})
+    call = tc("a", {"q": "go", "f": {"lang": "fr", "n": 1, "extra": 0}, "tags": [1, 2], "other": 5})
     (m,) = check_shape(run("strict", [ref], [call])).mismatches
     by_ptr = {d.pointer: (d.expected, d.recorded) for d in m.diffs}
     assert by_ptr.keys() == {"/args/q", "/args/f/lang", "/args/tags", "/args/missing"}
@@ -408,7 +378,6 @@ SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}, "limit": {"t
           "required": ["q"]}
 
 
-@REPRS
 @pytest.mark.parametrize("args, ok", [
     ({"q": "rust"}, True),
     ({"q": "rust", "limit": 5, "extra": [1]}, True),
@@ -418,36 +387,34 @@ SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}, "limit": {"t
     (None, False),
     ("q", False),
 ])
-def test_schema_args(mk, args, ok):
-    call = mk("search", args, omit_args=args is None)
+def test_schema_args(args, ok):
+    call = tc("search", args)
     assert E("search", "schema", SCHEMA).matches(call) is ok
     assert run("strict", [E("search", "schema", SCHEMA)], [call]).passed is ok
 
 
-@REPRS
-def test_schema_diff_pointers(mk):
-    (m,) = check_shape(run("strict", [E("s", "schema", SCHEMA)], [mk("s", {"q": 3, "limit": 0})])).mismatches
+def test_schema_diff_pointers():
+    (m,) = check_shape(run("strict", [E("s", "schema", SCHEMA)], [tc("s", {"q": 3, "limit": 0})])).mismatches
     assert sorted(d.pointer for d in m.diffs) == ["/args/limit", "/args/q"]
-    (m,) = run("strict", [E("s", "schema", SCHEMA)], [mk("s", {"limit": 2})]).mismatches
+    (m,) = run("strict", [E("s", "schema", SCHEMA)], [tc("s", {"limit": 2})]).mismatches
     assert [d.pointer for d in m.diffs] == ["/args"]  # required: reported at the object
     nested = {"type": "object", "properties": {"f": {"type": "object", "properties": {"n": {"type": "integer"}}}}}
-    (m,) = run("strict", [E("s", "schema", nested)], [mk("s", {"f": {"n": "x"}})]).mismatches
+    (m,) = run("strict", [E("s", "schema", nested)], [tc("s", {"f": {"n": "x"}})]).mismatches
     assert [d.pointer for d in m.diffs] == ["/args/f/n"]
 
 
-@REPRS
-def test_schema_special_documents(mk):
-    assert E("a", "schema", True).matches(mk("a", {"x": 1}))
-    assert not E("a", "schema", False).matches(mk("a", {"x": 1}))
-    assert E("a", "schema", {}).matches(mk("a", omit_args=True))
+def test_schema_special_documents():
+    assert E("a", "schema", True).matches(tc("a", {"x": 1}))
+    assert not E("a", "schema", False).matches(tc("a", {"x": 1}))
+    assert E("a", "schema", {}).matches(tc("a"))
     local = {"$defs": {"q": {"type": "string"}}, "type": "object", "properties": {"q": {"$ref": "#/$defs/q"}}}
-    assert E("a", "schema", local).matches(mk("a", {"q": "x"}))
-    (m,) = run("strict", [E("a", "schema", local)], [mk("a", {"q": 1})]).mismatches
+    assert E("a", "schema", local).matches(tc("a", {"q": "x"}))
+    (m,) = run("strict", [E("a", "schema", local)], [tc("a", {"q": 1})]).mismatches
     assert [d.pointer for d in m.diffs] == ["/args/q"]
     recursive = {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#"}}},
                  "additionalProperties": False}
-    assert E("a", "schema", recursive).matches(mk("a", {"kids": [{"kids": []}]}))
-    assert not E("a", "schema", recursive).matches(mk("a", {"kids": [{"x": 1}]}))
+    assert E("a", "schema", recursive).matches(tc("a", {"kids": [{"kids": []}]}))
+    assert not E("a", "schema", recursive).matches(tc("a", {"kids": [{"x": 1}]}))
 
 
 # --------------------------------------------------------------------------- malformed schemas
@@ -463,34 +430,32 @@ BAD_SCHEMAS = [
 BAD_REFS = ["#/$defs/missing", "other.json", "https://example.com/schema.json", "other.json#/x", "#/properties/nope"]
 
 
-@REPRS
 @pytest.mark.parametrize("mode", ALL_MODES)
 @pytest.mark.parametrize("schema", BAD_SCHEMAS, ids=repr)
-def test_malformed_schema_raises(mk, mode, schema):
+def test_malformed_schema_raises(mode, schema):
     ref = [E("a", "schema", schema)]
     # a recorded call the schema would be applied to: valid or not, the answer is an error.
     for args in ({}, {"q": "x"}, None):
         with pytest.raises(MalformedSchema):
-            run(mode, ref, [mk("a", args)])
+            run(mode, ref, [tc("a", args)])
 
 
-@REPRS
 @pytest.mark.parametrize("mode", ALL_MODES)
 @pytest.mark.parametrize("ref_target", BAD_REFS)
-def test_ref_outside_schema_is_refused(mk, mode, ref_target):
+def test_ref_outside_schema_is_refused(mode, ref_target):
     schema = {"type": "object", "properties": {"q": {"$ref": ref_target}}}
     with pytest.raises(MalformedSchema):
-        run(mode, [E("a", "schema", schema)], [mk("a", {"q": "x"})])
+        run(mode, [E("a", "schema", schema)], [tc("a", {"q": "x"})])
 
 
 def test_malformed_schema_is_not_a_pass_alongside_other_calls():
     ref = [E("b"), E("a", "schema", {"type": "nope"})]
     for mode in ("strict", "subsequence", "unordered", "superset", "subset"):
         with pytest.raises(MalformedSchema):
-            run(mode, ref, [as_dict("b"), as_dict("a", {})])
+            run(mode, ref, [tc("b"), tc("a", {})])
 
 
-@pytest.mark.parametrize("recorded", [[], [{"name": "b"}]], ids=["empty", "other_allowed_call"])
+@pytest.mark.parametrize("recorded", [[], [ToolCall("b")]], ids=["empty", "other_allowed_call"])
 def test_malformed_schema_never_a_silent_pass_under_subset(recorded):
     with pytest.raises(MalformedSchema):
         run("subset", [E("b"), E("a", "schema", {"type": "nope"})], recorded)
@@ -499,7 +464,7 @@ def test_malformed_schema_never_a_silent_pass_under_subset(recorded):
 @pytest.mark.parametrize("mode", ["strict", "exact_sequence", "subsequence", "unordered", "superset"])
 def test_malformed_schema_is_an_error_regardless_of_trace(mode):
     with pytest.raises(MalformedSchema):
-        run(mode, [E("a", "schema", {"type": "nope"})], [{"name": "other", "args": {}}])
+        run(mode, [E("a", "schema", {"type": "nope"})], [ToolCall("other", {})])
 
 
 # --------------------------------------------------------------------------- mismatch structure
@@ -509,7 +474,7 @@ def test_malformed_schema_is_an_error_regardless_of_trace(mode):
     (["b", "a"], ["a", "b"]),
 ], ids=["duplicate_exhausted", "out_of_order_exhausted"])
 def test_subsequence_trace_ran_out_reports_none(ref, recorded):
-    result = run("subsequence", [E(n) for n in ref], [as_dict(n) for n in recorded])
+    result = run("subsequence", [E(n) for n in ref], [tc(n) for n in recorded])
     (m,) = result.mismatches
     assert m.expected_index == 1
     assert m.recorded_index is None
@@ -517,14 +482,14 @@ def test_subsequence_trace_ran_out_reports_none(ref, recorded):
 
 @pytest.mark.parametrize("mode", ["subset", "strict"])
 def test_reason_is_one_line_for_odd_recorded_names(mode):
-    result = run(mode, [E("a")], [as_dict("a"), as_dict("evil\nname")])
+    result = run(mode, [E("a")], [tc("a"), tc("evil\nname")])
     assert not result.passed
     for m in result.mismatches:
         assert "\n" not in m.reason
 
 
 def test_to_dict_round_shape():
-    result = run("strict", [E("a", "exact", {"x": 1}), E("b")], [as_dict("a", {"x": 2})])
+    result = run("strict", [E("a", "exact", {"x": 1}), E("b")], [tc("a", {"x": 2})])
     d = result.to_dict()
     assert d["passed"] is False and d["mode"] == "strict"
     assert d["mismatches"][0] == {"expected_index": 0, "recorded_index": 0,
@@ -533,49 +498,16 @@ def test_to_dict_round_shape():
     assert d["mismatches"][1]["recorded_index"] is None
 
 
-# --------------------------------------------------------------------------- envelopes
+# --------------------------------------------------------------------------- the spec's example
 
 
-def test_envelope_cassette_nesting_first():
-    env = {"trace": {"tool_calls": [{"name": "nested"}]}, "tool_calls": [{"name": "root"}]}
-    assert tool_calls_from_envelope(env) == [{"name": "nested"}]
-
-
-def test_envelope_empty_nested_list_still_wins():
-    env = {"trace": {"tool_calls": []}, "tool_calls": [{"name": "root"}]}
-    assert tool_calls_from_envelope(env) == []
-
-
-@pytest.mark.parametrize("env", [
-    {"tool_calls": [{"name": "root"}]},
-    {"trace": {}, "tool_calls": [{"name": "root"}]},
-    {"trace": None, "tool_calls": [{"name": "root"}]},
-    {"trace": {"tool_calls": "nope"}, "tool_calls": [{"name": "root"}]},
-    {"trace": [], "tool_calls": [{"name": "root"}]},
-])
-def test_envelope_root_fallback(env):
-    assert tool_calls_from_envelope(env) == [{"name": "root"}]
-
-
-@pytest.mark.parametrize("env", [{}, {"trace": {}}, {"trace": {"turns": []}}, {"tool_calls": None},
-                                 {"tool_calls": {"name": "a"}}, None, [], "x", 3])
-def test_envelope_neither(env):
-    assert tool_calls_from_envelope(env) == []
-
-
-def test_envelope_into_validate_trace_spec_example():
-    cassette = {"trace": {"tool_calls": [
-        {"name": "login", "server": "auth", "args": {}},
-        {"name": "search", "server": "web", "args": {"q": "rust", "limit": 5}},
-        {"name": "log_event", "args": {"e": 1}},
-        {"name": "open", "args": {"url": "https://x"}},
-    ]}}
-    calls = tool_calls_from_envelope(cassette)
+def test_spec_example_subsequence_with_a_subset_call():
+    calls = [ToolCall("login", {}, server="auth"), ToolCall("search", {"q": "rust", "limit": 5}, server="web"),
+             ToolCall("log_event", {"e": 1}), ToolCall("open", {"url": "https://x"})]
     expected = ExpectedTrace.subsequence([E("search", "subset", {"q": "rust"}), E.by_name("open")])
     result = validate_trace(calls, expected)
     assert result.passed and result.pairs == ((0, 1), (1, 3))
-    assert validate_trace(tool_calls_from_envelope({"tool_calls": calls}), expected).passed
-    assert not validate_trace(tool_calls_from_envelope({}), expected).passed
+    assert not validate_trace([], expected).passed
 
 
 # --------------------------------------------------------------------------- hypothesis properties
@@ -590,28 +522,9 @@ ARGS = st.one_of(
 
 
 @st.composite
-def recorded_call(draw):
-    name, args = draw(NAME), draw(ARGS)
-    style = draw(STYLE)
-    if style == "toolcall":
-        return ToolCall(name, args)
-    if style == "dict_noargs" and args is None:
-        return {"name": name}
-    return {"name": name, "args": args}
-
-
-def _name_of(call):
-    return call["name"] if isinstance(call, dict) else call.name
-
-
-def _args_of(call):
-    return call.get("args") if isinstance(call, dict) else call.args
-
-
-@st.composite
 def expected_for(draw, call):
     """An expected call that ``call`` satisfies."""
-    name, args = _name_of(call), _args_of(call)
+    name, args = call.name, call.args
     kind = draw(KINDS_OF[isinstance(args, dict)])
     if kind in ("any", "ignore"):
         return E(name, kind)
@@ -641,12 +554,11 @@ def any_expected(draw):
 
 # Strategies built once and drawn from many times (hypothesis checks each new strategy object
 # when first drawn from: built anew in every draw, that cost more than the matching tested).
-STYLE = st.sampled_from(["dict", "dict_noargs", "toolcall"])
 KINDS_OF = {False: st.sampled_from(["any", "ignore", "exact", "schema"]),
             True: st.sampled_from(["any", "ignore", "exact", "schema", "subset"])}
 KINDS = st.sampled_from(["any", "ignore", "exact", "subset", "schema"])
 SCHEMAS = st.sampled_from([{"type": "object"}, {"type": "null"}, {"type": "object", "required": ["x"]}])
-RECORDED_CALL = recorded_call()
+RECORDED_CALL = st.builds(ToolCall, NAME, ARGS)
 ANY_EXPECTED = any_expected()
 TRACES = st.lists(RECORDED_CALL, max_size=5)
 
@@ -779,14 +691,10 @@ GOLDEN = st.builds(GoldenPath, st.lists(st.sampled_from(["s", "o", "m"]), max_si
 PATH_NAMES = st.lists(st.sampled_from(["s", "o", "m", "x"]), max_size=8)
 
 
-def _as(style, n):
-    return {"str": n, "toolcall": ToolCall(n)}[style]
-
-
 @PROPS
-@given(PATH_NAMES, GOLDEN, st.sampled_from(["str", "toolcall"]))
-def test_prop_golden_penalty(names_, golden, style):
-    score = score_golden_path([_as(style, n) for n in names_], golden)
+@given(PATH_NAMES, GOLDEN)
+def test_prop_golden_penalty(names_, golden):
+    score = score_golden_path(names_, golden)
     extra, backtracks, repeats, w = reference_waste(names_, golden)
     # all three counts always reported, whatever the flags
     assert (score.extra_steps, score.backtracks, score.repeated_tools) == (extra, backtracks, repeats)
