@@ -133,6 +133,13 @@ def open_cassette(block: Any, ctx: Context, live: Any = None) -> Evidence:
     return _carry_out(decision, block, ctx, live, path, shown, cassette)
 
 
+def _store() -> Any:
+    """``record/store.py``, imported only when an item records."""
+    from ..record import store
+
+    return store
+
+
 def _locked(path: str):
     from ..files import locked
 
@@ -153,8 +160,7 @@ def _carry_out(decision: Any, block: Any, ctx: Context, live: Any, path: str, sh
         if ctx.dry_run:
             raise DryRun(f"would record: {live.dry_run(block, decision.runs_to_record)} into {shown}")
         said.append(decision.note)
-        how = ("append" if decision.action == modes.APPEND else "new" if decision.action == modes.REWRITE
-               else "replace")
+        how = _store().how_to_write(decision.action)
         try:
             said += live.record(block, ctx, path, decision.runs_to_record, how)
         except RecordingError as exc:

@@ -160,7 +160,7 @@ class Recorder:
         decision = self.decision
         if not decision.records or self.saved:
             return None
-        how = {modes.APPEND: store.APPEND, modes.REWRITE: store.NEW}.get(decision.action, store.REPLACE)
+        how = store.how_to_write(decision.action)
         if decision.action == modes.RECORD and self._recorded is None:
             how = store.FIRST  # another test (pytest -n 2) may have recorded the same cassette meanwhile
         stamp = store.utc_now()

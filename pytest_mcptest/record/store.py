@@ -17,6 +17,7 @@ from ..cassette import Cassette, dump_cassette, json_text, parse_cassette, write
 from ..engine.trace import Run
 from ..errors import InputError
 from ..files import locked, read_bytes
+from . import modes
 from .drift import catalog_sha256
 from .redact import Redactor
 
@@ -80,6 +81,13 @@ def _graft(before, after) -> None:
     if isinstance(before, dict) and isinstance(after, dict):
         for key, value in before.items():
             after.setdefault(key, value)
+
+
+def how_to_write(action: str) -> str:
+    """How a record mode's decision (its ``action``, ``record/modes.py``) writes the cassette:
+    its runs after the recorded ones (``append``), a new file in place of the old
+    (``rewrite``: ``new``), else in place of the recorded runs (``replace``)."""
+    return {modes.APPEND: APPEND, modes.REWRITE: NEW}.get(action, REPLACE)
 
 
 def merge(existing: Optional[Cassette], runs: list[Run], catalog: dict, meta: dict, how: str) -> Cassette:
