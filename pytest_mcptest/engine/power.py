@@ -91,11 +91,6 @@ def paired_runs_needed(drop: float, discordant: float, alpha: float, power: floa
     return (za * math.sqrt(discordant) + zb * math.sqrt(discordant - drop ** 2)) ** 2 / drop ** 2
 
 
-def paired_detectable_drop(pairs: float, discordant: float, alpha: float, power: float) -> float:
-    """The smallest drop Connor's formula detects with ``pairs`` pairs."""
-    return _bisect(lambda d: pairs - paired_runs_needed(d, discordant, alpha, power), 1e-12, discordant)
-
-
 def binomial_cdf(x: int, n: int, p: float) -> float:
     """``P(X <= x)`` for ``X ~ Binomial(n, p)``, as the beta CDF ``I_{1-p}(n - x, x + 1)``:
     a continued fraction of about ``sqrt(n)`` terms instead of a sum of ``x`` terms."""

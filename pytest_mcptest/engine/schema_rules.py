@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
-from .catalog import catalog_tools, input_schema, tool_name, type_names
+from .catalog import input_schema, tool_name, type_names
 from .description_rules import CRITICAL, WARNING, Finding
 
 SCHEMA_RULES: dict[str, tuple[str, str]] = {
@@ -99,8 +99,3 @@ def lint_tool_schema(tool: Mapping) -> tuple[Finding, ...]:
     out: list[Finding] = []
     _object(input_schema(tool), tool_name(tool), None, out, 0)
     return tuple(out)
-
-
-def lint_catalog_schemas(catalog: Any) -> tuple[Finding, ...]:
-    """Every tool's SCH findings, in catalog order."""
-    return tuple(f for tool in catalog_tools(catalog) for f in lint_tool_schema(tool))

@@ -157,9 +157,10 @@ def _schema_encoder() -> Callable[[Any, int], Sequence[str]]:
 _ABSENT = object()
 
 
-def _add_surface(parts: list, tools: Iterable[Mapping]) -> list:
-    """Append each tool's surface pieces to ``parts``; returns where each tool's pieces end."""
-    encode, add, ends = _schema_encoder(), parts.append, []
+def surface_text(tools: Iterable[Mapping]) -> str:
+    """The exact text whose tokens are the tool surface (see the module docstring)."""
+    encode, parts = _schema_encoder(), []
+    add = parts.append
     for tool in tools:
         if type(tool) is not dict and not isinstance(tool, Mapping):  # a dict skips the ABC's check
             continue
@@ -177,14 +178,6 @@ def _add_surface(parts: list, tools: Iterable[Mapping]) -> list:
         if schema is not None:
             parts.extend(encode(schema, 0))
             add("\n")
-        ends.append((tool, len(parts)))
-    return ends
-
-
-def surface_text(tools: Iterable[Mapping]) -> str:
-    """The exact text whose tokens are the tool surface (see the module docstring)."""
-    parts: list[str] = []
-    _add_surface(parts, tools)
     return "".join(parts)
 
 
@@ -204,15 +197,6 @@ def merged_catalog_tools(catalog: Mapping) -> list[Mapping]:
 def count_surface_tokens(tools: Iterable[Mapping]) -> int:
     """cl100k_base tokens of a tool list's surface (one encode of :func:`surface_text`)."""
     return count_tokens(surface_text(tools))
-
-
-def tool_token_counts(tools: Iterable[Mapping]) -> list[tuple[str, int]]:
-    """``(name, tokens)`` per tool, for a report that shows which tools are fat."""
-    encoding, parts, start, out = cl100k_base(), [], 0, []
-    for tool, end in _add_surface(parts, tools):
-        out.append((str(tool.get("name", "")), len(encoding.encode_ordinary("".join(parts[start:end])))))
-        start = end
-    return out
 
 
 # --------------------------------------------------------------------------- token efficiency

@@ -64,10 +64,6 @@ class Drift:
     changes: tuple[Change, ...] = ()
     rerecord: str = ""
 
-    @property
-    def drifted(self) -> bool:
-        return bool(self.changes)
-
     def message(self) -> str:
         """Several lines: the cassette, each change, then the command that re-records."""
         if not self.changes:

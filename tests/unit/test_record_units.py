@@ -115,7 +115,7 @@ def test_catalog_hash_ignores_key_order_but_not_content():
 def test_no_drift_when_everything_matches():
     d = drift.compare(recorded_meta(), PATH, "s.mcptest.yml::weather", model="anthropic:claude-sonnet-4-5",
                       prompt="Weather in Paris?", catalog=CATALOG)
-    assert not d.drifted and d.message() == ""
+    assert not d.changes and d.message() == ""
 
 
 def test_drift_in_the_model():
@@ -142,7 +142,7 @@ def test_drift_in_the_live_catalog():
 
 def test_nothing_recorded_means_nothing_compared():
     d = drift.compare({}, PATH, "s::w", model="x", prompt="p", catalog=CATALOG)
-    assert not d.drifted
+    assert not d.changes
 
 
 # -- redaction ------------------------------------------------------------------------------

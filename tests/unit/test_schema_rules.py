@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_mcptest.engine.schema_rules import SCHEMA_RULES, lint_catalog_schemas, lint_tool_schema
+from pytest_mcptest.engine.schema_rules import SCHEMA_RULES, lint_tool_schema
 
 
 def tool(schema) -> dict:
@@ -93,6 +93,3 @@ def test_nested_objects_and_array_items_are_checked_with_paths():
                              ("SCH-004", "entities[].name"), ("SCH-003", "entities[].meta")]
 
 
-def test_catalog_in_order():
-    tools = [tool(strict({"a": {"type": "string"}})), {"name": "u", "inputSchema": strict({"b": {}})}]
-    assert [(f.tool, f.rule) for f in lint_catalog_schemas({"tools": tools})] == [("t", "SCH-004"), ("u", "SCH-003")]
