@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
+from .record.modes import RecordMode
+
 
 class Context(NamedTuple):
     """Where cassettes are, the record mode, how paths are shown, how strict judgments are,
@@ -14,7 +16,7 @@ class Context(NamedTuple):
     importing attrs would cost more than the rest of the plugin."""
 
     cassette_dir: Optional[str] = None
-    record_mode: str = "none"
+    record_mode: RecordMode = RecordMode.NONE
     root: Optional[str] = None  # paths in messages are shown relative to it (pytest's rootdir)
     require_judgments: bool = False  # a criterion with no recorded verdict fails instead of deferring
     redact: tuple = ()  # --mcptest-redact patterns: what a recording replaces with "<redacted>"

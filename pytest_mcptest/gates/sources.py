@@ -15,6 +15,8 @@ import msgspec
 
 from ..cassette import Cassette, load_cassette
 from ..context import Context
+from ..record import modes
+from ..record.modes import RecordMode
 from ..errors import InputError, RecordingError
 from ..text import plural
 
@@ -87,7 +89,7 @@ def _load(path: str, shown: str, ctx: Context) -> Optional[Cassette]:
     try:
         # A session that records nothing reuses a kept parse without checking the file again
         # (the plugin starts each session with none kept: see load_cassette).
-        return load_cassette(path, shown, keep, recheck=ctx.record_mode != "none" or ctx.shared_cassettes is None)
+        return load_cassette(path, shown, keep, recheck=ctx.record_mode is not RecordMode.NONE or ctx.shared_cassettes is None)
     except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: a NUL in the path
         return None
     except InputError as exc:
@@ -96,28 +98,18 @@ def _load(path: str, shown: str, ctx: Context) -> Optional[Cassette]:
         raise RecordingUnavailable("cassette", shown, f"cannot read {shown}: {exc.strerror}") from None
 
 
-@lru_cache(maxsize=None)
-def _record_modes() -> Any:
-    """``record/modes.py``: imported at the first item, not at plugin start-up (see
-    ``record/__init__.py``), and once rather than per item (an import statement costs 2 us)."""
-    from ..record import modes
-
-    return modes
-
-
 def open_cassette(block: Any, ctx: Context, live: Any = None) -> Evidence:
     """The block's cassette, as its record mode says (``record/modes.py`` decides; see
     ``docs/recording.md``): replayed, or first recorded when the block's gate can record
     it live (its :class:`~.protocol.LiveRecording`, ``live``) and the mode asks for it. Judges the first ``runs:`` runs when the block sets it,
     and reports drift between the cassette and the suite. A :class:`RecordingUnavailable` says
     what is wrong."""
-    modes = _record_modes()
     path = cassette_path(block, ctx)
     shown = display(path, ctx.root)
     cassette = _load(path, shown, ctx)
     exists = cassette is not None
     # Asked only of a mode that may record: decide() never reads it for `none`.
-    can_record = ctx.record_mode != "none" and live is not None and live.can_record(block)
+    can_record = ctx.record_mode is not RecordMode.NONE and live is not None and live.can_record(block)
     needs = live.needs if live is not None else None
     decision = modes.decide(ctx.record_mode, shown, exists, len(cassette.runs) if cassette else 0,
                             getattr(block, "runs", None), can_record=can_record, recorder="the live agent runner",
@@ -149,7 +141,6 @@ def _locked(path: str):
 def _carry_out(decision: Any, block: Any, ctx: Context, live: Any, path: str, shown: str,
                cassette: Optional[Cassette]) -> Evidence:
     """:func:`open_cassette` once decided (under the cassette's lock when it records)."""
-    modes = _record_modes()
     if decision.action == modes.FAIL:
         if ctx.dry_run and cassette is None and getattr(block, "agent", ""):
             # A [distractors] item judges its agent's cassette: the agent item records it.

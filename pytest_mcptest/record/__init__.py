@@ -1,6 +1,7 @@
 """Making cassettes: the MCP recording proxy, the recorder behind the ``mcptest_recorder``
 fixture, what each record mode means, redaction and drift.
 
-Nothing here is imported by the engine or at plugin start-up; the ``mcp`` SDK is imported
-only inside the functions that talk to a server.
+The engine imports nothing from here. The plugin imports at start-up only what it needs
+then: the record modes (``modes.py``, standard library only) and the fixture's module
+(``fixture.py``); the ``mcp`` SDK is imported only inside the functions that talk to a server.
 """
