@@ -88,7 +88,7 @@ def test_each_provider_records_the_expected_run(api, shop, live_env):
         assert first.body["tools"][0]["function"]["parameters"] == TOOLS[0]["inputSchema"]
     # The cassette reads back as cassette v1.
     cassette = parse_cassette("live.json", dump_cassette(recording.cassette()))
-    assert cassette.runs[0].tool_names == ["get_weather"]
+    assert cassette.runs[0].names == ("get_weather",)
     assert cassette.runs[0].final_responses == ("Answer: 72F in Sacramento",)
     assert cassette.runs[0].tokens == Tokens(250, 50, 300)
 

@@ -125,7 +125,7 @@ def _judge(criterion: str, kind: str, recorded: dict, tool: Optional[str] = None
 
 def evaluate_conversation(spec: ConversationSpec, run: Run, require_judgments: bool = False) -> ConversationResult:
     """Decide a recorded run against a scenario's evaluation. Pure and deterministic."""
-    names = run.tool_names
+    names = run.names
     called = set(names)
     required_missing = tuple(t for t in spec.required_tools if t not in called)
     prohibited = set(spec.prohibited_tools)

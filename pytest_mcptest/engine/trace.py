@@ -167,7 +167,12 @@ def final_responses(turns: tuple) -> tuple[str, ...]:
 class Run:
     """One recorded run: its tool calls, conversation, tokens and cost; the task it is a
     trial of, which trial, and what the recorder noted of it (``meta``), when recorded; the
-    session's messages when ``mcptest record`` kept them."""
+    session's messages when ``mcptest record`` kept them.
+
+    An attrs class where the calls are msgspec Structs: the decoder builds the many calls
+    in C, a run is built once in Python, and attrs gives its two derived values (``names``,
+    ``final_responses``) slots of their own, filled at their first use. They are worked out
+    from frozen fields only, so nothing a reader can see of a run ever changes."""
 
     tool_calls: tuple[ToolCall, ...] = ()
     turns: tuple = ()
@@ -186,10 +191,6 @@ class Run:
         and a cassette that several items replay hands each of them the same run."""
         return tuple([c.name for c in self.tool_calls])
 
-    @property
-    def tool_names(self) -> list[str]:
-        return list(self.names)
-
     @functools.cached_property
     def final_responses(self) -> tuple[str, ...]:
         return final_responses(self.turns)
@@ -205,7 +206,7 @@ class Run:
             conversation["tokens"] = self.tokens.to_dict()
         env: dict = {
             "tool_calls": [c.to_dict() for c in self.tool_calls],
-            "tool_names": self.tool_names,
+            "tool_names": list(self.names),
             "actions": len(self.tool_calls),
             "turns": len(finals),
             "conversation": conversation,

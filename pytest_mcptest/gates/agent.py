@@ -226,7 +226,7 @@ def judge_run(block: AgentBlock, run, number: int, total: int, ctx: Context) -> 
         failures += [Failure("expected_trace", m.reason, number) for m in trace.mismatches]
         lines += _trace_lines(trace, run.tool_calls)
     if block.golden is not None:
-        outcome = judge_golden(run.tool_names, block.golden)
+        outcome = judge_golden(run.names, block.golden)
         envelope["golden"] = outcome.to_dict()
         if not outcome.score.passed:
             sc = outcome.score

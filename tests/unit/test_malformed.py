@@ -387,7 +387,7 @@ def test_v1_cassette_parses_with_defaults():
 
 def test_missing_version_is_read_as_v1():
     cassette = parse_cassette("c.json", json.dumps({"runs": [{"tool_calls": [{"name": "a"}]}]}))
-    assert cassette.shape == "v1" and cassette.runs[0].tool_names == ["a"]
+    assert cassette.shape == "v1" and cassette.runs[0].names == ("a",)
 
 
 def test_error_null_is_false():
@@ -412,7 +412,7 @@ def test_root_envelope_parses():
     assert cassette.shape == "envelope"
     assert len(cassette.runs) == 1
     run = cassette.runs[0]
-    assert run.tool_names == ["search", "open"]
+    assert run.names == ("search", "open")
     assert [c.error for c in run.tool_calls] == [False, True]
     assert run.final_responses == ("done",)
     assert run.tokens is None and run.cost_micros is None
@@ -424,7 +424,7 @@ def test_trace_envelope_parses():
     cassette = parse_cassette("trace.json", text)
     assert cassette.shape == "trace"
     run = cassette.runs[0]
-    assert run.tool_names == ["fetch"]
+    assert run.names == ("fetch",)
     assert run.tool_calls[0].error is False
     assert run.cost_micros == 7
     assert run.tokens == Tokens(1, 2, 3)
@@ -435,12 +435,12 @@ def test_trace_nesting_is_checked_before_root():
                        "trace": {"tool_calls": [{"name": "nested_call"}]}})
     cassette = parse_cassette("both.json", text)
     assert cassette.shape == "trace"
-    assert cassette.runs[0].tool_names == ["nested_call"]
+    assert cassette.runs[0].names == ("nested_call",)
 
 
 def test_trace_that_is_not_an_object_falls_back_to_root():
     cassette = parse_cassette("both.json", json.dumps({"trace": "x", "tool_calls": [{"name": "root_call"}]}))
-    assert cassette.shape == "envelope" and cassette.runs[0].tool_names == ["root_call"]
+    assert cassette.shape == "envelope" and cassette.runs[0].names == ("root_call",)
 
 
 @pytest.mark.parametrize("text, line, words", [
