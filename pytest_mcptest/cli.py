@@ -360,10 +360,7 @@ def _doctor_block(args, **how):
         raise InputError(args.config, f"no server named {args.server!r} under servers: "
                          f"(servers: {', '.join(sorted(suite.servers)) or 'none'})")
     folder = os.path.dirname(os.path.abspath(args.config))
-    server = resolve_server(spec, folder)
-    if server.get("lock"):
-        server["lock"] = os.path.normpath(os.path.join(folder, server["lock"]))
-    return for_server(args.server, server, args.config, **how)
+    return for_server(args.server, resolve_server(spec, folder), args.config, **how)
 
 
 def _doctor(args) -> int:

@@ -260,8 +260,10 @@ def read_catalog(path: str, shown: str) -> Any:
 def resolve_server(spec: dict, suite_dir: str) -> dict:
     """A ``servers:`` entry with its paths made absolute against the suite's folder: the
     snapshot file, or the folder a live server starts in (so `servers/shop.yml` means
-    what it says). A ``cassette:`` entry becomes the command that serves it."""
+    what it says), and its ``lock:`` file. A ``cassette:`` entry becomes the command that serves it."""
     spec = dict(spec)
+    if isinstance(spec.get("lock"), str) and spec["lock"]:
+        spec["lock"] = os.path.normpath(os.path.join(suite_dir, spec["lock"]))
     if "world" in spec:  # a scenario's world, served: "FILE.mcptest.yml::SCENARIO", the file beside the suite
         file, _, scenario = spec.pop("world").rpartition("::")
         return {**spec, **world_command(os.path.normpath(os.path.join(suite_dir, file)), scenario)}
