@@ -304,12 +304,12 @@ def _record(args) -> int:
             headers = {}
             scrub = redactor(args.redact or (), where="mcptest record --redact")
             if args.header:
-                from .record.verify import parse_headers, scrubber
+                from .record.headers import parse_headers, redactor_hiding
 
                 headers = parse_headers(args.header)
                 if not args.http:
                     raise ValueError("mcptest record: --header goes with --http (a stdio server takes no headers)")
-                scrub = scrubber(headers, args.redact or ())
+                scrub = redactor_hiding(headers, args.redact or ())
             if args.timeout is not None and not args.http:
                 raise ValueError("mcptest record: --timeout goes with --http (over stdio the host's own timeout "
                                  "applies, as without the proxy)")

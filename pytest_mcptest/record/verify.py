@@ -26,6 +26,7 @@ import attrs
 from ..errors import InputError, start_failure
 from ..mcp.json_diff import brief, differences, parse_path
 from ..mcp.recording import HANDSHAKE, Recording, load_recording
+from .headers import parse_headers, redactor_hiding
 
 NOT_RECORDED = -32601
 
@@ -265,27 +266,6 @@ def change_lines(outcome: Outcome) -> list[str]:
     return lines
 
 
-def scrubber(headers: dict, patterns=()):
-    """The recording's redactor, with the values of the HTTP headers given (a bearer token)
-    among the secrets: they never reach a written byte, even when a server echoes them."""
-    from .redact import Redactor, redactor
-
-    base = redactor(patterns, where="mcptest record --redact")
-    values = [v for v in headers.values() if v]
-    values += [v.split(None, 1)[1] for v in values if len(v.split(None, 1)) == 2]  # "Bearer X": X alone too
-    return Redactor([*base.secrets, *values], base.patterns) if headers else base
-
-
-def parse_headers(values) -> dict:
-    headers = {}
-    for value in values or ():
-        name, sep, text = value.partition(":")
-        if not sep or not name.strip():
-            raise ValueError(f"--header {value!r}: expected 'NAME: VALUE', as in 'Authorization: Bearer ...'")
-        headers[name.strip()] = text.strip()
-    return headers
-
-
 def update(path: str, recording: Recording, outcome: Outcome, server: str, headers: dict) -> int:
     """Append the new session to the cassette as a new run; returns its number."""
     from ..record.proxy import SessionLog
@@ -296,7 +276,7 @@ def update(path: str, recording: Recording, outcome: Outcome, server: str, heade
         (log.from_host if entry["from"] == "host" else log.from_server)(entry["message"])
     log.ended = "mcptest verify --update"
     run = log.run([server], recorder="mcptest verify --update", recorded_at=store.utc_now())
-    written = store.save(path, [run], log.catalog([server]), {}, store.APPEND, scrubber(headers))
+    written = store.save(path, [run], log.catalog([server]), {}, store.APPEND, redactor_hiding(headers))
     return len(written.runs)
 
 
