@@ -12,7 +12,7 @@ from pytest_mcptest.engine.trace import Tokens
 from pytest_mcptest.live.limits import Budget, RateLimiter, SharedRateLimiter, limiter_for
 from pytest_mcptest.live.pricing import cost_micros, price_of
 from pytest_mcptest.live.provider import (LiveError, ModelRef, ModelSettings, Price,
-                                          parse_model, scrub, settings_for)
+                                          key_redactor, parse_model, scrub, settings_for)
 from pytest_mcptest.live.providers import make_provider
 from pytest_mcptest.live.runner import AgentTask, Ledger, Spend, record_agent, spend_lines
 from pytest_mcptest.live.servers import ServerSpec, ToolBoard, server_specs
@@ -121,11 +121,13 @@ def test_tool_board_names_every_tool_so_a_provider_accepts_it():
     assert board.target("nope") is None
 
 
-def test_scrub_replaces_key_values(monkeypatch):
+def test_the_key_redactor_replaces_key_values(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-abcdefgh12345")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "short")  # too short to be a key worth hunting
-    assert scrub({"k": ["x sk-abcdefgh12345 y"], "sk-abcdefgh12345": 1}) == {"k": ["x <redacted> y"],
-                                                                             "<redacted>": 1}
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    assert key_redactor().value({"k": ["x sk-abcdefgh12345 y"], "sk-abcdefgh12345": 1}) == {
+        "k": ["x <redacted> y"], "<redacted>": 1}
+    assert scrub("an error quoting sk-abcdefgh12345") == "an error quoting <redacted>"
     assert scrub("short") == "short"
 
 

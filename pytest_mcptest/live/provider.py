@@ -12,8 +12,9 @@ SDK: :func:`~.providers.make_provider` imports the one asked for, and a missing 
 :class:`LiveError` naming the extra to install.
 
 Keys come only from the SDKs' own environment variables and are never passed around
-in this process: the SDK client reads them itself. :func:`scrub` removes their values
-from any text or JSON value before it leaves the live tier.
+in this process: the SDK client reads them itself. :func:`key_redactor` removes their
+values (by the rules a cassette is written with) from any text or JSON value before it
+leaves the live tier.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import attrs
 
 from ..engine.trace import Tokens
 from ..engine.values import is_number
+from ..record.redact import Redactor
 
 # ``openai-responses``: the same models and keys as ``openai``, asked through the Responses API
 PROVIDERS = ("anthropic", "openai", "openai-responses")
@@ -333,26 +335,12 @@ def missing_extra(sdk: str) -> LiveError:
 
 # --------------------------------------------------------------------------- secrets
 
-_MIN_SECRET = 8
+def key_redactor() -> Redactor:
+    """The redactor of every provider key variable set now (with the secret shapes every
+    recording hides): the same rules as what a cassette is written with."""
+    return Redactor({os.environ.get(n, "") for names in KEY_VARIABLES.values() for n in names})
 
 
-def secret_values() -> list[str]:
-    """The values of every provider key variable set now, longest first."""
-    values = {os.environ.get(n, "") for names in KEY_VARIABLES.values() for n in names}
-    return sorted((v for v in values if len(v) >= _MIN_SECRET), key=len, reverse=True)
-
-
-def scrub(value: Any, secrets: Optional[list[str]] = None) -> Any:
-    """``value`` (a string or JSON value) with every key value replaced by ``<redacted>``."""
-    secrets = secret_values() if secrets is None else secrets
-    if not secrets:
-        return value
-    if isinstance(value, str):
-        for secret in secrets:
-            value = value.replace(secret, "<redacted>")
-        return value
-    if isinstance(value, dict):
-        return {scrub(k, secrets): scrub(v, secrets) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [scrub(v, secrets) for v in value]
-    return value
+def scrub(text: str) -> str:
+    """``text`` (an error message) with every provider key in it replaced by ``<redacted>``."""
+    return key_redactor().text(text)

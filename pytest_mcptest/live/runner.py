@@ -46,8 +46,7 @@ from ..text import plural
 from .judge import judge, statements
 from .limits import Budget, limiter_for
 from .pricing import cost_micros, price_of
-from .provider import (LiveError, Provider, Reply, parse_model, scrub, secret_values,
-                       settings_for)
+from .provider import LiveError, Provider, Reply, key_redactor, parse_model, settings_for
 from .providers import make_provider
 from .servers import ServerHub, ServerSpec, ToolBoard, open_servers
 
@@ -451,11 +450,11 @@ def notes_for(ledger: Ledger, catalogs: Sequence, models: Sequence[Model]) -> li
 def finish(runs: list, catalog: dict, meta: dict, notes: list, ledger: Ledger) -> Recording:
     """The recording, every API key it holds replaced: in the JSON the writer makes of it,
     read back by the cassette reader."""
-    secrets = secret_values()
-    written = scrub(as_json(Cassette(runs=tuple(runs), meta=meta, catalog=catalog)), secrets)
+    redactor = key_redactor()
+    written = redactor.value(as_json(Cassette(runs=tuple(runs), meta=meta, catalog=catalog)))
     cassette = parse_cassette("the live recording", json.dumps(written, ensure_ascii=False))
     return Recording(runs=cassette.runs, catalog=cassette.catalog, meta=cassette.meta,
-                     notes=tuple(scrub(notes, secrets)), spend=ledger.spend())
+                     notes=tuple(map(redactor.text, notes)), spend=ledger.spend())
 
 
 async def record_agent_async(task: AgentTask, models: Optional[Mapping] = None, concurrency: int = 4,
