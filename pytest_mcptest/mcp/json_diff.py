@@ -17,6 +17,8 @@ import json
 import re
 from typing import Any, Iterable, Optional
 
+from ..engine.values import is_number
+
 ANY = object()  # the wildcard segment: any key (``*``) or any index (``[*]``)
 _TOKEN = re.compile(r'\.?([^.\[\]"]+)|\[(\d+|\*)\]|\["((?:[^"\\]|\\.)*)"\]')
 
@@ -86,10 +88,6 @@ def _as_json(value: Any) -> Any:
     return value
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def differences(recorded: Any, got: Any, ignore: Optional[list] = None, limit: int = 20,
                 path: tuple = ()) -> list[tuple[str, Any, Any]]:
     """Where ``got`` differs from ``recorded``: ``(path, recorded value, got value)`` each, at
@@ -112,7 +110,7 @@ def _walk(a: Any, b: Any, ignore: list, path: tuple, out: list, limit: int) -> N
         for i in range(max(len(a), len(b))):
             _walk(a[i] if i < len(a) else ABSENT, b[i] if i < len(b) else ABSENT, ignore, path + (i,), out, limit)
         return
-    if _number(a) and _number(b):
+    if is_number(a) and is_number(b):
         same = a == b
     else:
         same = type(a) is type(b) and a == b
