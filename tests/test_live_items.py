@@ -62,6 +62,7 @@ def test_a_conversation_item_is_played_live_then_replayed_with_the_same_report(p
         live_env(fake)
         live = _record(pytester)
     live.assert_outcomes(passed=1)
+    live.stdout.fnmatch_lines(["*recording 1 run(s) into chat.json with the live conversation runner*"])
     # Each role reached the fake as configured: the agent on Anthropic with the shop's tools,
     # the synthetic user (the agent's model, by default) with its persona and overrides, the
     # judge on OpenAI (config.judge.model) with its extra instructions.

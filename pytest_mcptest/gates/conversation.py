@@ -135,7 +135,8 @@ def _play(task, **kwargs):
 
 LIVE = LiveRecording(
     needs="the agent's `model:` (and, for tools, `servers:` it can start (a `command:`, not only a saved `catalog:`))",
-    can_record=can_record, task=_task, run=_play, meta=lambda block: {"conversation": block.name})
+    can_record=can_record, task=_task, run=_play, meta=lambda block: {"conversation": block.name},
+    recorder="the live conversation runner")
 
 
 # --------------------------------------------------------------------------- terminal summary

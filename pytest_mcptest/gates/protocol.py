@@ -31,13 +31,14 @@ class LiveRecording:
     ``task(block, runs)`` makes the live task, which can say what it would spend
     (``.dry_run()``, for ``--mcptest-dry-run``); ``run(task, models=, concurrency=, rate_dir=)``
     records it (``live/``); ``meta(block)`` is what the cassette's ``meta`` carries beside
-    the recording's own."""
+    the recording's own; ``recorder`` names what records, in the record mode's notes."""
 
     needs: str
     can_record: Callable[[Any], bool]
     task: Callable[[Any, int], Any]
     run: Callable[..., Any]
     meta: Callable[[Any], dict]
+    recorder: str = "the live agent runner"
 
     def dry_run(self, block: Any, runs: int) -> str:
         """What recording ``runs`` runs of ``block`` would spend, in one line, calling nothing."""

@@ -111,15 +111,16 @@ def open_cassette(block: Any, ctx: Context, live: Any = None) -> Evidence:
     # Asked only of a mode that may record: decide() never reads it for `none`.
     can_record = ctx.record_mode is not RecordMode.NONE and live is not None and live.can_record(block)
     needs = live.needs if live is not None else None
+    recorder = live.recorder if live is not None else "a recorder"
     decision = modes.decide(ctx.record_mode, shown, exists, len(cassette.runs) if cassette else 0,
-                            getattr(block, "runs", None), can_record=can_record, recorder="the live agent runner",
+                            getattr(block, "runs", None), can_record=can_record, recorder=recorder,
                             needs=needs)
     if decision.records and not ctx.dry_run:
         with _locked(path):  # items sharing a cassette (pytest -n 2) record it once: the second replays
             cassette = _load(path, shown, ctx)
             decision = modes.decide(ctx.record_mode, shown, cassette is not None,
                                     len(cassette.runs) if cassette else 0, getattr(block, "runs", None),
-                                    can_record=can_record, recorder="the live agent runner",
+                                    can_record=can_record, recorder=recorder,
                                     needs=needs)
             return _carry_out(decision, block, ctx, live, path, shown, cassette)
     return _carry_out(decision, block, ctx, live, path, shown, cassette)
