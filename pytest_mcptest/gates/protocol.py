@@ -20,7 +20,8 @@ from typing import Any, Callable, Mapping, Optional
 import attrs
 
 from ..context import Context
-from .sources import record_live, startable
+from .servers import startable
+from .sources import record_live
 
 
 @attrs.frozen

@@ -19,7 +19,8 @@ from ..suite.model import Block
 from ..text import findings
 from ..verdict import Failure, GateResult
 from .protocol import Gate
-from .sources import Evidence, RecordingUnavailable, catalog_source, display, read_catalog
+from .servers import read_catalog
+from .sources import Evidence, RecordingUnavailable, catalog_source, display
 
 KIND = "tool_bench"
 SECTIONS = ("tool_bench",)

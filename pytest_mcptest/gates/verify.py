@@ -23,7 +23,8 @@ from ..suite.doc import Doc, common, near, plain, suite_path
 from ..suite.model import Block
 from ..verdict import Failure, GateResult
 from .protocol import Gate
-from .sources import Evidence, RecordingUnavailable, resolve_server
+from .servers import resolve_server
+from .sources import Evidence, RecordingUnavailable
 
 KIND = "verify"
 SECTIONS = ("verify",)
