@@ -32,11 +32,11 @@ mean of the per-run ratios, rounded once.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 import attrs
 
-from .selection import function_classes, select_run
+from .selection import FunctionClass, function_classes, select_run
 from .toolid import call_id
 from .trace import Run, ToolCall
 from .values import percent
@@ -80,7 +80,7 @@ class RunOrchestration:
         return out
 
 
-def _recovered(calls: Sequence[Any], i: int, classes) -> bool:
+def _recovered(calls: Sequence[ToolCall], i: int, classes: tuple[FunctionClass, ...]) -> bool:
     failed = calls[i]
     failed_id = call_id(failed)
     its_classes = [c for c in classes if c.hit_by(failed)]
@@ -92,7 +92,7 @@ def _recovered(calls: Sequence[Any], i: int, classes) -> bool:
     return False
 
 
-def orchestrate_run(calls: Sequence[ToolCall], classes: Iterable[Any]) -> RunOrchestration:
+def orchestrate_run(calls: Sequence[ToolCall], classes: Iterable[FunctionClass]) -> RunOrchestration:
     """The five diagnostics of one run's calls against the classes."""
     classes = function_classes(classes)
     calls = tuple(calls)
@@ -143,7 +143,7 @@ class Orchestration:
         return out
 
 
-def orchestration(runs: Sequence[Run], classes: Iterable[Any]) -> Orchestration:
+def orchestration(runs: Sequence[Run], classes: Iterable[FunctionClass]) -> Orchestration:
     """Score runs against the classes."""
     classes = function_classes(classes)
     per_run = tuple(orchestrate_run(run.tool_calls, classes) for run in runs)
