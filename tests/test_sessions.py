@@ -247,7 +247,7 @@ def test_a_host_that_sends_garbage_to_serve_gets_json_rpc_errors(recorded):
 
 @pytest.mark.parametrize("args, expected", [
     (["--run", "7"], "has 1 run(s); --run 7 is not one of them"),
-    (["--ignore-arg", "a..b"], "cannot read the path at character 2"),
+    (["--ignore-arg", "a..b"], "empty segment at column 3 of path 'a..b'"),
     (["--http", "localhost"], "expected HOST:PORT"),
 ])
 def test_serve_bad_input_is_one_clear_line(recorded, capsys, args, expected):

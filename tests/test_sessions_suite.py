@@ -80,7 +80,7 @@ verify:
     result = pytester.runpytest("-p", "no:cacheprovider")
     text = result.stdout.str()
     assert "no server named 'nots'" in text and "did you mean 'notes'" in text
-    assert "cannot read the path at character 2" in text
+    assert "empty segment at column 3 of path 'a..b'" in text
     assert "Traceback" not in text
 
 

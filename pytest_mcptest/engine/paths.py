@@ -1,7 +1,9 @@
 """Dotted paths into JSON values: ``tool_calls[-1].args.city``, ``tool["read_file"].score``.
 
 One grammar serves the ``expect:`` targets, the world's state paths, guards and
-effects, so a path that works in one place works in all of them.
+effects, and the paths ``mcptest verify`` and ``mcptest serve`` are told to ignore (which
+may also hold the wildcards ``*``, any key, and ``[*]``, any index), so a path that works
+in one place works in all of them.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ _TOKEN = re.compile(
     r"""
     (?P<name>[^.\[\]"]+)               # a bare key
     | \[\s*(?P<index>-?\d+)\s*\]        # [3] or [-1]
+    | \[\s*(?P<star>\*)\s*\]              # [*]: any index, where wildcards are allowed
     | \[\s*"(?P<dq>(?:[^"\\]|\\.)*)"\s*\]   # ["key with. dots"]
     | \[\s*'(?P<sq>(?:[^'\\]|\\.)*)'\s*\]   # ['key']
     | "(?P<qk>(?:[^"\\]|\\.)*)"           # ."3" or ."key with. dots": a quoted key after a dot
@@ -28,20 +31,31 @@ class PathError(ValueError):
     """A path that cannot be parsed."""
 
 
+class _Any:
+    """The wildcard segment: any key (``*``) or any index (``[*]``)."""
+
+    def __repr__(self) -> str:
+        return "ANY"
+
+
+ANY = _Any()
+
 _CACHE: dict[str, tuple[Segment, ...]] = {}
 
 
-def parse_path(path: str) -> tuple[Segment, ...]:
-    """Split a path into keys (str) and list indexes (int).
+def parse_path(path: str, wildcards: bool = False) -> tuple[Segment, ...]:
+    """Split a path into keys (str) and list indexes (int); with ``wildcards``, a bare ``*``
+    key and a ``[*]`` index are :data:`ANY` (a quoted ``["*"]`` is the key ``*``).
 
     Raises :class:`PathError` naming the column of the first bad character.
     """
-    cached = _CACHE.get(path)
-    if cached is not None:
-        return cached
+    if not wildcards:
+        cached = _CACHE.get(path)
+        if cached is not None:
+            return cached
     if not isinstance(path, str) or not path.strip():
         raise PathError("a path must be a non-empty string")
-    segments: list[Segment] = []
+    segments: list = []
     pos = 0
     expect_segment = True
     while pos < len(path):
@@ -55,10 +69,17 @@ def parse_path(path: str) -> tuple[Segment, ...]:
         elif m.group("name") is not None:
             if not expect_segment:
                 raise PathError(f"missing '.' before {m.group('name')!r} in path {path!r}")
-            segments.append(m.group("name").strip())
+            name = m.group("name").strip()
+            segments.append(ANY if wildcards and name == "*" else name)
             expect_segment = False
         elif m.group("index") is not None:
             segments.append(int(m.group("index")))
+            expect_segment = False
+        elif m.group("star") is not None:
+            if not wildcards:
+                raise PathError(f"a wildcard [*] at column {pos + 1} of path {path!r}: only a path to ignore "
+                                f"may hold one")
+            segments.append(ANY)
             expect_segment = False
         elif m.group("qk") is not None:
             if not expect_segment:
@@ -73,7 +94,7 @@ def parse_path(path: str) -> tuple[Segment, ...]:
     if expect_segment:
         raise PathError(f"path {path!r} ends with '.'")
     result = tuple(segments)
-    if len(_CACHE) < 10_000:
+    if not wildcards and len(_CACHE) < 10_000:
         _CACHE[path] = result
     return result
 

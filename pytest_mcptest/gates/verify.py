@@ -42,7 +42,8 @@ class VerifyBlock(Block):
 
 
 def build(doc: Doc, parts, raw: dict) -> VerifyBlock:
-    from ..mcp.json_diff import PathError, parse_path
+    from ..engine.paths import PathError
+    from ..mcp.json_diff import ignore_path
 
     servers = doc.root.get("servers") or {}
     name = raw["server"]
@@ -56,7 +57,7 @@ def build(doc: Doc, parts, raw: dict) -> VerifyBlock:
     ignore = tuple(raw.get("ignore") or ())
     for i, path in enumerate(ignore):
         try:
-            parse_path(path)
+            ignore_path(path)
         except PathError as exc:
             raise doc.error(parts + ["ignore", i], str(exc)) from None
     fields = common(doc, parts, raw, KIND)

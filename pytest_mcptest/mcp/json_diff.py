@@ -4,9 +4,9 @@ Shared by ``mcptest serve`` (which recorded call matches a request, and what dif
 the closest) and ``mcptest verify`` (which answers of a new server build changed).
 
 Paths are dotted keys with list indexes, rooted at the JSON-RPC answer:
-``result.content[0].text.datetime``. ``[*]`` stands for any index and ``*`` for any key;
-``["a.b"]`` names a key that holds a dot. A string whose text is a JSON object or array
-(the usual way a tool answers with data) is compared as that JSON, and a path goes on into
+``result.content[0].text.datetime``, written as ``expect:`` paths are (``engine/paths.py``);
+``[*]`` stands for any index and ``*`` for any key; ``["a.b"]`` names a key that holds a dot.
+A string whose text is a JSON object or array (the usual way a tool answers with data) is compared as that JSON, and a path goes on into
 it (``text.datetime`` above). Numbers are compared as numbers (``1`` equals ``1.0``, never
 ``true``). Ignoring a path ignores everything under it.
 """
@@ -14,13 +14,10 @@ it (``text.datetime`` above). Numbers are compared as numbers (``1`` equals ``1.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Iterable, Optional
 
+from ..engine.paths import ANY, format_path, parse_path
 from ..engine.values import is_number
-
-ANY = object()  # the wildcard segment: any key (``*``) or any index (``[*]``)
-_TOKEN = re.compile(r'\.?([^.\[\]"]+)|\[(\d+|\*)\]|\["((?:[^"\\]|\\.)*)"\]')
 
 
 class _Absent:
@@ -33,42 +30,15 @@ class _Absent:
 ABSENT = _Absent()
 
 
-class PathError(ValueError):
-    """An ignore path that is not one (the message says where and what)."""
-
-
-def parse_path(text: str) -> tuple:
-    """``result.content[0].text`` -> ``("result", "content", 0, "text")``; PathError if bad."""
-    if not isinstance(text, str) or not text.strip():
-        raise PathError(f"{text!r}: an empty path; write it like result.content[0].text.datetime")
-    parts: list = []
-    at = 0
-    while at < len(text):
-        found = _TOKEN.match(text, at)
-        if found is None or (found.group(1) is not None and text[at] == "." and at == 0):
-            raise PathError(f"{text!r}: cannot read the path at character {at + 1} ({text[at:at + 12]!r}); "
-                            f"write keys with dots and indexes in brackets, like result.content[0].text.datetime")
-        key, index, quoted = found.groups()
-        if key is not None:
-            parts.append(ANY if key == "*" else key)
-        elif index is not None:
-            parts.append(ANY if index == "*" else int(index))
-        else:
-            parts.append(json.loads(f'"{quoted}"'))
-        at = found.end()
-    return tuple(parts)
+def ignore_path(text: str) -> tuple:
+    """A path to ignore, ``result.content[*].text``: the one path grammar (``engine/paths.py``,
+    as ``expect:`` reads it) with its wildcards; a bad one is a :class:`PathError`."""
+    return parse_path(text, wildcards=True)
 
 
 def show_path(parts: Iterable) -> str:
-    out = ""
-    for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif isinstance(part, str) and re.fullmatch(r"[^.\[\]\"]+", part) and part != "*":
-            out += ("." if out else "") + part
-        else:
-            out += "[" + json.dumps(part) + "]"
-    return out or "(the whole answer)"
+    """Where a difference lies, as the path grammar writes it (the root, said in words)."""
+    return format_path(tuple(parts)) or "(the whole answer)"
 
 
 def _ignored(path: tuple, patterns: list) -> bool:
@@ -92,7 +62,7 @@ def differences(recorded: Any, got: Any, ignore: Optional[list] = None, limit: i
                 path: tuple = ()) -> list[tuple[str, Any, Any]]:
     """Where ``got`` differs from ``recorded``: ``(path, recorded value, got value)`` each, at
     most ``limit`` of them, in document order; ``ABSENT`` stands for a missing key or item.
-    ``ignore`` holds parsed paths (:func:`parse_path`)."""
+    ``ignore`` holds parsed paths (:func:`ignore_path`)."""
     out: list = []
     _walk(recorded, got, list(ignore or ()), path, out, limit)
     return out

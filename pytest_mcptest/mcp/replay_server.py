@@ -35,7 +35,7 @@ from typing import Any, Optional
 
 from ..errors import InputError, start_failure
 from ..text import printable
-from .json_diff import brief, differences, parse_path
+from .json_diff import brief, differences, ignore_path
 from .recording import HANDSHAKE, Recording
 from .serving import tool_fault
 
@@ -60,7 +60,7 @@ class Matcher:
 
     def __init__(self, recording: Recording, match: str = "args", ignore_args: tuple = ()):
         self.match = match
-        self.ignore = [("arguments",) + parse_path(p) for p in ignore_args]
+        self.ignore = [("arguments",) + ignore_path(p) for p in ignore_args]
         self.by_method: dict = {}
         for exchange in recording.exchanges:
             if exchange.answer is not None and exchange.method not in HANDSHAKE:
@@ -248,7 +248,7 @@ def run(cassette: str, run_number: Optional[int] = None, match: str = "args", ig
     try:
         fault = parse_fault(fault_spec)
         for path in ignore_args:
-            parse_path(path)
+            ignore_path(path)
         recording = load_recording(cassette, run_number)
         host, port = _address(http) if http else (None, None)
     except (MockError, ValueError, InputError, OSError) as exc:

@@ -24,7 +24,7 @@ from typing import Any, Optional
 import attrs
 
 from ..errors import InputError, start_failure
-from ..mcp.json_diff import brief, differences, parse_path
+from ..mcp.json_diff import brief, differences, ignore_path
 from ..mcp.recording import HANDSHAKE, Recording, load_recording
 from .headers import parse_headers, redactor_hiding
 
@@ -219,7 +219,7 @@ def verify(recording: Recording, command: list[str], url: Optional[str] = None, 
 
     from ..mcp.client import StderrTail, _leaf, _quiet_sdk_logging
 
-    patterns = [parse_path(p) for p in ignore]
+    patterns = [ignore_path(p) for p in ignore]
     tail = StderrTail()
     with _quiet_sdk_logging():
         try:
@@ -292,7 +292,7 @@ def main(args) -> int:
         if headers and not args.http:
             raise ValueError("--header goes with --http (a stdio server takes no headers)")
         for path in args.ignore or ():
-            parse_path(path)
+            ignore_path(path)
         recording = load_recording(args.cassette, args.run)
     except (ValueError, InputError, OSError) as exc:
         print(start_failure("mcptest verify", args.cassette, exc), file=sys.stderr)

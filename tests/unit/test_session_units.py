@@ -9,7 +9,8 @@ import json
 import pytest
 from hypothesis import given, strategies as st
 
-from pytest_mcptest.mcp.json_diff import ANY, PathError, differences, parse_path, show_path
+from pytest_mcptest.engine.paths import ANY, PathError, parse_path
+from pytest_mcptest.mcp.json_diff import differences, ignore_path, show_path
 from pytest_mcptest.mcp.recording import Exchange, Recording
 from pytest_mcptest.mcp.replay_server import Matcher, NoMatch
 from pytest_mcptest.record.proxy import SessionLog
@@ -95,13 +96,18 @@ def test_the_legacy_and_the_2026_handshakes_name_the_server_and_version():
 # -- comparison and paths -----------------------------------------------------------------------
 
 
-def test_paths_parse_and_show():
-    assert parse_path("result.content[0].text.datetime") == ("result", "content", 0, "text", "datetime")
-    assert parse_path('a[*].*["b.c"]') == ("a", ANY, ANY, "b.c")
+def test_paths_to_ignore_are_expect_paths_with_wildcards():
+    assert ignore_path("result.content[0].text.datetime") == ("result", "content", 0, "text", "datetime")
+    assert ignore_path('a[*].*["b.c"]') == ("a", ANY, ANY, "b.c")
+    assert ignore_path('a["*"]') == ("a", "*")  # quoted: the key named *
+    assert ignore_path("result.content[0]['a b']") == parse_path("result.content[0]['a b']")  # one grammar
     assert show_path(("result", "content", 0, "a.b")) == 'result.content[0]["a.b"]'
+    assert show_path(()) == "(the whole answer)"
     for bad in ("", "a..b", ".a", "a[x]", "a[", 5):
         with pytest.raises(PathError):
-            parse_path(bad)
+            ignore_path(bad)
+    with pytest.raises(PathError, match="only a path to ignore may hold one"):
+        parse_path("tool_calls[*].name")  # an expect: path names one place
 
 
 def test_json_in_text_numbers_and_ignored_paths():
@@ -109,7 +115,7 @@ def test_json_in_text_numbers_and_ignored_paths():
     got = {"result": {"content": [{"type": "text", "text": '{"n": 1.0, "t": "10:00", "ok": 1}'}]}}
     assert differences(recorded, got) == [("result.content[0].text.t", "09:00", "10:00"),
                                           ("result.content[0].text.ok", True, 1)]
-    assert differences(recorded, got, [parse_path("result.content[*].text.t"), parse_path("*.content")]) == []
+    assert differences(recorded, got, [ignore_path("result.content[*].text.t"), ignore_path("*.content")]) == []
 
 
 json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
