@@ -17,17 +17,7 @@ import json
 from typing import Any, Iterable, Optional
 
 from ..engine.paths import ANY, format_path, parse_path
-from ..engine.values import is_number
-
-
-class _Absent:
-    """A key or list item one side does not have."""
-
-    def __repr__(self) -> str:
-        return "<absent>"
-
-
-ABSENT = _Absent()
+from ..engine.values import ABSENT, is_number
 
 
 def ignore_path(text: str) -> tuple:
