@@ -15,9 +15,9 @@ import msgspec
 
 from ..cassette import Cassette, load_cassette
 from ..context import Context
+from ..errors import InputError, RecordingError
 from ..record import modes
 from ..record.modes import RecordMode
-from ..errors import InputError, RecordingError
 from ..text import plural
 
 
@@ -89,7 +89,8 @@ def _load(path: str, shown: str, ctx: Context) -> Optional[Cassette]:
     try:
         # A session that records nothing reuses a kept parse without checking the file again
         # (the plugin starts each session with none kept: see load_cassette).
-        return load_cassette(path, shown, keep, recheck=ctx.record_mode is not RecordMode.NONE or ctx.shared_cassettes is None)
+        recheck = ctx.record_mode is not RecordMode.NONE or ctx.shared_cassettes is None
+        return load_cassette(path, shown, keep, recheck=recheck)
     except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: a NUL in the path
         return None
     except InputError as exc:

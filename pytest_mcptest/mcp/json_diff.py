@@ -6,9 +6,10 @@ the closest) and ``mcptest verify`` (which answers of a new server build changed
 Paths are dotted keys with list indexes, rooted at the JSON-RPC answer:
 ``result.content[0].text.datetime``, written as ``expect:`` paths are (``engine/paths.py``);
 ``[*]`` stands for any index and ``*`` for any key; ``["a.b"]`` names a key that holds a dot.
-A string whose text is a JSON object or array (the usual way a tool answers with data) is compared as that JSON, and a path goes on into
-it (``text.datetime`` above). Numbers are compared as numbers (``1`` equals ``1.0``, never
-``true``). Ignoring a path ignores everything under it.
+A string whose text is a JSON object or array (the usual way a tool answers with data) is
+compared as that JSON, and a path goes on into it (``text.datetime`` above). Numbers are
+compared as numbers (``1`` equals ``1.0``, never ``true``). Ignoring a path ignores
+everything under it.
 """
 
 from __future__ import annotations
