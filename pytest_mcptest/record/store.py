@@ -13,7 +13,7 @@ import json
 import time
 from typing import Optional
 
-from ..cassette import Cassette, dump_cassette, json_text, parse_cassette, write_cassette
+from ..cassette import Cassette, as_json, json_text, keep_unknown, parse_cassette, write_cassette
 from ..engine.trace import Run
 from ..errors import InputError
 from ..files import locked, read_bytes
@@ -50,37 +50,6 @@ def _read_existing(path: str) -> tuple[Optional[Cassette], Optional[dict]]:
         raise InputError(path, "holds a single run in an older shape (no 'runs'); a recorder adds runs only to "
                                "a cassette v1: move it aside or record with a mode that replaces it")
     return cassette, json.loads(data)
-
-
-def keep_unknown(raw, written, kept_runs: int) -> None:
-    """Put back into ``written`` (the JSON of the merged cassette) what the existing file held
-    that the typed model has no field for: keys a user or another tool added at the top,
-    in a run, a call, a message, the conversation or its token counts (the format is open
-    to them). The runs kept from the
-    file are its first ``kept_runs``, in order; a key the writer left out (a false flag,
-    an empty list) reads the same when put back."""
-    if not isinstance(raw, dict) or not isinstance(written, dict):
-        return
-    _graft(raw, written)
-    old, new = raw.get("runs"), written.get("runs")
-    if isinstance(old, list) and isinstance(new, list):
-        for before, after in zip(old[:kept_runs], new):
-            _graft(before, after)
-            if not (isinstance(before, dict) and isinstance(after, dict)):
-                continue
-            for key in ("tool_calls", "messages"):
-                for a, b in zip(before.get(key) or (), after.get(key) or ()):
-                    _graft(a, b)
-            said, says = before.get("conversation"), after.get("conversation")
-            _graft(said, says)  # the conversation's own keys, then its token counts' (a cache-read count, say)
-            if isinstance(said, dict) and isinstance(says, dict):
-                _graft(said.get("tokens"), says.get("tokens"))
-
-
-def _graft(before, after) -> None:
-    if isinstance(before, dict) and isinstance(after, dict):
-        for key, value in before.items():
-            after.setdefault(key, value)
 
 
 def how_to_write(action: str) -> str:
@@ -123,7 +92,7 @@ def save(path: str, runs: list[Run], catalog: dict, meta: dict, how: str, redact
         if how == FIRST:
             how = APPEND if existing is not None else NEW
         merged = merge(existing, runs, catalog, meta, how)
-        written = json.loads(dump_cassette(merged))
+        written = as_json(merged)
         if raw is not None and how != NEW:
             keep_unknown(raw, written, len(existing.runs) if how == APPEND else 0)
         text = json_text(redactor.value(written))
