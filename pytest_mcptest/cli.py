@@ -341,7 +341,7 @@ def _record_out_problem(args) -> str:
 def _doctor_block(args, **how):
     """The ``tool_quality`` block for ``--catalog FILE`` or ``--server NAME --config SUITE``
     (``how``: which of its gates apply, see ``for_server``)."""
-    from .gates.servers import resolve_server
+    from .gates.server_entries import resolve_server
     from .gates.tool_quality import for_server
     from .files import regular_file_problem
     from .suite.cache import load_suite_cached

@@ -97,7 +97,7 @@ def suite_security(config: str, as_json: bool) -> int:
     from .engine.catalog import CatalogError
     from .engine.security_rules import lint_servers_security, security_counts
     from .files import regular_file_problem
-    from .gates.servers import resolve_server, server_catalog
+    from .gates.server_entries import resolve_server, server_catalog
     from .report import dumps
     from .suite.cache import load_suite_cached
 

@@ -26,7 +26,7 @@ from ..verdict import Failure, GateResult
 from . import claims as claims_gate
 from . import distractors, matrix, stability
 from .protocol import AGENT_NEEDS, Gate, LiveRecording, agent_can_record, agent_runner
-from .servers import resolve_server
+from .server_entries import resolve_server
 
 KIND = "agent"
 SECTIONS = ("agents", "tests")

@@ -25,7 +25,7 @@ from ..text import findings
 from ..verdict import Failure, GateResult
 from . import stability
 from .protocol import Gate, LiveRecording
-from .servers import named_servers, startable
+from .server_entries import named_servers, startable
 
 KIND = "conversation"
 SECTIONS = ("conversations",)

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping, Optional
 import attrs
 
 from ..context import Context
-from .servers import startable
+from .server_entries import startable
 from .sources import record_live
 
 

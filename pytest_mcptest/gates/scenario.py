@@ -35,7 +35,7 @@ from ..verdict import Failure, GateResult
 from . import claims as claims_gate
 from . import matrix, stability
 from .protocol import AGENT_NEEDS, Gate, LiveRecording, agent_can_record, agent_runner
-from .servers import named_servers
+from .server_entries import named_servers
 
 KIND = "scenario"
 SECTIONS = ("scenarios",)
@@ -207,7 +207,7 @@ def _own_world(doc: Doc, parts, raw: dict, servers: tuple) -> dict:
         raise doc.error(parts + [where], f"{said}: a live recording acts in the scenario's own "
                         f"world, which needs an agent: add {' and '.join(f'{k}:' for k in missing)} (to serve "
                         f"the world to an agent of your own: `mcptest serve \"{target}\"`, which needs no key)")
-    from .servers import world_command
+    from .server_entries import world_command
 
     return {WORLD: world_command(os.path.abspath(doc.path), raw["name"])}
 

@@ -19,8 +19,7 @@ from ..suite.model import Block
 from ..text import findings
 from ..verdict import Failure, GateResult
 from .protocol import Gate
-from .servers import read_catalog
-from .sources import Evidence, RecordingUnavailable, catalog_source, display
+from .sources import Evidence, RecordingUnavailable, catalog_source, display, read_catalog
 
 KIND = "tool_bench"
 SECTIONS = ("tool_bench",)

@@ -27,8 +27,8 @@ from ..suite.model import Block
 from ..text import INDENT, table
 from ..verdict import Failure, GateResult
 from .protocol import Gate
-from .servers import resolve_server, server_catalog
-from .sources import RecordingUnavailable, catalog_source, display
+from .server_entries import resolve_server, server_catalog
+from .sources import RecordingUnavailable, catalog_source, display, read_catalog
 
 KIND = "tool_quality"
 SECTIONS = ("tool_quality",)
@@ -137,7 +137,6 @@ def _security(block: ToolQualityBlock, catalog, ctx: Context) -> tuple:
     read, make a description that names one of their tools shadowing, and a repeated name a
     clash (a live server is not started for that)."""
     from ..engine.security_rules import lint_servers_security
-    from .servers import read_catalog
 
     catalogs = {}
     for other, path in block.others:

@@ -23,7 +23,7 @@ from ..suite.doc import Doc, common, near, plain, suite_path
 from ..suite.model import Block
 from ..verdict import Failure, GateResult
 from .protocol import Gate
-from .servers import resolve_server
+from .server_entries import resolve_server
 from .sources import Evidence, RecordingUnavailable
 
 KIND = "verify"
