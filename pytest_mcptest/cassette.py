@@ -450,9 +450,8 @@ def keep_unknown(raw, written, kept_runs: int) -> None:
     """Put back into ``written`` (the JSON of the merged cassette) what the existing file held
     that the typed model has no field for: keys a user or another tool added at the top,
     in a run, a call, a message, the conversation or its token counts (the format is open
-    to them). The runs kept from the
-    file are its first ``kept_runs``, in order; a key the writer left out (a false flag,
-    an empty list) reads the same when put back."""
+    to them). The runs kept from the file are its first ``kept_runs``, in order; a key the
+    writer left out (a false flag, an empty list) reads the same when put back."""
     if not isinstance(raw, dict) or not isinstance(written, dict):
         return
     _graft(raw, written)

@@ -36,7 +36,7 @@ from typing import Iterable, Sequence
 
 import attrs
 
-from .selection import FunctionClass, function_classes, select_run
+from .selection import FunctionClass, select_run
 from .toolid import call_id
 from .trace import Run, ToolCall
 from .values import percent
@@ -94,7 +94,7 @@ def _recovered(calls: Sequence[ToolCall], i: int, classes: tuple[FunctionClass, 
 
 def orchestrate_run(calls: Sequence[ToolCall], classes: Iterable[FunctionClass]) -> RunOrchestration:
     """The five diagnostics of one run's calls against the classes."""
-    classes = function_classes(classes)
+    classes = tuple(classes)
     calls = tuple(calls)
     n = len(calls)
     selection = select_run(calls, classes)
@@ -145,7 +145,7 @@ class Orchestration:
 
 def orchestration(runs: Sequence[Run], classes: Iterable[FunctionClass]) -> Orchestration:
     """Score runs against the classes."""
-    classes = function_classes(classes)
+    classes = tuple(classes)
     per_run = tuple(orchestrate_run(run.tool_calls, classes) for run in runs)
     if len(per_run) == 1:
         only = per_run[0]

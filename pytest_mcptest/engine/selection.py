@@ -66,11 +66,6 @@ class FunctionClass:
         return any(member_matches(m, call) for m in self.members)
 
 
-def function_classes(classes: Iterable[FunctionClass]) -> tuple[FunctionClass, ...]:
-    """The declared classes as a tuple: counted and walked once per run."""
-    return tuple(classes)
-
-
 def _distinct(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
@@ -101,7 +96,7 @@ class RunSelection:
 
 def select_run(calls: Sequence[ToolCall], classes: Iterable[FunctionClass]) -> RunSelection:
     """Apply the counting rule to one run's calls."""
-    classes = function_classes(classes)
+    classes = tuple(classes)  # counted and walked once per run
     hit = [False] * len(classes)
     fp = 0
     unexpected = []
@@ -181,7 +176,7 @@ def selection_f1(runs: Sequence[Run], classes: Iterable[FunctionClass]) -> Selec
     """Score runs against the declared classes, micro-averaged across runs. No classes
     and no calls anywhere is vacuously 100/100/100.
     """
-    classes = function_classes(classes)
+    classes = tuple(classes)  # counted and walked once per run
     per_run = tuple(select_run(run.tool_calls, classes) for run in runs)
     tp = sum(r.true_positives for r in per_run)
     fp = sum(r.false_positives for r in per_run)
