@@ -19,7 +19,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
 
-from pytest_mcptest.report import compare_reports  # noqa: E402
+from pytest_mcptest.report.document import compare_reports  # noqa: E402
 from tau_reports import TAU, tau_report, ten_tasks_fail  # noqa: E402
 
 GOALS = {"tau-bench 50x4": 1.0, "200 items x 10 runs": 5.0}

@@ -103,7 +103,7 @@ def collect(work: str) -> list:
 def shared_context(blocks: list, root: str):
     """The context a session gives items whose cassettes several of them replay: the plugin
     counts them at the end of collection (``shared_cassettes``) and keeps their parses."""
-    from pytest_mcptest.context import Context
+    from pytest_mcptest.gates.context import Context
     from pytest_mcptest.gates.sources import cassette_path
 
     ctx = Context(root=root)
@@ -112,7 +112,7 @@ def shared_context(blocks: list, root: str):
 
 def per_item(blocks: list, ctx, repeat: int) -> float:
     """Best pass over every block, in microseconds per item; every verdict must pass."""
-    from pytest_mcptest.evaluate import evaluate
+    from pytest_mcptest.gates.evaluate import evaluate
 
     for block in blocks:  # the warm-up pass: imports, caches, and the check
         verdict = evaluate(block, ctx)
@@ -162,7 +162,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     code = os.path.abspath(args.code)
     sys.path.insert(0, code)
-    from pytest_mcptest.context import Context
+    from pytest_mcptest.gates.context import Context
 
     work = args.workdir or tempfile.mkdtemp(prefix="mcptest-evaluate-")
     try:

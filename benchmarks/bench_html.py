@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from pytest_mcptest.htmlreport import render_html  # noqa: E402
+from pytest_mcptest.report.html import render_html  # noqa: E402
 
 SIZE_GOAL = 10_000_000
 TIME_GOAL = 2.0

@@ -89,8 +89,8 @@ def _one_block(root: str, calls: int, runs: int):
 
 
 def _evaluate_best(block, repeat: int) -> float:
-    from pytest_mcptest.context import Context
-    from pytest_mcptest.evaluate import evaluate
+    from pytest_mcptest.gates.context import Context
+    from pytest_mcptest.gates.evaluate import evaluate
 
     ctx = Context(shared_cassettes=frozenset())  # nothing kept parsed: every evaluation reads the file
     best = float("inf")

@@ -6,7 +6,7 @@ the CLI render it as ``file:line: message``, and never show a traceback from plu
 Only a file that is the expected format shows its lines (``source``): a suite, collected
 because its name says it is one. A file that a suite merely names (a cassette, a catalog)
 may be anything, ``/etc/passwd`` included, so errors about those give the line, column or
-JSON pointer and never quote the file; the JSON readers in :mod:`pytest_mcptest.files`
+JSON pointer and never quote the file; the JSON readers in :mod:`pytest_mcptest.formats.files`
 pass no ``source``. Quoted lines are clipped, so a one-line file cannot flood the output.
 """
 

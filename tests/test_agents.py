@@ -7,7 +7,7 @@ import json
 import pytest
 
 from pytest_mcptest.errors import InputError
-from pytest_mcptest.evaluate import evaluate
+from pytest_mcptest.gates.evaluate import evaluate
 from pytest_mcptest.suite.build import load_suite
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from pytest_mcptest.errors import InputError
-from pytest_mcptest.evaluate import Context, evaluate
+from pytest_mcptest.gates.evaluate import Context, evaluate
 from catalog_data import BAD_TOOL, GOOD_TOOL
 from pytest_mcptest.suite.build import load_suite
 
@@ -37,7 +37,7 @@ def test_default_gates_pass_a_good_catalog(tmp_path):
 
 
 def test_default_gates_fail_a_bad_catalog_with_readable_text(tmp_path):
-    from pytest_mcptest.render import render_verdict
+    from pytest_mcptest.report.render import render_verdict
 
     [block] = load_suite(_write(tmp_path, QUALITY, [GOOD_TOOL, BAD_TOOL])).blocks
     verdict = evaluate(block, Context(root=str(tmp_path)))
@@ -203,7 +203,7 @@ def test_failure_text_counts_description_and_schema_criticals_apart_and_says_why
     ones: the text counts them the same way (it said "critical findings: 3" beside a
     critical_count of 2), and each explanation under the expect table names its target
     without repeating the value the row shows."""
-    from pytest_mcptest.render import render_verdict
+    from pytest_mcptest.report.render import render_verdict
 
     tools = [{"name": "do_it", "description": "do_it", "inputSchema": {"type": "object", "properties": {"x": {}}}},
              GOOD_TOOL]

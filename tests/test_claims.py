@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, strategies as st
 from live_fake import forked_mock
 
-from pytest_mcptest.context import Context
+from pytest_mcptest.gates.context import Context
 from pytest_mcptest.engine.claims import Backing, Claim, check_claims, sentence_around
 from pytest_mcptest.engine.trace import Run, ToolCall
 from pytest_mcptest.errors import InputError
-from pytest_mcptest.evaluate import evaluate
+from pytest_mcptest.gates.evaluate import evaluate
 from pytest_mcptest.suite.build import load_suite
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from pytest_mcptest.cli import main
-from pytest_mcptest.report import compare_reports, flatten, load_report, render_comparison
+from pytest_mcptest.report.document import compare_reports, flatten, load_report, render_comparison
 
 pytest_plugins = ["pytester"]
 

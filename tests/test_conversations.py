@@ -9,7 +9,7 @@ import pytest
 from pytest_mcptest.engine.conversation import ConversationSpec, evaluate_conversation
 from pytest_mcptest.engine.trace import Run, Tokens, ToolCall
 from pytest_mcptest.errors import InputError
-from pytest_mcptest.evaluate import Context, evaluate
+from pytest_mcptest.gates.evaluate import Context, evaluate
 from pytest_mcptest.suite.build import load_suite
 
 MINIMAL = """\

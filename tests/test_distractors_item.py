@@ -8,8 +8,8 @@ import pathlib
 import pytest
 
 from pytest_mcptest.errors import InputError
-from pytest_mcptest.evaluate import evaluate
-from pytest_mcptest.render import render_verdict
+from pytest_mcptest.gates.evaluate import evaluate
+from pytest_mcptest.report.render import render_verdict
 from pytest_mcptest.suite.build import load_suite
 
 EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "tool-selection" / "selection.mcptest.yml"

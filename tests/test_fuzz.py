@@ -17,14 +17,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import budget
 
-from pytest_mcptest.cassette import parse_cassette
+from pytest_mcptest.formats.cassette import parse_cassette
 from pytest_mcptest.cli import main
 from pytest_mcptest.engine.matching import contains, subset
 from pytest_mcptest.engine.trace import Run, ToolCall
 from pytest_mcptest.engine.trace_match import ARG_KINDS, MODES, ExpectedCall, ExpectedTrace, validate_trace
 from pytest_mcptest.engine.values import json_diff, json_equal
 from pytest_mcptest.errors import InputError
-from pytest_mcptest.report import dumps, load_report
+from pytest_mcptest.report.document import dumps, load_report
 
 FUZZ = settings(max_examples=budget(200), deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,

@@ -18,15 +18,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import budget
 
-from pytest_mcptest.cassette import load_cassette
+from pytest_mcptest.formats.cassette import load_cassette
 from pytest_mcptest.cli import main
 from pytest_mcptest.engine.trace import ToolCall
 from pytest_mcptest.engine.trace_match import ExpectedCall, ExpectedTrace, validate_trace
 from pytest_mcptest.errors import InputError
-from pytest_mcptest.files import MAX_JSON_DEPTH, read_json, read_text
+from pytest_mcptest.formats.files import MAX_JSON_DEPTH, read_json, read_text
 from pytest_mcptest.mcp import ServerError, list_tools
-from pytest_mcptest import report as report_module
-from pytest_mcptest.report import bounded_lists, dumps, load_report
+from pytest_mcptest.report import document as report_module
+from pytest_mcptest.report.document import bounded_lists, dumps, load_report
 
 HOSTILE = Path(__file__).parent / "hostile"
 OK_CASSETTE = '{"mcptest_cassette": 1, "runs": [{"tool_calls": [{"name": "ping"}]}]}'
@@ -562,7 +562,7 @@ def test_yaml_nested_100000_brackets_deep_is_an_error_not_a_crash(pytester, tmp_
 
 
 def test_brackets_in_strings_are_not_read_as_nesting():
-    from pytest_mcptest.files import brackets_within as flow_depth_within
+    from pytest_mcptest.formats.files import brackets_within as flow_depth_within
 
     assert flow_depth_within("a: '" + "]" * 5000 + "'\nb: [[1]]\n", 10)  # closing ones never add depth
     assert not flow_depth_within("a: " + "[" * 11 + "]" * 11, 10)
@@ -573,6 +573,6 @@ def test_brackets_in_strings_are_not_read_as_nesting():
 @given(st.text(alphabet="[]{}a'é", max_size=80), st.integers(0, 12))
 def test_brackets_are_proven_alike_in_text_and_in_its_bytes(text, limit):
     """A cassette's bytes are proven without making a text of them: the same answer either way."""
-    from pytest_mcptest.files import brackets_within
+    from pytest_mcptest.formats.files import brackets_within
 
     assert brackets_within(text.encode("utf-8"), limit) == brackets_within(text, limit)

@@ -10,7 +10,7 @@ import collections
 import pytest
 
 from browser import Watched, chromium
-from pytest_mcptest.htmlreport import render_html
+from pytest_mcptest.report.html import render_html
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +126,7 @@ def test_a_long_report_lists_the_first_500_and_more_on_request(browser, tmp_path
 
 
 def test_the_compare_view_shows_the_verdict_first(browser, tmp_path):
-    from pytest_mcptest.report import compare_reports
+    from pytest_mcptest.report.document import compare_reports
     from tau_reports import TAU, tau_report, ten_tasks_fail
 
     base, new = tau_report(TAU["runs"]), tau_report(ten_tasks_fail(TAU["runs"]))

@@ -14,8 +14,8 @@ import sys
 
 import pytest
 
-from pytest_mcptest.htmlreport import render_html
-from pytest_mcptest.report import compare_reports
+from pytest_mcptest.report.html import render_html
+from pytest_mcptest.report.document import compare_reports
 from reports_of_examples import ROOT, run_examples
 
 
@@ -142,14 +142,14 @@ def test_the_cli_refuses_a_directory_for_html(example_reports, tmp_path, capsys)
 
 
 def test_matplotlib_is_imported_only_to_draw():
-    code = ("import sys; import pytest_mcptest.plugin, pytest_mcptest.htmlreport, pytest_mcptest.charts; "
+    code = ("import sys; import pytest_mcptest.plugin, pytest_mcptest.report.html, pytest_mcptest.report.charts; "
             "print(any(m.split('.')[0] == 'matplotlib' for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
 
 def test_pass_k_comes_as_fractions_from_stability_or_tool_selection():
-    from pytest_mcptest.charts import _pass_hat_k
+    from pytest_mcptest.report.charts import _pass_hat_k
 
     assert _pass_hat_k({"stability": {"pass_hat_k": {"1": 80.0, "3": 51.2}},
                         "tool_selection": {"pass_hat_k": {"1": 0.9}}}) == {1: 0.8, 3: 0.512}
@@ -190,7 +190,7 @@ def _tick_labels(svg: str) -> list[str]:
 
 
 def test_pass_k_ticks_are_whole_and_identical_curves_are_one_series():
-    from pytest_mcptest.charts import pass_k_chart
+    from pytest_mcptest.report.charts import pass_k_chart
 
     def item(name, curve):
         return {"id": f"s::{name}", "name": name, "envelope": {"stability": {"pass_hat_k": curve}}}
@@ -206,6 +206,6 @@ def test_pass_k_ticks_are_whole_and_identical_curves_are_one_series():
 
 
 def test_charts_fill_the_page_width():
-    from pytest_mcptest.htmlreport import _asset
+    from pytest_mcptest.report.html import _asset
 
     assert "figure.chart svg{width:100%;height:auto}" in _asset("report.css")

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mcptest.cassette import as_json, load_cassette
+from pytest_mcptest.formats.cassette import as_json, load_cassette
 from pytest_mcptest.cli import main
 from pytest_mcptest.errors import InputError
-from pytest_mcptest.evaluate import evaluate
+from pytest_mcptest.gates.evaluate import evaluate
 from pytest_mcptest import importers
 from pytest_mcptest.importers.common import looks_like_error
 from pytest_mcptest.importers.detect import detect_kind

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mcptest.cassette import as_json, load_cassette
+from pytest_mcptest.formats.cassette import as_json, load_cassette
 from pytest_mcptest.cli import main
 from pytest_mcptest.errors import InputError
 from pytest_mcptest import importers

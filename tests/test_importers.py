@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import budget
 
-from pytest_mcptest.cassette import Cassette, as_json, load_cassette, parse_cassette, write_cassette
+from pytest_mcptest.formats.cassette import Cassette, as_json, load_cassette, parse_cassette, write_cassette
 from pytest_mcptest.cli import main
 from pytest_mcptest.errors import InputError
-from pytest_mcptest.evaluate import evaluate
+from pytest_mcptest.gates.evaluate import evaluate
 from pytest_mcptest.importers import IMPORTERS, get_importer, import_text
 from pytest_mcptest.importers import anthropic, openai_chat, otel
 from pytest_mcptest.importers.common import summary

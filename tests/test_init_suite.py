@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis_budget import budget
 
 from pytest_mcptest.cli import main
-from pytest_mcptest.evaluate import evaluate
+from pytest_mcptest.gates.evaluate import evaluate
 from pytest_mcptest.suite.build import load_suite
 
 RUNS = [
@@ -103,7 +103,7 @@ def test_any_recording_passes_the_suite_written_from_it(runs, kind):
     with tempfile.TemporaryDirectory() as folder:
         cassette = _write(Path(folder) / "c.json", runs)
         suite = Path(folder) / "s.mcptest.yml"
-        from pytest_mcptest.init_suite import command
+        from pytest_mcptest.authoring.init_suite import command
 
         assert command(str(cassette), kind, str(suite)) == 0
         (block,) = load_suite(str(suite)).blocks

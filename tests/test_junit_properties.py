@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from pytest_mcptest.report import MAX_PROPERTIES
+from pytest_mcptest.report.document import MAX_PROPERTIES
 
 
 @pytest.fixture(scope="module")

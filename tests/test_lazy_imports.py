@@ -101,7 +101,7 @@ def test_a_plain_session_loads_no_report_module_and_no_mcp_client(pytester):
         "ping.json": {"runs": [{"tool_calls": [{"name": "ping", "args": {}}, {"name": "ping", "args": {}}]}]},
     }, items=1)
     assert "pytest_mcptest.engine.world" in seen["modules"]
-    assert "pytest_mcptest.report" not in seen["modules"]
+    assert "pytest_mcptest.report.document" not in seen["modules"]
     assert "pytest_mcptest.mcp.client" not in seen["modules"]
     assert "mcp" not in _top_level(seen["modules"])
 

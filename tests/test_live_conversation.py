@@ -8,7 +8,7 @@ import json
 import pytest
 
 from live_fake import ANTHROPIC_MODEL, OPENAI_MODEL, FakeProvider, live_env, play, reply, shop  # noqa: F401
-from pytest_mcptest.cassette import as_json, dump_cassette, parse_cassette
+from pytest_mcptest.formats.cassette import as_json, dump_cassette, parse_cassette
 from pytest_mcptest.engine.conversation import ConversationSpec, evaluate_conversation
 from pytest_mcptest.live.conversation import ConversationTask, record_conversation
 from pytest_mcptest.live.provider import LiveError

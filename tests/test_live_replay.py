@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from live_fake import FakeProvider, live_env, reply, shop  # noqa: F401 - fixtures
-from pytest_mcptest.cassette import dump_cassette
+from pytest_mcptest.formats.cassette import dump_cassette
 from pytest_mcptest.live.runner import AgentTask, DistractorPlan, record_agent
 
 SUITE = """\

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from live_fake import OPENAI_MODEL, FakeProvider, live_env, reply, shop  # noqa: F401 - fixtures
-from pytest_mcptest.cassette import as_json
+from pytest_mcptest.formats.cassette import as_json
 from pytest_mcptest.engine.trace import Tokens
 from pytest_mcptest.live.pricing import PRICES, cost_micros
 from pytest_mcptest.live.provider import LiveError, ModelRef, parse_model, settings_for

@@ -11,7 +11,7 @@ import pytest
 
 from live_fake import (ANTHROPIC_KEY, ANTHROPIC_MODEL, MODELS, OPENAI_KEY, OPENAI_MODEL, TOOLS, Answer, FakeProvider,
                        error, live_env, reply, shop, tool_then_answer)  # noqa: F401 - fixtures
-from pytest_mcptest.cassette import as_json, dump_cassette, parse_cassette
+from pytest_mcptest.formats.cassette import as_json, dump_cassette, parse_cassette
 from pytest_mcptest.engine.distractors import inject_distractors
 from pytest_mcptest.engine.tokens import merged_catalog_tools
 from pytest_mcptest.engine.trace import Tokens

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from pytest_mcptest.cli import main
-from pytest_mcptest.markdown import annotations, render_markdown
-from pytest_mcptest.report import compare_reports
+from pytest_mcptest.report.markdown import annotations, render_markdown
+from pytest_mcptest.report.document import compare_reports
 
 from tau_reports import TAU, tau_report, ten_tasks_fail
 

@@ -13,8 +13,8 @@ from hypothesis_budget import budget
 from pytest_mcptest.cli import main
 from pytest_mcptest.engine.paired import (benjamini_hochberg, bootstrap_interval, holm, mcnemar_exact, paired_t,
                                           sign_flip_p)
-from pytest_mcptest.report import compare_reports, render_comparison
-from pytest_mcptest.significance import significance
+from pytest_mcptest.report.document import compare_reports, render_comparison
+from pytest_mcptest.report.compare import significance
 from tau_reports import ID, TAU, tau_report, ten_tasks_fail
 
 

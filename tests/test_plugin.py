@@ -251,7 +251,7 @@ def test_assertrepr_compare_on_results_without_an_envelope_shows_their_fields(py
     """Verdicts and gate results are msgspec Structs, which pytest's own diff does not take
     apart: the plugin compares them field by field."""
     pytester.makepyfile(test_cmp="""
-        from pytest_mcptest.verdict import GateResult
+        from pytest_mcptest.engine.verdict import GateResult
 
         def test_same_result():
             assert GateResult({"a": 1}, lines=("x",)) == GateResult({"a": 1}, lines=("y",))
@@ -432,7 +432,7 @@ def test_a_cassette_several_items_share_is_parsed_once_and_only_it_is_kept(pytes
     to walk); one that several replay is parsed once per process."""
     from collections import OrderedDict
 
-    from pytest_mcptest import cassette
+    from pytest_mcptest.formats import cassette
 
     monkeypatch.setattr(cassette, "_CACHE", OrderedDict())
     parsed = []
@@ -474,7 +474,7 @@ def test_a_shared_cassette_is_read_afresh_by_each_session_and_once_within_one(py
 
     # The module the session will use: pytester drops what a test imported when it ends, so
     # after another test the package's attribute may name a module no longer in sys.modules.
-    cassette = importlib.import_module("pytest_mcptest.cassette")
+    cassette = importlib.import_module("pytest_mcptest.formats.cassette")
     monkeypatch.setattr(cassette, "_CACHE", OrderedDict())
     stats = stat_spy(monkeypatch, cassette)
     pytester.makefile(".mcptest.yml", s="scenarios:\n" + "".join(simple_scenario(n, "shared.json") for n in "abc"))
@@ -492,7 +492,7 @@ def test_a_recording_session_checks_a_shared_cassette_for_every_item(pytester, m
 
     # The module the session will use: pytester drops what a test imported when it ends, so
     # after another test the package's attribute may name a module no longer in sys.modules.
-    cassette = importlib.import_module("pytest_mcptest.cassette")
+    cassette = importlib.import_module("pytest_mcptest.formats.cassette")
     monkeypatch.setattr(cassette, "_CACHE", OrderedDict())
     stats = stat_spy(monkeypatch, cassette)
     pytester.makefile(".mcptest.yml", s="scenarios:\n" + "".join(simple_scenario(n, "shared.json") for n in "abc"))
@@ -502,7 +502,7 @@ def test_a_recording_session_checks_a_shared_cassette_for_every_item(pytester, m
 
 
 def test_a_kept_parse_never_outlives_what_write_cassette_writes(tmp_path):
-    from pytest_mcptest.cassette import load_cassette, parse_cassette, write_cassette
+    from pytest_mcptest.formats.cassette import load_cassette, parse_cassette, write_cassette
 
     path = str(tmp_path / "c.json")
     write_cassette(path, parse_cassette("a.json", cassette_text("a")))

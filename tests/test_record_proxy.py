@@ -13,7 +13,7 @@ import time
 import anyio
 import pytest
 
-from pytest_mcptest.cassette import load_cassette
+from pytest_mcptest.formats.cassette import load_cassette
 from pytest_mcptest.cli import main
 from pytest_mcptest.record.drift import catalog_sha256
 

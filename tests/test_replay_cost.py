@@ -7,9 +7,9 @@ import json
 from hypothesis import given, strategies as st
 
 from live_fake import FakeProvider, live_env, reply, shop  # noqa: F401 - fixtures
-from pytest_mcptest.cassette import as_json
+from pytest_mcptest.formats.cassette import as_json
 from pytest_mcptest.engine.trace import Run, Tokens
-from pytest_mcptest.evaluate import evaluate
+from pytest_mcptest.gates.evaluate import evaluate
 from pytest_mcptest.live.pricing import PRICES, cost_micros, replay_costs
 from pytest_mcptest.live.runner import AgentTask, record_agent
 from pytest_mcptest.suite.build import load_suite

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from pytest_mcptest.cli import main
-from pytest_mcptest.report_merge import MergeError, merge_reports
+from pytest_mcptest.report.merge import MergeError, merge_reports
 from reports_of_examples import ROOT
 
 

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from hypothesis_budget import budget
 
 from pytest_mcptest.cli import main
-from pytest_mcptest.report import load_report
-from pytest_mcptest.report_merge import merge_reports
+from pytest_mcptest.report.document import load_report
+from pytest_mcptest.report.merge import merge_reports
 
 SCHEMA = json.loads(resources.files("pytest_mcptest").joinpath("schema/report-v1.json").read_text(encoding="utf-8"))
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)

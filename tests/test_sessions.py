@@ -18,7 +18,7 @@ from typing import NamedTuple
 import anyio
 import pytest
 
-from pytest_mcptest.cassette import load_cassette
+from pytest_mcptest.formats.cassette import load_cassette
 from pytest_mcptest.cli import main
 
 from forkserver import forked

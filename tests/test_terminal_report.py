@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from pytest_mcptest.render import line_style
+from pytest_mcptest.report.render import line_style
 from suites import BAD_RUN, GOOD_RUN, WIDGET_SUITE
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"

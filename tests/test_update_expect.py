@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from pytest_mcptest.update_expect import rewrite
+from pytest_mcptest.authoring.update_expect import rewrite
 
 SUITE = """\
 # yaml-language-server: $schema=../schema.json

@@ -74,7 +74,7 @@ def test_without_stability_every_run_must_pass(pytester):
 
 
 def test_a_matrix_scenario_reads_stability_and_its_pair_figures_together(tmp_path):
-    from pytest_mcptest.evaluate import evaluate
+    from pytest_mcptest.gates.evaluate import evaluate
 
     suite = WORLD.replace("FLOOR", 'stability.pass_rate: {">=": 60}').replace(
         "    runs: 3\n", "    runs: 3\n    model: [openai:gpt-4o-mini]\n    prompt: Restock.\n    world: true\n")
@@ -214,7 +214,7 @@ def test_a_served_session_and_the_replay_of_its_recording_count_the_same_invalid
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    from pytest_mcptest.cassette import load_cassette
+    from pytest_mcptest.formats.cassette import load_cassette
     from pytest_mcptest.engine.world import replay_world
 
     (tmp_path / "orders.mcptest.yml").write_text(STRICT.replace("  - name: orders\n",

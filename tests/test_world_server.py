@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from hypothesis_budget import budget
 from suites import SERVED_WIDGETS
 
-from pytest_mcptest.cassette import load_cassette
+from pytest_mcptest.formats.cassette import load_cassette
 from pytest_mcptest.engine.world import replay_world
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.suite.build import load_suite

@@ -5,7 +5,7 @@ description or schema afterwards, so the model reads instructions nobody reviewe
 pins each tool by the SHA-256 of its description and schemas, and keeps their text too, so
 a change can be shown as a diff and the lock reads well in review. This module builds the
 lock's data, checks a lock read from a file, and compares a lock with a catalog; reading
-and writing the file is :mod:`pytest_mcptest.lockfile`'s job.
+and writing the file is :mod:`pytest_mcptest.formats.lockfile`'s job.
 
 The lock (version 1) is ``{"mcptest_lock": 1, "tools": [...]}``, one entry per tool, sorted
 by name; each entry holds ``name``, ``description`` and ``description_sha256``,

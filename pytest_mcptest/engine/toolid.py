@@ -3,7 +3,7 @@
 A declared id is ``server.tool`` (server-qualified: only that tool on that server) or a
 bare ``tool`` (that tool on any server; the counting rule). The engine's functions take
 runs and calls as the cassette reader gives them (``Run`` and ``ToolCall``) and nothing
-looser: a caller with JSON builds those first (``pytest_mcptest.cassette.parse_cassette``).
+looser: a caller with JSON builds those first (``pytest_mcptest.formats.cassette.parse_cassette``).
 """
 
 from __future__ import annotations

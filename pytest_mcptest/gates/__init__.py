@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 
 from ..suite.doc import common
 from ..suite.model import Block
-from ..verdict import Failure, GateResult
+from ..engine.verdict import Failure, GateResult
 from . import sources
 from .protocol import Gate, LiveRecording
 from .sources import open_cassette

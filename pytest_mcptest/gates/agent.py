@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 import attrs
 
-from ..context import Context
+from .context import Context
 from ..engine.golden import GoldenOracle, judge_golden
 from ..engine.matching import MalformedSchema, schema_validator
 from ..engine.trace_match import ExpectedCall, ExpectedTrace, TraceValidation, validate_trace
@@ -22,7 +22,7 @@ from ..engine.values import show
 from ..suite.doc import Doc, common, defaults, expectations, golden, near, plain
 from ..suite.model import Block
 from ..text import INDENT, findings, plural, table
-from ..verdict import Failure, GateResult
+from ..engine.verdict import Failure, GateResult
 from . import claims as claims_gate
 from . import distractors, matrix, stability
 from .protocol import AGENT_NEEDS, Gate, LiveRecording, agent_can_record, agent_runner

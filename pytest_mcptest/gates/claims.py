@@ -15,13 +15,13 @@ from typing import Any, Optional
 
 import attrs
 
-from ..context import Context
+from .context import Context
 from ..engine.claims import Backing, Claim, check_claims
 from ..engine.matching import MalformedSchema, schema_validator
 from ..engine.values import show
 from ..suite.doc import Doc, near, plain
 from ..text import INDENT, findings, plural, table
-from ..verdict import Failure
+from ..engine.verdict import Failure
 
 GATE = "claims"
 

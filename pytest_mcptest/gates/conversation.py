@@ -17,12 +17,12 @@ from typing import Any, Optional
 
 import attrs
 
-from ..context import Context
+from .context import Context
 from ..engine.conversation import ConversationSpec, evaluate_conversation
 from ..suite.doc import Doc, common, plain
 from ..suite.model import Block
 from ..text import findings
-from ..verdict import Failure, GateResult
+from ..engine.verdict import Failure, GateResult
 from . import stability
 from .protocol import Gate, LiveRecording
 from .server_entries import named_servers, startable

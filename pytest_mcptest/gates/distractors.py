@@ -12,12 +12,12 @@ from typing import Any, Optional
 
 import attrs
 
-from ..context import Context
+from .context import Context
 from ..engine.paths import json_pointer
 from ..engine.values import show, type_name
 from ..suite.doc import Doc, defaults, expectations, marks
 from ..suite.model import Block
-from ..verdict import Failure, GateResult
+from ..engine.verdict import Failure, GateResult
 from .protocol import Gate
 
 KIND = "distractors"

@@ -17,7 +17,7 @@ import attrs
 
 from ..suite.doc import Doc
 from ..suite.model import slugify
-from ..matrix_report import pair_line
+from ..report.matrix import pair_line
 
 MATRIX = "model matrix"
 

@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping, Optional
 
 import attrs
 
-from ..context import Context
+from .context import Context
 from .server_entries import startable
 from .sources import record_live
 

@@ -25,13 +25,13 @@ from typing import Any, Optional
 
 import attrs
 
-from ..context import Context
+from .context import Context
 from ..engine.values import is_number, show, type_name
 from ..engine.world import EFFECT_OPS, GUARD_OPS, Effect, ForbiddenRule, Guard, Transition, WorldResult, WorldSpec, replay_world
 from ..suite.doc import Doc, common, golden, path_at, plain
 from ..suite.model import Block
 from ..text import INDENT, table
-from ..verdict import Failure, GateResult
+from ..engine.verdict import Failure, GateResult
 from . import claims as claims_gate
 from . import matrix, stability
 from .protocol import AGENT_NEEDS, Gate, LiveRecording, agent_can_record, agent_runner

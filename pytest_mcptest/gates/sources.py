@@ -13,8 +13,8 @@ from typing import Any, Optional
 import attrs
 import msgspec
 
-from ..cassette import Cassette, load_cassette
-from ..context import Context
+from ..formats.cassette import Cassette, load_cassette
+from .context import Context
 from ..errors import InputError, RecordingError
 from ..record import modes
 from ..record.modes import RecordMode
@@ -135,7 +135,7 @@ def _store() -> Any:
 
 
 def _locked(path: str):
-    from ..files import locked
+    from ..formats.files import locked
 
     return locked(path)
 
@@ -246,7 +246,7 @@ def read_catalog(path: str, shown: str) -> Any:
     """A saved ``tools/list`` answer (``{"tools": [...]}`` or a bare list) from a JSON file,
     read as every user file is (``files.read_json``: a regular file, bounded, UTF-8, strict
     JSON, bounded depth); what is wrong is an :class:`InputError` naming the file."""
-    from ..files import read_json
+    from ..formats.files import read_json
 
     try:
         data = read_json(path, shown)

@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 import attrs
 
 from ..suite.doc import Doc, expectations
-from ..verdict import GateResult, RunVerdict
+from ..engine.verdict import GateResult, RunVerdict
 
 
 @attrs.frozen

@@ -12,12 +12,12 @@ from typing import Optional
 
 import attrs
 
-from ..context import Context
+from .context import Context
 from ..errors import InputError
 from ..suite.doc import Doc, common, plain, suite_path
 from ..suite.model import Block
 from ..text import findings
-from ..verdict import Failure, GateResult
+from ..engine.verdict import Failure, GateResult
 from .protocol import Gate
 from .sources import Evidence, RecordingUnavailable, catalog_source, display, read_catalog
 

@@ -20,12 +20,12 @@ from typing import Any, Optional
 
 import attrs
 
-from ..context import Context
+from .context import Context
 from ..errors import InputError
 from ..suite.doc import Doc, common, defaults, near, plain
 from ..suite.model import Block
 from ..text import INDENT, table
-from ..verdict import Failure, GateResult
+from ..engine.verdict import Failure, GateResult
 from .protocol import Gate
 from .server_entries import resolve_server, server_catalog
 from .sources import RecordingUnavailable, catalog_source, display, read_catalog
@@ -154,7 +154,7 @@ def _security(block: ToolQualityBlock, catalog, ctx: Context) -> tuple:
 
 def _lock_changes(block: ToolQualityBlock, catalog, ctx: Context):
     from ..engine.catalog_lock import catalog_changes
-    from ..lockfile import read_lock
+    from ..formats.lockfile import read_lock
 
     shown = display(block.lock, ctx.root)
     try:

@@ -17,11 +17,11 @@ from typing import Optional
 
 import attrs
 
-from ..context import Context
+from .context import Context
 from ..errors import InputError
 from ..suite.doc import Doc, common, near, plain, suite_path
 from ..suite.model import Block
-from ..verdict import Failure, GateResult
+from ..engine.verdict import Failure, GateResult
 from .protocol import Gate
 from .server_entries import resolve_server
 from .sources import Evidence, RecordingUnavailable

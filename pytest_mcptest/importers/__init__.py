@@ -11,7 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
-    from ..cassette import Cassette
+    from ..formats.cassette import Cassette
 
 # kind on the command line -> (module, function)
 IMPORTERS: dict[str, tuple[str, str]] = {
@@ -37,7 +37,7 @@ def get_importer(kind: str) -> Callable[[str, str], dict]:
 def read_log(path: str) -> str:
     """The text of the log at ``path``, read as every user file is; a zip (an inspect_ai ``.eval``
     log) is turned into the JSON form its importer reads."""
-    from ..files import decode_text, read_bytes
+    from ..formats.files import decode_text, read_bytes
 
     data = read_bytes(path)
     if bytes(data[:4]) == b"PK\x03\x04":

@@ -14,7 +14,7 @@ run object and every message (API responses carry their own).
 
 from __future__ import annotations
 
-from ..cassette import Cassette
+from ..formats.cassette import Cassette
 from .common import (Catalog, Loc, Pending, Source, chat_runs, looks_like_error, make_cassette, make_run, read_usage,
                      run_fields, set_arguments, text_result)
 from ..engine.trace import Run, Tokens, message_text

@@ -14,7 +14,7 @@ in order of first appearance; ``sessionId`` and the first ``cwd``, ``gitBranch``
 
 from __future__ import annotations
 
-from ..cassette import Cassette
+from ..formats.cassette import Cassette
 from .anthropic import content_blocks, run_messages
 from ..engine.values import type_name
 from .common import Loc, Source, make_cassette

@@ -14,12 +14,12 @@ import os
 import re
 from typing import Any, Iterator, Optional
 
-from ..cassette import Cassette
+from ..formats.cassette import Cassette
 from ..engine.trace import Run, Tokens, ToolCall
 from ..engine.values import is_number, type_name
 from ..engine.paths import json_pointer
 from ..errors import InputError
-from ..files import strict_decoder, strict_json
+from ..formats.files import strict_decoder, strict_json
 
 
 class Loc:

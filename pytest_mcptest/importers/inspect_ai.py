@@ -21,11 +21,11 @@ import io
 import json
 import zipfile
 
-from ..cassette import Cassette
+from ..formats.cassette import Cassette
 from ..engine.trace import Run, Tokens, message_text
 from ..engine.values import type_name
 from ..errors import InputError
-from ..files import strict_json
+from ..formats.files import strict_json
 from .common import Catalog, Loc, Pending, Source, make_cassette, make_run, read_usage, text_result
 
 KIND = "inspect-ai"

@@ -21,7 +21,7 @@ left out. One file is one run.
 
 from __future__ import annotations
 
-from ..cassette import Cassette
+from ..formats.cassette import Cassette
 from ..engine.values import type_name
 from .common import Catalog, Loc, Source, make_cassette, make_run, text_result
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from ..cassette import Cassette
+from ..formats.cassette import Cassette
 from ..engine.trace import Run, Tokens
 from .common import Loc, Source, looks_like_error, make_cassette, make_run, read_usage, set_arguments, text_result
 

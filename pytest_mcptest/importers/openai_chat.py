@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..cassette import Cassette
+from ..formats.cassette import Cassette
 from ..engine.trace import Run, Tokens, message_text
 from ..engine.paths import json_pointer
 from .common import (Catalog, Loc, Pending, Source, chat_runs, looks_like_error, make_cassette, make_run, read_usage,

@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from ..cassette import Cassette
+from ..formats.cassette import Cassette
 from ..engine.trace import Run, Tokens, message_text
 from ..engine.values import type_name
 from .common import (Catalog, Loc, Pending, Source, looks_like_error, make_cassette, make_run, read_usage,

@@ -25,7 +25,7 @@ import datetime as dt
 import re
 from typing import Any, Optional
 
-from ..cassette import Cassette
+from ..formats.cassette import Cassette
 from ..engine.trace import Run, Tokens
 from ..engine.values import is_number
 from .common import (Catalog, Loc, Source, any_records, looks_like_error, make_cassette, make_run, parse_arguments,

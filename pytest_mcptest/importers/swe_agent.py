@@ -34,7 +34,7 @@ from typing import Optional
 
 import attrs
 
-from ..cassette import Cassette
+from ..formats.cassette import Cassette
 from ..engine.trace import Run, Tokens, ToolCall
 from .common import Catalog, Loc, Source, looks_like_error, read_usage, text_result
 from .openai_chat import import_messages

@@ -39,7 +39,7 @@ from typing import Mapping, Optional, Sequence, Union
 
 import attrs
 
-from ..cassette import Cassette, as_json, parse_cassette
+from ..formats.cassette import Cassette, as_json, parse_cassette
 from ..engine.trace import Run, Tokens, ToolCall
 from ..mcp.client import _leaf, _run_sync
 from ..text import plural

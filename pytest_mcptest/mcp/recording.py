@@ -61,8 +61,8 @@ def load_recording(path: str, run: Optional[int] = None, shown: Optional[str] = 
 
     Raises :class:`InputError` for a file that is not a cassette, a run that is not there,
     or a run with nothing to play."""
-    from ..cassette import parse_cassette
-    from ..files import read_or_map
+    from ..formats.cassette import parse_cassette
+    from ..formats.files import read_or_map
 
     shown = shown or path
     try:

@@ -24,7 +24,7 @@ _OUTCOME = pytest.StashKey[tuple]()
 
 
 def _settings(config) -> dict:
-    from ..stash import CONTEXT_KEY
+    from ..plugin.stash import CONTEXT_KEY
 
     ctx = config.stash.get(CONTEXT_KEY, None)
     return ctx._asdict() if ctx is not None else {}

@@ -28,7 +28,7 @@ import os
 import time
 from typing import Any, Callable, Optional
 
-from ..cassette import Cassette
+from ..formats.cassette import Cassette
 from ..engine.trace import Run, Tokens, ToolCall
 from ..errors import RecordingError
 from . import modes, store

@@ -13,10 +13,10 @@ import json
 import time
 from typing import Optional
 
-from ..cassette import Cassette, as_json, json_text, keep_unknown, parse_cassette, write_cassette
+from ..formats.cassette import Cassette, as_json, json_text, keep_unknown, parse_cassette, write_cassette
 from ..engine.trace import Run
 from ..errors import InputError
-from ..files import locked, read_bytes
+from ..formats.files import locked, read_bytes
 from . import modes
 from .drift import catalog_sha256
 from .redact import Redactor
@@ -82,7 +82,7 @@ def save(path: str, runs: list[Run], catalog: dict, meta: dict, how: str, redact
     """Merge, redact, check and write atomically; returns what was written.
 
     The existing cassette is read again here, at the end, under an advisory lock held
-    until the new one is in place (:func:`~pytest_mcptest.files.locked`), so runs that
+    until the new one is in place (:func:`~pytest_mcptest.formats.files.locked`), so runs that
     other recorders append meanwhile, in this process or another, are kept: eight
     sessions appending at once leave eight runs. Secrets are redacted in the JSON the
     writer makes, and what is left is read back by the reader before it is written.

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from ..engine.paths import PathError, format_path, parse_path
 from ..errors import InputError
-from ..expect import ExpectSyntaxError, compile_expectation
+from ..engine.expect import ExpectSyntaxError, compile_expectation
 from .yamlcore import LineList, line_of, span_key
 from .marks import build_marks
 from .model import Mark

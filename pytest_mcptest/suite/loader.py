@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from ..errors import InputError, number_problem
-from ..files import brackets_within, read_bytes
+from ..formats.files import brackets_within, read_bytes
 from ..gc_pause import paused_collector
 # By module path, not ``from . import fastyaml``: after pytester's in-process runs drop the
 # package's submodules from sys.modules, that form would find the old module still hanging on the
@@ -298,7 +298,7 @@ def _strict_json(text: str) -> Any:
 
 def read_text(path: str, data: bytes | None = None) -> str:
     """A suite's text; an unreadable or non-UTF-8 file is an :class:`InputError`, and so is
-    a FIFO, a device or a file over the size limit (read by :func:`~pytest_mcptest.files.read_bytes`)."""
+    a FIFO, a device or a file over the size limit (read by :func:`~pytest_mcptest.formats.files.read_bytes`)."""
     try:
         if data is None:
             data = read_bytes(path)

@@ -11,7 +11,7 @@ from typing import Optional
 
 import attrs
 
-from ..expect import Expectation
+from ..engine.expect import Expectation
 
 
 @attrs.frozen

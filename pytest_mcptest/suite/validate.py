@@ -156,7 +156,7 @@ def _explain_error(doc: Any, error, schema_name: str) -> list[tuple[str, list]]:
 
 def _explain_expect_entry(doc: Any, parts: list) -> Optional[tuple[str, list]]:
     """Inside an ``expect:`` entry the grammar explains itself better than two schema shapes."""
-    from ..expect import ExpectSyntaxError, compile_expectation
+    from ..engine.expect import ExpectSyntaxError, compile_expectation
 
     for k in range(len(parts) - 2, -1, -1):
         if parts[k] == "expect" and isinstance(parts[k + 1], int):

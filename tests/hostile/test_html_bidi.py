@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from pytest_mcptest.htmlreport import render_html
-from pytest_mcptest.report import compare_reports
+from pytest_mcptest.report.html import render_html
+from pytest_mcptest.report.document import compare_reports
 from pytest_mcptest.text import html_text
 
 RLO = "\u202e"

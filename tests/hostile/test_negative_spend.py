@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from pytest_mcptest.cassette import parse_cassette
+from pytest_mcptest.formats.cassette import parse_cassette
 from pytest_mcptest.errors import InputError
 
 

@@ -10,7 +10,7 @@ import os
 from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis_budget import budget
 
-from pytest_mcptest.cassette import load_cassette
+from pytest_mcptest.formats.cassette import load_cassette
 from pytest_mcptest.record import store
 from pytest_mcptest.record.proxy import SessionLog
 from pytest_mcptest.record.redact import redactor

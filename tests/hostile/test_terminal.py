@@ -151,7 +151,7 @@ def test_serve_over_http_escapes_the_recorded_servers_name(monkeypatch, capsys):
 
 
 def test_the_markdown_summary_and_the_ci_annotations_escape_names():
-    from pytest_mcptest.markdown import annotations, render_markdown
+    from pytest_mcptest.report.markdown import annotations, render_markdown
 
     item = {"id": f"s.mcptest.yml::{EVIL}", "kind": "agent", "outcome": "failed", "file": "s.mcptest.yml",
             "line": 2, "envelope": {}, "failures": [{"gate": "expect", "message": EVIL}]}

@@ -15,10 +15,10 @@ import time
 import pytest
 
 from live_fake import MANIFEST, OPENAI_KEY, FakeProvider, reply
-from pytest_mcptest.cassette import Cassette, write_cassette
+from pytest_mcptest.formats.cassette import Cassette, write_cassette
 from pytest_mcptest.engine.trace import Run, ToolCall
 from pytest_mcptest.cli import main
-from pytest_mcptest.files import atomic_write, locked, output_problem
+from pytest_mcptest.formats.files import atomic_write, locked, output_problem
 from pytest_mcptest.record import store
 from pytest_mcptest.record.redact import Redactor
 
@@ -226,7 +226,7 @@ def test_a_report_path_on_a_full_disk_is_a_usage_error_at_once(pytester, monkeyp
 
 
 def test_a_report_that_cannot_be_written_at_the_end_fails_the_session_cleanly(pytester, monkeypatch):
-    from pytest_mcptest import report
+    from pytest_mcptest.report import document as report
 
     def fail(path, report):
         raise OSError(28, "No space left on device")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from pytest_mcptest.evaluate import evaluate
-from pytest_mcptest.render import render_verdict
+from pytest_mcptest.gates.evaluate import evaluate
+from pytest_mcptest.report.render import render_verdict
 from pytest_mcptest.suite.build import load_suite
 
 

@@ -18,11 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import budget
 
-from pytest_mcptest import cassette as cassette_module
-from pytest_mcptest.cassette import Cassette, as_json, cassette_schema, dump_cassette, parse_cassette
+from pytest_mcptest.formats import cassette as cassette_module
+from pytest_mcptest.formats.cassette import Cassette, as_json, cassette_schema, dump_cassette, parse_cassette
 from pytest_mcptest.engine.trace import Run, Tokens, ToolCall
 from pytest_mcptest.errors import InputError
-from pytest_mcptest.files import read_or_map
+from pytest_mcptest.formats.files import read_or_map
 
 SETTINGS = settings(max_examples=budget(400), deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -274,7 +274,7 @@ def test_a_mapped_file_is_proven_utf8_across_its_chunks():
 def test_false_arguments_and_results_are_values_and_are_written():
     """Only the flags that are off are left out: arguments or a result that are ``false`` (a
     tool may answer a bare boolean) are written and read back as they were."""
-    from pytest_mcptest.cassette import Cassette, dump_cassette, parse_cassette
+    from pytest_mcptest.formats.cassette import Cassette, dump_cassette, parse_cassette
     from pytest_mcptest.engine.trace import Run, ToolCall
 
     text = dump_cassette(Cassette(runs=(Run(tool_calls=(ToolCall(name="t", args=False, result=False),)),)))

@@ -10,7 +10,7 @@ import pathlib
 import jsonschema
 import pytest
 
-from pytest_mcptest.cassette import parse_cassette
+from pytest_mcptest.formats.cassette import parse_cassette
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.suite.validate import CASSETTE, is_valid, schema
 from cassette_cases import CASSETTE_CASES

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_mcptest.expect import ExpectSyntaxError, check, compile_expectation
+from pytest_mcptest.engine.expect import ExpectSyntaxError, check, compile_expectation
 
 ENVELOPE = {
     "invalid_actions": 0,

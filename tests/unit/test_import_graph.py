@@ -86,8 +86,8 @@ def test_gates_import_no_pytest(external):
 
 
 def test_render_and_report_read_verdict_data_not_evaluation(graph):
-    for name in ("pytest_mcptest.render", "pytest_mcptest.report"):
-        assert not any(_under(m, "pytest_mcptest.evaluate") or _under(m, "pytest_mcptest.gates")
+    for name in ("pytest_mcptest.report.render", "pytest_mcptest.report.document"):
+        assert not any(_under(m, "pytest_mcptest.gates.evaluate") or _under(m, "pytest_mcptest.gates")
                        for m in graph[name]), (name, graph[name])
 
 

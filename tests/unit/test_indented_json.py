@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import budget
 
-from pytest_mcptest.indented_json import FAST_FROM, dumps_indented, reindent
+from pytest_mcptest.formats.json_text import FAST_FROM, dumps_indented, reindent
 
 # Strings heavy in what the re-indenting must see through: quotes, backslash runs, brackets,
 # commas, colons, non-ASCII and lone surrogates.

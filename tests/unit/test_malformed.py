@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cassette_cases import CASSETTE_CASES
-from pytest_mcptest.cassette import parse_cassette
+from pytest_mcptest.formats.cassette import parse_cassette
 from pytest_mcptest.engine.trace import Tokens
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.suite.build import load_suite

@@ -132,7 +132,7 @@ def test_multi_run_empty_traces(runs, expected):
 
 
 def test_arguments_that_were_not_json_are_not_well_formed():
-    from pytest_mcptest.cassette import parse_cassette
+    from pytest_mcptest.formats.cassette import parse_cassette
 
     cassette = parse_cassette("c.json", json.dumps({"runs": [{"tool_calls": [
         {"name": "catalog.search", "args": {"_raw": "{city: Paris"}, "args_invalid_json": True},
@@ -142,7 +142,7 @@ def test_arguments_that_were_not_json_are_not_well_formed():
 
 
 def test_args_invalid_json_must_be_a_boolean():
-    from pytest_mcptest.cassette import parse_cassette
+    from pytest_mcptest.formats.cassette import parse_cassette
     from pytest_mcptest.errors import InputError
 
     with pytest.raises(InputError) as info:

@@ -122,7 +122,7 @@ def test_default_gates_are_the_spec_defaults():
 
 
 def test_default_gates_compile_and_judge_the_envelope():
-    from pytest_mcptest.expect import check, compile_expectation
+    from pytest_mcptest.engine.expect import check, compile_expectation
 
     good = score_catalog([GOOD]).to_dict()
     bad = score_catalog([GOOD, {"name": "thing", "description": "thing"}]).to_dict()

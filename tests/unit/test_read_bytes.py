@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from pytest_mcptest import files
-from pytest_mcptest.cassette import load_cassette
+from pytest_mcptest.formats import files
+from pytest_mcptest.formats.cassette import load_cassette
 from pytest_mcptest.errors import InputError
 from suites import cassette
 

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from pytest_mcptest.cassette import Cassette, dump_cassette, parse_cassette, write_cassette
+from pytest_mcptest.formats.cassette import Cassette, dump_cassette, parse_cassette, write_cassette
 from pytest_mcptest.engine.trace import Run, ToolCall
 from pytest_mcptest.record import drift, modes
 from pytest_mcptest.record.redact import REDACTED, compile_patterns, redactor

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from pytest_mcptest import files
+from pytest_mcptest.formats import files
 from pytest_mcptest.errors import InputError
 
 TEXTS = [

@@ -8,7 +8,7 @@ import json
 
 from hypothesis import given, strategies as st
 
-from pytest_mcptest.cassette import Cassette, dump_cassette, parse_cassette
+from pytest_mcptest.formats.cassette import Cassette, dump_cassette, parse_cassette
 from pytest_mcptest.engine.trace import Run, Tokens, ToolCall
 from pytest_mcptest.importers.common import Loc, Source, read_usage
 

@@ -12,19 +12,19 @@ import pytest
 
 
 def _json(path: str, report: dict, comparison: Optional[dict], baseline: str) -> None:
-    from .report import write_report
+    from ..report.document import write_report
 
     write_report(path, report)
 
 
 def _html(path: str, report: dict, comparison: Optional[dict], baseline: str) -> None:
-    from .htmlreport import write_html
+    from ..report.html import write_html
 
     write_html(path, report, comparison, baseline)
 
 
 def _markdown(path: str, report: dict, comparison: Optional[dict], baseline: str) -> None:
-    from .markdown import write_markdown
+    from ..report.markdown import write_markdown
 
     write_markdown(path, report, comparison, baseline)
 

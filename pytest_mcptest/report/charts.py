@@ -1,6 +1,6 @@
 """The HTML report's plots, drawn by matplotlib's SVG backend from a JSON report's items.
 
-Each chart reads plain report data (the item entries of :mod:`pytest_mcptest.report`)
+Each chart reads plain report data (the item entries of :mod:`pytest_mcptest.report.document`)
 and returns inline SVG text, or ``None`` when the report holds nothing to draw. The
 output is deterministic: a fixed ``svg.hashsalt`` per chart (so two charts on one page
 never share an element id), no date or creator in the metadata, text kept as text.
@@ -158,7 +158,7 @@ def distractor_chart(report: dict) -> Optional[str]:
 def _wilson(correct: int, total: int) -> Optional[tuple[float, float]]:
     if not isinstance(correct, int) or not isinstance(total, int) or not 0 <= correct <= total or total == 0:
         return None
-    from .engine.toolbench import wilson_interval
+    from ..engine.toolbench import wilson_interval
 
     return wilson_interval(correct, total)
 

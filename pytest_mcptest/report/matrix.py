@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from html import escape
 
-from .text import html_text, plural
+from ..text import html_text, plural
 
 
 def _number(value: float) -> str:

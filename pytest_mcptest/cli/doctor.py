@@ -16,18 +16,18 @@ import sys
 
 import attrs
 
-from .errors import InputError
-from .text import json_printable, printable
+from ..errors import InputError
+from ..text import json_printable, printable
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def write_new_lock(block, path: str) -> int:
     """``--lock FILE`` when FILE does not exist yet: pin the catalog there."""
-    from .gates.sources import RecordingUnavailable
-    from .gates.tool_quality import open as open_catalog
-    from .context import Context
-    from .lockfile import write_lock
+    from ..gates.sources import RecordingUnavailable
+    from ..gates.tool_quality import open as open_catalog
+    from ..gates.context import Context
+    from ..formats.lockfile import write_lock
 
     try:
         source = open_catalog(block, Context(root=os.getcwd()))
@@ -45,17 +45,17 @@ def write_new_lock(block, path: str) -> int:
 
 def _in_cassette(finding, server: str):
     """A catalog finding with its pointer into the cassette (``/catalog/<server>/tools/...``)."""
-    from .engine.paths import json_pointer
+    from ..engine.paths import json_pointer
 
     return attrs.evolve(finding, pointer=json_pointer(["catalog", server]) + finding.pointer)
 
 
 def cassette_security(path: str, as_json: bool) -> int:
     """The security lint of a cassette: its recorded catalogs and tool results."""
-    from .cassette import load_cassette
-    from .engine.catalog import CatalogError
-    from .engine.security_rules import lint_results, lint_servers_security, security_counts
-    from .report import dumps
+    from ..formats.cassette import load_cassette
+    from ..engine.catalog import CatalogError
+    from ..engine.security_rules import lint_results, lint_servers_security, security_counts
+    from ..report.document import dumps
 
     try:
         cassette = load_cassette(path, path, keep=False)
@@ -94,12 +94,12 @@ def _print_findings(findings) -> None:
 
 def suite_security(config: str, as_json: bool) -> int:
     """The security lint of every server of a suite, together."""
-    from .engine.catalog import CatalogError
-    from .engine.security_rules import lint_servers_security, security_counts
-    from .files import regular_file_problem
-    from .gates.server_entries import resolve_server, server_catalog
-    from .report import dumps
-    from .suite.cache import load_suite_cached
+    from ..engine.catalog import CatalogError
+    from ..engine.security_rules import lint_servers_security, security_counts
+    from ..formats.files import regular_file_problem
+    from ..gates.server_entries import resolve_server, server_catalog
+    from ..report.document import dumps
+    from ..suite.cache import load_suite_cached
 
     try:
         problem = regular_file_problem(config)

@@ -14,13 +14,13 @@ import sys
 from functools import lru_cache
 from typing import Any, Optional
 
-from .engine.paths import json_pointer
-from .engine.paths import leaves as flatten
-from .engine.values import is_number
-from .errors import InputError
-from .files import MAX_JSON_DEPTH, POINTER_PARTS, atomic_write, brackets_within, read_json, utf8_safe
-from .indented_json import compact, dumps_indented
-from .text import plural
+from ..engine.paths import json_pointer
+from ..engine.paths import leaves as flatten
+from ..engine.values import is_number
+from ..errors import InputError
+from ..formats.files import MAX_JSON_DEPTH, POINTER_PARTS, atomic_write, brackets_within, read_json, utf8_safe
+from ..formats.json_text import compact, dumps_indented
+from ..text import plural
 
 REPORT_VERSION = 1
 
@@ -67,7 +67,7 @@ def failure_modes(verdict) -> dict:
     """``{mode: failing runs}`` of a failed verdict (``engine/failure_modes.py``); a recording
     that could not be had (a missing cassette) is no failure of the agent's and has none, nor
     has a block that judged no recorded run (a catalog, a server build)."""
-    from .engine.failure_modes import item_modes
+    from ..engine.failure_modes import item_modes
 
     if verdict.problems or not verdict.recorded_runs:
         return {}
@@ -218,7 +218,7 @@ def build_report(items, errors: dict[str, str]) -> dict:
 
 def failure_mode_totals(items) -> dict:
     """The failure modes of the failed items, summed: ``{"wrong_tool": 61, ...}``."""
-    from .engine.failure_modes import add_counts
+    from ..engine.failure_modes import add_counts
 
     total: dict = {}
     for item in items:
@@ -232,7 +232,7 @@ def dumps(report: dict) -> str:
 
     JSON has no ``NaN`` or ``Infinity`` (``1.7e308 + 1.7e308`` reaches one from finite
     numbers), and :func:`load_report` reads nothing nested more than
-    :data:`~pytest_mcptest.files.MAX_JSON_DEPTH` levels deep. Such a value is written as
+    :data:`~pytest_mcptest.formats.files.MAX_JSON_DEPTH` levels deep. Such a value is written as
     ``null`` (a part nested too deeply as a short string), and the item gets a ``notes``
     list saying where and what was replaced, so the report stays valid JSON that this
     version of mcptest can read back.
@@ -342,7 +342,7 @@ def _report_problem(data) -> Optional[tuple[str, str]]:
         return "/mcptest_report", f"unsupported version {version!r} (this mcptest reads {REPORT_VERSION})"
     check = _compiled_schema()
     if not check.is_valid(data):  # explained in words by jsonschema, which is slow but only runs now
-        from .suite.validate import schema_problems
+        from ..suite.validate import schema_problems
 
         problems = schema_problems(data, REPORT_SCHEMA)
         if problems:
@@ -357,7 +357,7 @@ def _compiled_schema():
     """The report schema compiled by jsonschema-rs: a 10,000-item report is checked in 40 ms."""
     import jsonschema_rs
 
-    from .suite.validate import schema
+    from ..suite.validate import schema
 
     return jsonschema_rs.validator_for(schema(REPORT_SCHEMA))
 
@@ -438,7 +438,7 @@ def compare_reports(current: dict, baseline: dict, alpha: float = 0.05, correcti
     ``regressions`` counts the flips to failed. Items are sorted by id; values by path.
     ``significance`` holds the paired tests of :mod:`.significance` and their verdict.
     """
-    from .significance import significance
+    from .compare import significance
 
     old = {item["id"]: item for item in baseline.get("items", [])}
     new = {item["id"]: item for item in current.get("items", [])}
@@ -488,7 +488,7 @@ def render_comparison(comparison: dict, every: bool = False, flag: str = "--all"
     flip; then a one-line tally. ``every`` adds every test and one line per changed item
     with every delta (``id: tool_selection.f1 80 -> 60 (-20), ...``); ``flag`` is the option
     that asks for them (``-v`` under pytest)."""
-    from .significance import verdict_lines
+    from .compare import verdict_lines
 
     lines = verdict_lines(comparison["significance"], every) if "significance" in comparison else []
     for item in comparison["items"]:

@@ -8,13 +8,13 @@ from typing import Optional
 import pytest
 
 from .stash import CONTEXT_KEY
-from .errors import InputError
-from .gc_pause import paused_collector
-from .evaluate import evaluate
-from .render import render_verdict
-from .suite.cache import CollectedSuite, collect_suite
-from .suite.model import Block
-from .verdict import Verdict
+from ..errors import InputError
+from ..gc_pause import paused_collector
+from ..gates.evaluate import evaluate
+from ..report.render import render_verdict
+from ..suite.cache import CollectedSuite, collect_suite
+from ..suite.model import Block
+from ..engine.verdict import Verdict
 
 MARKERS_KEY = pytest.StashKey[set]()
 _KIND_MARKS: dict = {}  # one `mcptest(kind=...)` mark per kind, shared by every item

@@ -16,10 +16,10 @@ import sys
 import tempfile
 from typing import Optional, Sequence
 
-from .errors import InputError
-from .gc_pause import paused_collector
-from .report import dumps
-from .text import plural
+from ..errors import InputError
+from ..gc_pause import paused_collector
+from ..report.document import dumps
+from ..text import plural
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -47,7 +47,7 @@ def _pytest(targets: list[str], cassette_dir: Optional[str], as_json: bool, extr
     user's order); print its output (or, with ``as_json``, the report)."""
     import pytest
 
-    from .text import json_printable
+    from ..text import json_printable
 
     with tempfile.TemporaryDirectory() as tmp:
         # The user's own --mcptest-report (the last one wins in pytest) is the one read back.
@@ -83,7 +83,7 @@ def _pytest(targets: list[str], cassette_dir: Optional[str], as_json: bool, extr
 def _run(args) -> int:
     """Every block of the suites, as pytest would run them: the suites (and ``--config``
     files) and every pytest option go to pytest as written."""
-    from .files import regular_file_problem
+    from ..formats.files import regular_file_problem
 
     extra = list(args.pytest_args)
     targets = list(args.config or ())
@@ -111,8 +111,8 @@ def _run(args) -> int:
 
 def _scenario_run(args) -> int:
     """The scenarios of one suite (or those named), through pytest."""
-    from .files import regular_file_problem
-    from .suite.cache import load_suite_cached
+    from ..formats.files import regular_file_problem
+    from ..suite.cache import load_suite_cached
 
     problem = regular_file_problem(args.suite)
     if problem:
@@ -140,7 +140,7 @@ def _cassette_path_problem(path: str) -> str:
     """Why a cassette cannot be written at ``path`` (a directory there, or a file where a
     folder above it should be), as one line; empty when it can. ``import`` and ``record``
     both write one."""
-    from .files import file_above
+    from ..formats.files import file_above
 
     if os.path.isdir(path):
         return f"{path}: is a directory; name the cassette file to write"
@@ -152,9 +152,9 @@ def _import(args) -> int:
     """Turn an existing log into a cassette, checked by reading it back before it is written."""
     import attrs
 
-    from .cassette import dump_cassette, parse_cassette, write_cassette
-    from .importers import import_text, read_log
-    from .importers.common import catalog_file, parse_once, summary
+    from ..formats.cassette import dump_cassette, parse_cassette, write_cassette
+    from ..importers import import_text, read_log
+    from ..importers.common import catalog_file, parse_once, summary
 
     try:
         text = read_log(args.file)
@@ -212,8 +212,8 @@ def _import(args) -> int:
 def _kind_to_import(args, text: str) -> Optional[str]:
     """The kind to import ``args.file`` as: the one named, or with ``auto`` the one guessed;
     None (with the reason on stderr) when it cannot be guessed or the file is of another kind."""
-    from .importers import IMPORTERS
-    from .importers.detect import detect_kind
+    from ..importers import IMPORTERS
+    from ..importers.detect import detect_kind
 
     kind = args.kind
     try:
@@ -236,7 +236,7 @@ def _kind_to_import(args, text: str) -> Optional[str]:
 
 def _side_file(path: str) -> str:
     """A side file's text (``--tools``), read as every user file is; missing is bad input."""
-    from .files import read_text
+    from ..formats.files import read_text
 
     try:
         return read_text(path)
@@ -248,11 +248,11 @@ def _judge(block, as_json: bool, describe) -> int:
     """Judge one block exactly as its pytest item would (the same evaluate() and the same
     failure text), then print it: ``describe(envelope)`` lines and the failure text, or the
     JSON report of that one item. A recording that cannot be had is bad input (exit 2)."""
-    from .context import Context
-    from .evaluate import evaluate
-    from .render import render_verdict
-    from .report import build_report, item_entry
-    from .text import json_printable, printable
+    from ..gates.context import Context
+    from ..gates.evaluate import evaluate
+    from ..report.render import render_verdict
+    from ..report.document import build_report, item_entry
+    from ..text import json_printable, printable
 
     verdict = evaluate(block, Context(root=os.getcwd()))
     if verdict.problems:  # what was to be judged could not be read: the reason, nothing else
@@ -273,8 +273,8 @@ def _judge(block, as_json: bool, describe) -> int:
 
 def _record(args) -> int:
     """``mcptest record``: proxy one MCP host session to a stdio server and write it as a run."""
-    from .record.proxy import record  # only what the proxy needs: a host waits for its start
-    from .record.redact import redactor
+    from ..record.proxy import record  # only what the proxy needs: a host waits for its start
+    from ..record.redact import redactor
 
     command = args.server_command[1:] if args.server_command[:1] == ["--"] else args.server_command
     if bool(command) == bool(args.http):
@@ -288,7 +288,7 @@ def _record(args) -> int:
     try:
         with contextlib.ExitStack() as held:
             if not args.append:  # a second session writing this file anew is refused now, not after both ran
-                from .record.store import reserved
+                from ..record.store import reserved
 
                 try:
                     held.enter_context(reserved(args.out))
@@ -304,7 +304,7 @@ def _record(args) -> int:
             headers = {}
             scrub = redactor(args.redact or (), where="mcptest record --redact")
             if args.header:
-                from .record.headers import parse_headers, redactor_hiding
+                from ..record.headers import parse_headers, redactor_hiding
 
                 headers = parse_headers(args.header)
                 if not args.http:
@@ -314,7 +314,7 @@ def _record(args) -> int:
                 raise ValueError("mcptest record: --timeout goes with --http (over stdio the host's own timeout "
                                  "applies, as without the proxy)")
             if args.append:
-                from .record.store import read_existing
+                from ..record.store import read_existing
 
                 read_existing(args.out)  # a cassette that cannot take another run is refused before the session
             return record(command, args.out, args.server_name, args.append, scrub, url=args.http, headers=headers,
@@ -329,7 +329,7 @@ def _record(args) -> int:
 
 def _record_out_problem(args) -> str:
     """Why ``mcptest record`` cannot write ``--out``, checked before the session starts."""
-    from .files import output_problem
+    from ..formats.files import output_problem
 
     if os.path.lexists(args.out) and not (args.append or args.force):  # a dangling link too
         return (f"{args.out}: already exists; pass --append to add this session as a new run, "
@@ -341,10 +341,10 @@ def _record_out_problem(args) -> str:
 def _doctor_block(args, **how):
     """The ``tool_quality`` block for ``--catalog FILE`` or ``--server NAME --config SUITE``
     (``how``: which of its gates apply, see ``for_server``)."""
-    from .gates.server_entries import resolve_server
-    from .gates.tool_quality import for_server
-    from .files import regular_file_problem
-    from .suite.cache import load_suite_cached
+    from ..gates.server_entries import resolve_server
+    from ..gates.tool_quality import for_server
+    from ..formats.files import regular_file_problem
+    from ..suite.cache import load_suite_cached
 
     if args.catalog:
         return for_server(os.path.basename(args.catalog), {"catalog": os.path.abspath(args.catalog)}, args.catalog,
@@ -369,7 +369,7 @@ def _doctor(args) -> int:
     catalog misses them. ``--security`` and ``--lock FILE`` judge only their own gate
     (see ``doctor.py``); ``--cassette`` lints a recording."""
     from . import doctor
-    from .gates.tool_quality import security_summary_lines, summary_lines
+    from ..gates.tool_quality import security_summary_lines, summary_lines
 
     if args.cassette:
         if args.catalog or args.server or args.lock or args.lint_descriptions:
@@ -397,7 +397,7 @@ def _tool_bench(args) -> int:
     (``--min-drop`` or the spec's own), judged as the ``tool_bench`` item would be."""
     import attrs
 
-    from .gates.tool_bench import from_spec_file, summary_lines
+    from ..gates.tool_bench import from_spec_file, summary_lines
 
     try:
         block = from_spec_file(args.spec)
@@ -437,8 +437,8 @@ def _report(args) -> int:
     ``--markdown`` also write those reports (the same bytes ``--mcptest-html`` and
     ``--mcptest-markdown`` write for the same items). Exit 1 when a floor flipped to failed
     against the baseline, or when a ``--fail-on`` condition holds."""
-    from .report import compare_reports, comparison_problem, failing, load_report, render_comparison, render_summary
-    from .text import json_printable, printable
+    from ..report.document import compare_reports, comparison_problem, failing, load_report, render_comparison, render_summary
+    from ..text import json_printable, printable
 
     try:
         current = load_report(args.current)
@@ -448,7 +448,7 @@ def _report(args) -> int:
         return EXIT_USAGE
     comparison = compare_reports(current, baseline, correction=args.correction) if baseline is not None else None
     if args.html is not None:
-        from .htmlreport import unavailable, write_html
+        from ..report.html import unavailable, write_html
 
         problem = unavailable() or (f"--html needs a file path, found {args.html!r}"
                                     if not args.html.strip() or os.path.isdir(args.html) else None)
@@ -461,7 +461,7 @@ def _report(args) -> int:
             print(f"mcptest report: {args.html}: cannot write: {exc.strerror or exc}", file=sys.stderr)
             return EXIT_USAGE
     if args.markdown is not None:
-        from .markdown import write_markdown
+        from ..report.markdown import write_markdown
 
         if not args.markdown.strip() or os.path.isdir(args.markdown):
             print(f"mcptest report: --markdown needs a file path, found {args.markdown!r}", file=sys.stderr)
@@ -492,14 +492,14 @@ def _report(args) -> int:
 
 
 def _power(args) -> int:
-    from .sample_size import run
+    from .power import run
 
     return run(args)
 
 
 def _mock(args) -> int:
     """Serve the manifest or snapshot until stdin closes (exit 2 for bad input)."""
-    from .mcp.mock_server import run
+    from ..mcp.mock_server import run
 
     return run(args.tools_from, args.fault)
 
@@ -515,30 +515,30 @@ def _serve(args) -> int:
               if world else "applies to a world (SUITE::SCENARIO), not to a recording"), file=sys.stderr)
         return EXIT_USAGE
     if world:
-        from .mcp.world_server import run as serve_world
+        from ..mcp.world_server import run as serve_world
 
         return serve_world(args.cassette, args.http, args.fault, args.record)
-    from .mcp.replay_server import run
+    from ..mcp.replay_server import run
 
     return run(args.cassette, args.run, args.match, tuple(args.ignore_arg or ()), args.http, args.fault)
 
 
 def _verify(args) -> int:
     """Re-send a recording's requests to a server and compare its answers (exit 0, 1 or 2)."""
-    from .record.verify import main as verify
+    from ..record.verify import main as verify
 
     return verify(args)
 
 
 def _init(args) -> int:
     """Write a starting suite from a cassette (``init_suite.py``)."""
-    from .init_suite import command
+    from ..authoring.init_suite import command
 
     return command(args.cassette, args.kind, args.output, args.force)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from .. import __version__
 
     parser = _Parser(prog="mcptest", description="Replay recorded MCP agent runs and gate them offline.")
     parser.add_argument("--version", action="version", version=f"mcptest {__version__}")
@@ -681,7 +681,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="how long one answer may take (default 30)")
     ver.set_defaults(func=_verify, server_command=[])  # the command after -- (see main)
 
-    from .importers import IMPORTERS
+    from ..importers import IMPORTERS
 
     imp = sub.add_parser("import", help="turn existing logs into a cassette")
     imp.add_argument("kind", choices=["auto", *IMPORTERS],
@@ -715,7 +715,7 @@ def _merge_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:2] == ["report", "merge"]:
-        from .report_merge import run as merge
+        from ..report.merge import run as merge
 
         args = _merge_parser().parse_args(argv[2:])
         return merge(args.shards, args.output)

@@ -16,7 +16,7 @@ import os
 import pytest
 
 from .stash import CONTEXT_KEY
-from .text import printable
+from ..text import printable
 
 # report.py (the JSON report, comparisons) is imported where a session asks for a report:
 # most sessions never do, and a cold one would compile it for nothing.
@@ -25,11 +25,11 @@ from .text import printable
 def is_block_item(item) -> bool:
     # Checked by module, so the collector (and the engine behind it) loads only when a
     # suite file is actually collected.
-    return type(item).__module__ == "pytest_mcptest.collect" and type(item).__name__ == "BlockItem"
+    return type(item).__module__ == "pytest_mcptest.plugin.collect" and type(item).__name__ == "BlockItem"
 
 
 def _is_bad_suite(item) -> bool:
-    return type(item).__module__ == "pytest_mcptest.collect" and type(item).__name__ == "BadSuiteItem"
+    return type(item).__module__ == "pytest_mcptest.plugin.collect" and type(item).__name__ == "BadSuiteItem"
 
 
 _REPORT_FILES = pytest.StashKey[dict]()
@@ -71,7 +71,7 @@ def before_report(item, call) -> None:
     them as ``<property>`` elements)."""
     if (call.when == "call" and is_block_item(item) and item.verdict is not None
             and getattr(item.config.option, "xmlpath", None)):
-        from .report import junit_properties
+        from ..report.document import junit_properties
 
         item.user_properties.extend(junit_properties(item.head.kind, item.verdict))
 
@@ -85,23 +85,23 @@ def carry_verdict(item, call, report) -> None:
     if is_block_item(item):
         if _wants_entries(item.config):
             # Plain data on the report: pytest-xdist carries it to the controller.
-            from .report import item_entry
+            from ..report.document import item_entry
 
             report.mcptest = item_entry(_report_id(item.config, item.path, item.name), item.head, item.verdict)
         if call.when == "call":
             if item.verdict is not None and report.passed and item.config.get_verbosity() > 0:
-                from .render import passing_metrics
+                from ..report.render import passing_metrics
 
                 report.mcptest_metrics = passing_metrics(item.verdict)  # plain text: crosses xdist
             if item.verdict is not None and report.failed and item.config.getoption("mcptest_update_expect"):
-                from .update_expect import proposals
+                from ..authoring.update_expect import proposals
 
                 report.mcptest_update = proposals(item.verdict, item.config.stash[CONTEXT_KEY])  # plain data
             if item.verdict is not None and item.verdict.summary:
                 # (section, plain payload) pairs for the terminal summary, across xdist too
                 report.mcptest_summary = [list(entry) for entry in item.verdict.summary]
             if item.verdict is not None and report.failed:
-                from .report import failure_modes
+                from ..report.document import failure_modes
 
                 report.mcptest_failure_modes = failure_modes(item.verdict)  # a plain dict: crosses xdist
             item.verdict = None  # rendered and reported: let it go
@@ -118,7 +118,7 @@ class SessionReport:
         wanted = _wants_entries(config)
         self.builder = None
         if wanted and not hasattr(config, "workerinput"):
-            from .report import ReportBuilder
+            from ..report.document import ReportBuilder
 
             self.builder = ReportBuilder()
         self.patterns = patterns  # a suite file's name patterns: its failures are rendered as ours
@@ -140,7 +140,7 @@ class SessionReport:
                 self.builder.add_collect_error(report.mcptest_bad_file, str(report.longrepr))
         if (report.failed and type(report.longrepr) is str and not hasattr(self.config, "workerinput")
                 and self._is_suite(report.nodeid)):
-            from .render import FailureText
+            from ..report.render import FailureText
 
             report.longrepr = FailureText(report.longrepr)  # still the same text; coloured on a terminal
         for section, payload in getattr(report, "mcptest_summary", None) or ():
@@ -150,7 +150,7 @@ class SessionReport:
         if getattr(report, "mcptest_update", None):
             self.updates.append(report.mcptest_update)
         if getattr(report, "mcptest_failure_modes", None) and report.failed:
-            from .engine.failure_modes import add_counts
+            from ..engine.failure_modes import add_counts
 
             self.failure_modes = add_counts(self.failure_modes, report.mcptest_failure_modes)
 
@@ -162,13 +162,13 @@ class SessionReport:
         if self.summary:
             self._summarize_gates(terminalreporter)
         if self.failure_modes:
-            from .engine.failure_modes import describe
+            from ..engine.failure_modes import describe
 
             terminalreporter.section("mcptest: failure modes")
             terminalreporter.write_line(f"failing runs by mode: {describe(self.failure_modes)}")
         self._summarize_comparison(terminalreporter)
         if self.updated:
-            from .update_expect import summary_lines
+            from ..authoring.update_expect import summary_lines
 
             terminalreporter.section("mcptest: updated expectations")
             for line in summary_lines(self.updated):
@@ -180,7 +180,7 @@ class SessionReport:
         """Each failed item as a GitHub Actions ``::error file=...,line=...::`` command, so
         the workflow shows it on the suite's line; written through the terminal reporter,
         which GitHub reads from the step's output."""
-        from .markdown import annotations
+        from ..report.markdown import annotations
 
         config = self.config
         base = str(config.inipath.parent if config.inipath else config.invocation_params.dir)
@@ -192,7 +192,7 @@ class SessionReport:
         deferred criteria), each rendered by the gate that emitted it, in the gates' order."""
         if not self.summary:
             return  # nothing asked for a section: no gate need be imported to render none
-        from .gates import summary_sections
+        from ..gates import summary_sections
 
         for name, render in summary_sections():
             entries = self.summary.get(name)
@@ -208,7 +208,7 @@ class SessionReport:
         tests, the significant changes and the floor flips (``-v``: every delta)."""
         if self.comparison is None:
             return
-        from .report import comparison_problem, render_comparison
+        from ..report.document import comparison_problem, render_comparison
 
         terminalreporter.section(f"mcptest: compared with {self.config.getoption('mcptest_compare')}")
         for line in render_comparison(self.comparison, self.config.option.verbose > 0, "-v").splitlines():
@@ -225,7 +225,7 @@ class SessionReport:
 
     def pytest_sessionfinish(self, session) -> None:
         if self.updates and not hasattr(self.config, "workerinput"):  # the controller alone writes suites
-            from .update_expect import apply
+            from ..authoring.update_expect import apply
 
             self.updated = apply(self.updates)
         if self.baseline is not None and self.builder is not None:
@@ -233,7 +233,7 @@ class SessionReport:
             # does and as pytest does when collection failed (its 4 is kept for a bad
             # option, such as a baseline that is missing); a floor that flipped to failed
             # fails the session (exit 1) even when no item did.
-            from .report import compare_reports, comparison_problem
+            from ..report.document import compare_reports, comparison_problem
 
             self.comparison = compare_reports(self.builder.to_dict(), self.baseline)
             if comparison_problem(self.comparison):

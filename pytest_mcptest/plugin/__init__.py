@@ -13,10 +13,10 @@ import os
 
 import pytest
 
-from .context import Context
-from .files import output_problem
+from ..gates.context import Context
+from ..formats.files import output_problem
 from .stash import CONTEXT_KEY
-from .record.modes import RecordMode
+from ..record.modes import RecordMode
 from .session_report import SessionReport, before_report, carry_verdict, is_block_item
 
 DEFAULT_PATTERNS = ("*.mcptest.yml", "*.mcptest.yaml")
@@ -115,7 +115,7 @@ def pytest_configure(config: pytest.Config) -> None:
             if problem is not None:
                 raise pytest.UsageError(f"{flag} {path}: {problem}")
     if config.getoption("mcptest_html") is not None:
-        from .htmlreport import unavailable
+        from ..report.html import unavailable
 
         if unavailable():
             raise pytest.UsageError(f"--mcptest-html: {unavailable()}")
@@ -123,14 +123,14 @@ def pytest_configure(config: pytest.Config) -> None:
     compare = config.getoption("mcptest_compare")
     if compare is not None and not hasattr(config, "workerinput"):  # only the controller compares
         try:
-            from .report import load_report
+            from ..report.document import load_report
 
             baseline = load_report(os.path.join(str(config.invocation_params.dir), compare), compare)
         except ValueError as exc:
             raise pytest.UsageError(f"--mcptest-compare: {exc}") from None
     redact = list(config.getoption("mcptest_redact") or ())
     if redact:
-        from .record.redact import compile_patterns
+        from ..record.redact import compile_patterns
 
         try:
             compile_patterns(redact)
@@ -145,17 +145,17 @@ def pytest_configure(config: pytest.Config) -> None:
                                         rate_dir=_rate_dir(config), live_catalogs={})
     added = [gate for gates in config.hook.pytest_mcptest_gates(config=config) if gates for gate in gates]
     if added:  # a conftest's or a plugin's gates, for this session only
-        from .gates import GateError, register
+        from ..gates import GateError, register
 
         try:
             config.add_cleanup(register(added, "pytest_mcptest_gates"))
         except GateError as exc:
             raise pytest.UsageError(str(exc)) from None
     config.pluginmanager.register(SessionReport(config, suite_patterns(config), baseline), "mcptest-session")
-    from .record import fixture as recorder_fixture  # the mcptest_recorder fixture; imports no mcp
+    from ..record import fixture as recorder_fixture  # the mcptest_recorder fixture; imports no mcp
 
     config.pluginmanager.register(recorder_fixture, "mcptest-recorder")
-    from .mcp import serve_fixture  # the mcptest_cassette_server fixture; imports no mcp
+    from ..mcp import serve_fixture  # the mcptest_cassette_server fixture; imports no mcp
 
     config.pluginmanager.register(serve_fixture, "mcptest-cassette-server")
 
@@ -216,8 +216,8 @@ def pytest_collection_finish(session) -> None:
         return
     from collections import Counter
 
-    from .cassette import forget_parsed
-    from .gates.sources import cassette_path
+    from ..formats.cassette import forget_parsed
+    from ..gates.sources import cassette_path
 
     forget_parsed()  # a session in a longer-lived process (pytester, pytest.main) reads each file afresh
     ctx = session.config.stash[CONTEXT_KEY]
@@ -230,6 +230,6 @@ def pytest_assertrepr_compare(config, op, left, right):
     """Compare two engine results (or an envelope and a result) path by path."""
     if not any(type(side).__module__.startswith("pytest_mcptest.") for side in (left, right)):
         return None
-    from .render import compare_results
+    from ..report.render import compare_results
 
     return compare_results(op, left, right)

@@ -3,7 +3,7 @@ baseline, when there is one) so that ``--mcptest-html`` and ``mcptest report --h
 write the same bytes for the same items.
 
 Everything is inline: the style sheet, the script, the charts (SVG from
-:mod:`pytest_mcptest.charts`) and the items themselves, as gzip-compressed JSON the
+:mod:`pytest_mcptest.report.charts`) and the items themselves, as gzip-compressed JSON the
 script unpacks with the browser's own ``DecompressionStream``; nothing is fetched. The
 summary, the comparison and the charts are plain HTML; the item table is built by the
 script, each row expanding into its failure text, its recorded calls and its envelope.
@@ -19,9 +19,9 @@ from html import escape
 from importlib import resources
 from typing import Any, Optional
 
-from .files import atomic_write, utf8_safe
-from .matrix_report import matrix_section
-from .text import html_text, printable
+from ..formats.files import atomic_write, utf8_safe
+from .matrix import matrix_section
+from ..text import html_text, printable
 
 OUTCOMES = ("failed", "error", "xpassed", "xfailed", "skipped", "passed")
 MAX_COMPARE_ROWS = 200
@@ -112,8 +112,8 @@ def _listing(pairs: list[tuple[str, str]], empty: str, limit: int = 50) -> str:
 
 def _modes(report: dict) -> str:
     """The failed items' failure modes (``engine/failure_modes.py``), most first, or ``none``."""
-    from .engine.failure_modes import describe
-    from .report import failure_mode_totals
+    from ..engine.failure_modes import describe
+    from .document import failure_mode_totals
 
     modes = report.get("failure_modes")
     if not isinstance(modes, dict):  # a report written before failure modes: work them out

@@ -2,7 +2,7 @@
 read these and nothing else, so none of them needs to know how a verdict was reached.
 
 A gate (``gates/<kind>.py``) turns each recorded run, or all runs together, or a
-catalog, into a :class:`GateResult`; :mod:`pytest_mcptest.evaluate` applies the
+catalog, into a :class:`GateResult`; :mod:`pytest_mcptest.gates.evaluate` applies the
 ``expect:`` entries to it and assembles the :class:`Verdict`.
 
 These are frozen msgspec Structs, not attrs classes like the suite's model: every item

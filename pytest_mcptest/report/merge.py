@@ -18,8 +18,8 @@ import os
 import sys
 from typing import Sequence
 
-from .report import build_report, load_report, write_report
-from .text import plural
+from .document import build_report, load_report, write_report
+from ..text import plural
 
 
 class MergeError(ValueError):

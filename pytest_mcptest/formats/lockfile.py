@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .engine.catalog_lock import LockError, build_lock, check_lock, dump_lock
-from .errors import InputError
+from ..engine.catalog_lock import LockError, build_lock, check_lock, dump_lock
+from ..errors import InputError
 from .files import atomic_write, read_json
 
 

@@ -16,9 +16,9 @@ from typing import Any, Optional
 import attrs
 import msgspec
 
-from .engine.matching import MalformedSchema, contains, schema_validator
-from .engine.paths import Missing, PathError, Segment, format_path, parse_path, resolve
-from .engine.values import SCALARS, NestingError, is_number, json_equal, show, type_name
+from .matching import MalformedSchema, contains, schema_validator
+from .paths import Missing, PathError, Segment, format_path, parse_path, resolve
+from .values import SCALARS, NestingError, is_number, json_equal, show, type_name
 
 COMPARISONS = (">=", ">", "<=", "<", "==", "!=")
 KINDS = ("exact", "contains", "contains-all", "regex", "schema") + COMPARISONS

@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 from typing import Iterable, Optional
 
-from .engine.paths import leaves
-from .files import atomic_write
-from .matrix_report import matrix_markdown
-from .text import plural, printable
+from ..engine.paths import leaves
+from ..formats.files import atomic_write
+from .matrix import matrix_markdown
+from ..text import plural, printable
 
 MAX_LISTED = 50  # failures and floors listed; the rest are counted
 MAX_MESSAGE = 300  # characters of a failure message in a table cell or an annotation title line

@@ -32,8 +32,8 @@ SECTIONS = ("agents", "tests", "scenarios")
 
 def _judged_runs(block, ctx) -> tuple:
     """The runs the item judged: its cassette's, the first ``runs:`` of them when it says."""
-    from .cassette import load_cassette
-    from .gates.sources import cassette_path
+    from ..formats.cassette import load_cassette
+    from ..gates.sources import cassette_path
 
     runs = tuple(load_cassette(cassette_path(block, ctx), keep=False).runs)
     return runs[:block.runs] if getattr(block, "runs", None) else runs
@@ -41,7 +41,7 @@ def _judged_runs(block, ctx) -> tuple:
 
 def _trace(block, runs: tuple) -> dict:
     """The calls the runs made, under the block's own mode when every run passes that way."""
-    from .engine.trace_match import ExpectedCall, ExpectedTrace, validate_trace
+    from ..engine.trace_match import ExpectedCall, ExpectedTrace, validate_trace
     from .init_suite import expected_trace
 
     new = expected_trace(runs)
@@ -56,8 +56,8 @@ def _trace(block, runs: tuple) -> dict:
 def _state(block, runs: tuple) -> list:
     """Per ``expect_state:`` entry, in written order: ``["set", value]`` (every run ended
     with that value), ``["absent"]`` (no run has the path) or ``["disagree"]``."""
-    from .engine.paths import Missing, resolve
-    from .engine.world import replay_world
+    from ..engine.paths import Missing, resolve
+    from ..engine.world import replay_world
 
     finals = [replay_world(block.world, run).final_state for run in runs]
     out = []
@@ -93,7 +93,7 @@ def proposals(verdict, ctx) -> Optional[dict]:
     head = {"file": block.file, "name": block.name}
     if getattr(block, "matrix", None) is not None:
         return {**head, "note": f"not rewritten: its entry {block.matrix!r} is shared by every model of the matrix"}
-    from .errors import InputError
+    from ..errors import InputError
 
     try:
         runs = _judged_runs(block, ctx)
@@ -227,7 +227,7 @@ def _same(written: Any, value: Any) -> bool:
     """Whether a value written in the suite already is ``value`` (``1`` is not ``true``)."""
     import json
 
-    from .suite.doc import plain
+    from ..suite.doc import plain
 
     return json.dumps(plain(written), sort_keys=True) == json.dumps(value, sort_keys=True)
 
@@ -307,7 +307,7 @@ def apply(all_proposals: list[dict]) -> list[tuple[str, list[str], list[str]]]:
     diff lines, notes)`` for each file that had a proposal."""
     from ruamel.yaml.error import YAMLError
 
-    from .files import atomic_write
+    from ..formats.files import atomic_write
 
     by_file: dict[str, list[dict]] = {}
     for proposal in all_proposals:

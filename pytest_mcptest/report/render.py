@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 
-from .engine.paths import leaves
-from .engine.values import show
-from .text import INDENT, plural, printable, table
-from .verdict import RunVerdict, Verdict
+from ..engine.paths import leaves
+from ..engine.values import show
+from ..text import INDENT, plural, printable, table
+from ..engine.verdict import RunVerdict, Verdict
 
 
 def _expect_section(run: RunVerdict, suite_file: str) -> list[str]:

@@ -10,7 +10,7 @@ import json
 import math
 import sys
 
-from .engine import power as pw
+from ..engine import power as pw
 
 DESIGNS = {
     "one-sample": "one sample against a known rate",

@@ -30,9 +30,9 @@ import re
 import stat
 from typing import Any, Optional
 
-from .engine.paths import json_pointer
-from .engine.values import NestingError
-from .errors import InputError, number_problem
+from ..engine.paths import json_pointer
+from ..engine.values import NestingError
+from ..errors import InputError, number_problem
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
 MAX_JSON_DEPTH = 128

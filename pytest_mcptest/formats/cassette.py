@@ -37,9 +37,9 @@ from typing import Annotated, Any, Optional, Union
 import attrs
 import msgspec
 
-from .engine.paths import json_pointer
-from .engine.trace import Message, NotNegative, Run, Tokens, ToolCall
-from .errors import InputError
+from ..engine.paths import json_pointer
+from ..engine.trace import Message, NotNegative, Run, Tokens, ToolCall
+from ..errors import InputError
 from .files import MAX_JSON_DEPTH, atomic_write, brackets_within, loads_json, mapped_brackets_within, read_or_map
 
 CASSETTE_VERSION = 1

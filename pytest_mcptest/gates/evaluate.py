@@ -12,11 +12,11 @@ import itertools
 from typing import Optional
 
 from .context import Context
-from .expect import check
-from .gates import gate, open_source
-from .gates.sources import NOTES, DryRun, RecordingUnavailable
-from .text import findings
-from .verdict import AggregateVerdict, Failure, GateResult, RunVerdict, Verdict
+from ..engine.expect import check
+from . import gate, open_source
+from .sources import NOTES, DryRun, RecordingUnavailable
+from ..text import findings
+from ..engine.verdict import AggregateVerdict, Failure, GateResult, RunVerdict, Verdict
 
 
 MAX_HINTS = 10  # hints after a failed expectation (missed classes, runs that chose a distractor)

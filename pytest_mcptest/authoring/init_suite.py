@@ -16,7 +16,7 @@ import os
 from collections import Counter
 from typing import Any, Optional
 
-from .engine.trace import Run
+from ..engine.trace import Run
 
 KINDS = ("agent", "scenario")
 MAX_PATHS = 10  # distinct recorded paths a golden block lists (the golden path and its alternates)
@@ -195,8 +195,8 @@ def render(suite: dict, source: str, runs: int) -> str:
 def init_text(cassette_path: str, kind: Optional[str], out_path: Optional[str]) -> str:
     """The suite for the cassette at ``cassette_path``, with the cassette named relative to
     ``out_path``'s folder (the working directory when printed)."""
-    from .cassette import load_cassette
-    from .errors import InputError
+    from ..formats.cassette import load_cassette
+    from ..errors import InputError
 
     if not os.path.isfile(cassette_path):
         raise InitError(f"{cassette_path}: no such cassette")
@@ -218,7 +218,7 @@ def command(cassette_path: str, kind: Optional[str], out_path: Optional[str], fo
     unless ``force``). Exit 0, or 2 with the reason on stderr."""
     import sys
 
-    from .files import atomic_write
+    from ..formats.files import atomic_write
 
     if out_path and os.path.lexists(out_path) and not force:
         print(f"{out_path}: already exists; pass --force to overwrite it", file=sys.stderr)

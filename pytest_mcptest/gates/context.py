@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-from .record.modes import RecordMode
+from ..record.modes import RecordMode
 
 
 class Context(NamedTuple):

@@ -24,11 +24,10 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from .engine.paired import (CORRECTION_NAMES, CORRECTIONS, RESAMPLES, SEED, bootstrap_interval, mcnemar_exact,
-                            paired_t, sign_flip_p)
-from .engine.passk import pass_hat_k
-from .engine.paths import leaves
-from .text import plural
+from ..engine.paired import CORRECTION_NAMES, CORRECTIONS, RESAMPLES, SEED, bootstrap_interval, mcnemar_exact, paired_t, sign_flip_p
+from ..engine.passk import pass_hat_k
+from ..engine.paths import leaves
+from ..text import plural
 
 ALPHA = 0.05
 SUITE = "(all items)"
