@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_mcptest.cli import _merge_parser, build_parser
+from pytest_mcptest.cli import build_parser
+from pytest_mcptest.cli.report import merge_parser as _merge_parser
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.mcp.mock_server import load_spec
 from pytest_mcptest.suite.build import load_suite

@@ -1,4 +1,4 @@
-"""``mcptest doctor``'s security and lock modes (the command line is in :mod:`.cli`).
+"""``mcptest doctor``: a catalog's descriptions, security and lock, judged through the ``tool_quality`` gate.
 
 ``--security`` and ``--lock FILE`` judge a catalog through the ``tool_quality`` gate, like
 ``--lint-descriptions``, but with only their own gate; ``--security --config SUITE`` with no
@@ -18,8 +18,9 @@ import attrs
 
 from ..errors import InputError
 from ..text import json_printable, printable
+from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, judge
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
 
 
 def write_new_lock(block, path: str) -> int:
@@ -143,3 +144,74 @@ def lock_summary_lines(envelope: dict) -> list[str]:
     if lock.get("removed"):
         lines.append(f"locked tools no longer served: {', '.join(lock['removed'])}")
     return lines
+
+
+def add_parser(sub) -> None:
+    doctor = sub.add_parser("doctor", help="look at a server's tool catalog")
+    doctor.add_argument("--lint-descriptions", action="store_true", help="every DESC/SCH/SEC finding, tool by tool "
+                        "(the default)")
+    doctor.add_argument("--security", action="store_true", help="only the security lint (SEC rules): exit 1 on a "
+                        "critical finding")
+    doctor.add_argument("--lock", metavar="FILE", help="pin each tool's description and schema in FILE (when it does "
+                        "not exist), else check the catalog against it: exit 1 when a pinned tool changed")
+    doctor.add_argument("--cassette", metavar="FILE", help="security lint of a recording: its catalogs and every "
+                        "tool result")
+    doctor.add_argument("--catalog", metavar="FILE", help="a saved tools/list answer (JSON)")
+    doctor.add_argument("--server", metavar="NAME", help="a server of --config's servers:")
+    doctor.add_argument("--config", metavar="SUITE", help="the suite that declares --server")
+    doctor.add_argument("--json", action="store_true", help="print the report object")
+    doctor.set_defaults(func=run)
+
+
+def doctor_block(args, **how):
+    """The ``tool_quality`` block for ``--catalog FILE`` or ``--server NAME --config SUITE``
+    (``how``: which of its gates apply, see ``for_server``)."""
+    from ..gates.server_entries import resolve_server
+    from ..gates.tool_quality import for_server
+    from ..formats.files import regular_file_problem
+    from ..suite.cache import load_suite_cached
+
+    if args.catalog:
+        return for_server(os.path.basename(args.catalog), {"catalog": os.path.abspath(args.catalog)}, args.catalog,
+                          **how)
+    if not (args.server and args.config):
+        raise InputError("mcptest doctor", "give --catalog FILE, or --server NAME with --config SUITE")
+    problem = regular_file_problem(args.config)  # the suite cache reads what it is given: a FIFO would block it
+    if problem:
+        raise InputError(args.config, problem)
+    suite = load_suite_cached(args.config)
+    spec = suite.servers.get(args.server)
+    if spec is None:
+        raise InputError(args.config, f"no server named {args.server!r} under servers: "
+                         f"(servers: {', '.join(sorted(suite.servers)) or 'none'})")
+    folder = os.path.dirname(os.path.abspath(args.config))
+    return for_server(args.server, resolve_server(spec, folder), args.config, **how)
+
+
+def run(args) -> int:
+    """Every description and security finding, tool by tool, then the verdict of the
+    default gates and the security gate (the ``tool_quality`` item's): exit 1 when the
+    catalog misses them. ``--security`` and ``--lock FILE`` judge only their own gate
+    (see ``doctor.py``); ``--cassette`` lints a recording."""
+    from ..gates.tool_quality import security_summary_lines, summary_lines
+
+    if args.cassette:
+        if args.catalog or args.server or args.lock or args.lint_descriptions:
+            print("mcptest doctor --cassette: lints a recording on its own; give no --catalog, --server, --lock "
+                  "or --lint-descriptions with it", file=sys.stderr)
+            return EXIT_USAGE
+        return cassette_security(args.cassette, args.json)
+    if args.security and args.config and not args.server and not args.catalog and not args.lock:
+        return suite_security(args.config, args.json)
+    lint = args.lint_descriptions or not (args.security or args.lock)
+    lock = os.path.abspath(args.lock) if args.lock else None
+    try:
+        block = doctor_block(args, lint=lint, security=lint or args.security, lock=lock)
+    except InputError as exc:
+        print(exc.render(), file=sys.stderr)
+        return EXIT_USAGE
+    if lock and not os.path.lexists(lock):
+        return write_new_lock(block, args.lock)
+    describe = summary_lines if lint else security_summary_lines if args.security else lock_summary_lines
+    return judge(block, args.json, describe)
+

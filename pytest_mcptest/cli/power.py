@@ -11,6 +11,7 @@ import math
 import sys
 
 from ..engine import power as pw
+from .common import fraction
 
 DESIGNS = {
     "one-sample": "one sample against a known rate",
@@ -164,3 +165,25 @@ def run(args) -> int:
     else:
         print(render(result))
     return 0
+
+
+def add_parser(sub) -> None:
+    power = sub.add_parser("power", help="tasks and trials needed to detect a drop of the pass rate, or the drop "
+                           "that a number of tasks detects")
+    power.add_argument("--rate", type=fraction, required=True, metavar="P", help="the pass rate now, 0 to 1")
+    power.add_argument("--drop", type=fraction, metavar="D", help="the drop to detect, 0 to 1 (0.1 = 10 points)")
+    power.add_argument("--tasks", type=int, metavar="N", help="instead of --drop: which drop N tasks detect")
+    power.add_argument("--trials", type=int, default=1, metavar="T", help="trials per task (default 1)")
+    power.add_argument("--icc", type=fraction, default=0.0, metavar="R",
+                       help="ICC(1) of the trials (stability.icc); discounts repeated trials (default 0)")
+    power.add_argument("--design", choices=["one-sample", "two-sample", "paired"], default="two-sample",
+                       help="against a known rate, two independent runs (default), or the same tasks paired")
+    power.add_argument("--discordant", type=fraction, metavar="PSI",
+                       help="paired: the share of pairs that differ (default: from --rate, --drop and --icc)")
+    power.add_argument("--alpha", type=fraction, default=0.05, help="two-sided significance level (default 0.05)")
+    power.add_argument("--power", type=fraction, default=0.8, help="the chance to detect the drop (default 0.8)")
+    power.add_argument("--exact", action="store_true", help="one sample: the exact binomial test, not the normal "
+                       "approximation")
+    power.add_argument("--json", action="store_true", help="print the answer as JSON")
+    power.set_defaults(func=run)
+

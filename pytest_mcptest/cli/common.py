@@ -1,0 +1,80 @@
+"""What every ``mcptest`` command shares: the exit statuses, the parser that keeps them, the
+checks on a path to write and on numbers given as options, and judging one block as its
+pytest item would."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ..errors import InputError  # noqa: F401  (re-exported for the commands' except clauses)
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse's own exit code is 2 too; keep its text
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def cassette_path_problem(path: str) -> str:
+    """Why a cassette cannot be written at ``path`` (a directory there, or a file where a
+    folder above it should be), as one line; empty when it can. ``import`` and ``record``
+    both write one."""
+    from ..formats.files import file_above
+
+    if os.path.isdir(path):
+        return f"{path}: is a directory; name the cassette file to write"
+    under = file_above(path)
+    return f"{path}: cannot be written, {under} is a file, not a folder" if under is not None else ""
+
+
+def judge(block, as_json: bool, describe) -> int:
+    """Judge one block exactly as its pytest item would (the same evaluate() and the same
+    failure text), then print it: ``describe(envelope)`` lines and the failure text, or the
+    JSON report of that one item. A recording that cannot be had is bad input (exit 2)."""
+    from ..gates.context import Context
+    from ..gates.evaluate import evaluate
+    from ..report.render import render_verdict
+    from ..report.document import build_report, dumps, item_entry
+    from ..text import json_printable, printable
+
+    verdict = evaluate(block, Context(root=os.getcwd()))
+    if verdict.problems:  # what was to be judged could not be read: the reason, nothing else
+        for problem in verdict.problems:
+            print(printable(problem.message), file=sys.stderr)
+        return EXIT_USAGE
+    if as_json:
+        entry = item_entry(f"{block.file}::{block.name}", block, verdict)
+        entry["outcome"] = "passed" if verdict.passed else "failed"
+        sys.stdout.write(json_printable(dumps(build_report([entry], {}))))
+    else:
+        for line in describe(verdict.envelope):
+            print(printable(line))  # tool names and descriptions come from a server: escaped
+        if not verdict.passed:
+            print(render_verdict(verdict))
+    return EXIT_OK if verdict.passed else EXIT_FAILED
+
+
+def fraction(text: str) -> float:
+    """``--min-drop``: a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, found {text!r}") from None
+    if not 0 <= value <= 1:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, found {text!r}")
+    return value
+
+
+def seconds(text: str) -> float:
+    """``--timeout``: a number of seconds above 0 (not infinite, not NaN)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, found {text!r}") from None
+    if not 0 < value < float("inf"):  # also refuses nan
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, found {text!r}")
+    return value
