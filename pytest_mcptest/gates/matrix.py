@@ -17,7 +17,37 @@ import attrs
 
 from ..suite.doc import Doc
 from ..suite.model import slugify
-from ..report.matrix import pair_line
+from ..text import plural
+
+
+def number(value: float) -> str:
+    """A figure as few characters as it needs: ``3`` rather than ``3.0``."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def percent(rate: float) -> str:
+    """A rate from 0 to 1 as a percentage, in :func:`number`'s style."""
+    return f"{number(round(rate * 100, 6))}%"
+
+
+def pair_line(p: dict) -> str:
+    """``selection 9/10 (90%), pass^k 90%, tokens 1520 median / 1840 max, cost $0.012600``:
+    the cost-vs-accuracy line, for one (test, model) pair."""
+    parts = []
+    if "selection_rate" in p:
+        parts.append(f"selection {p['selected']}/{p['runs']} ({percent(p['selection_rate'])})")
+    else:
+        parts.append(f"runs passed {p['passed_runs']}/{p['runs']}")
+    parts.append(f"pass^k {percent(p['pass_k'])}")
+    parts.append(f"tokens {number(p['tokens_median'])} median / {number(p['tokens_max'])} max"
+                 if "tokens_median" in p else "tokens not recorded")
+    if "cost_micros" in p:
+        partial = "" if p["costed_runs"] == p["runs"] else f" ({p['costed_runs']} of {plural(p['runs'], 'run')} priced)"
+        parts.append(f"cost ${p['cost_micros'] / 1e6:.6f}{partial}")
+    else:
+        parts.append("cost not recorded")
+    return ", ".join(parts)
+
 
 MATRIX = "model matrix"
 

@@ -27,7 +27,6 @@ import attrs
 from ..engine.conversation import ConversationSpec
 from ..engine.trace import Run
 from ..mcp.client import _run_sync
-from .limits import Budget
 from .judge import judge, statements
 from .provider import LiveError
 from .runner import (Ledger, ModelPool, Recording, Tally, agent_steps, finish, item_budget, live_run, notes_for,

@@ -152,7 +152,7 @@ def pytest_configure(config: pytest.Config) -> None:
         except GateError as exc:
             raise pytest.UsageError(str(exc)) from None
     config.pluginmanager.register(SessionReport(config, suite_patterns(config), baseline), "mcptest-session")
-    from ..record import fixture as recorder_fixture  # the mcptest_recorder fixture; imports no mcp
+    from . import recorder_fixture  # the mcptest_recorder fixture; imports no mcp
 
     config.pluginmanager.register(recorder_fixture, "mcptest-recorder")
     from ..mcp import serve_fixture  # the mcptest_cassette_server fixture; imports no mcp

@@ -1,6 +1,6 @@
-"""A model matrix's figures in words: the terminal's per-pair line and, in the HTML
-report, models side by side: each model matrix (``model:`` a list) as one
-table, a row per model, from the items' ``model_matrix`` envelopes (``gates/matrix.py``).
+"""A model matrix's figures in words: in the HTML report, models side by side: each model
+matrix (``model:`` a list) as one table, a row per model, from the items' ``model_matrix``
+envelopes; the per-pair line is the gate's own (``gates/matrix.py``'s ``pair_line``).
 
 Reads report entries only (plain dicts), so ``--mcptest-html`` and ``mcptest report --html``
 show the same table for the same report.
@@ -10,34 +10,8 @@ from __future__ import annotations
 
 from html import escape
 
-from ..text import html_text, plural
-
-
-def _number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
-
-
-def _percent(rate: float) -> str:
-    return f"{_number(round(rate * 100, 6))}%"
-
-
-def pair_line(p: dict) -> str:
-    """``selection 9/10 (90%), pass^k 90%, tokens 1520 median / 1840 max, cost $0.012600``:
-    the cost-vs-accuracy line, for one (test, model) pair."""
-    parts = []
-    if "selection_rate" in p:
-        parts.append(f"selection {p['selected']}/{p['runs']} ({_percent(p['selection_rate'])})")
-    else:
-        parts.append(f"runs passed {p['passed_runs']}/{p['runs']}")
-    parts.append(f"pass^k {_percent(p['pass_k'])}")
-    parts.append(f"tokens {_number(p['tokens_median'])} median / {_number(p['tokens_max'])} max"
-                 if "tokens_median" in p else "tokens not recorded")
-    if "cost_micros" in p:
-        partial = "" if p["costed_runs"] == p["runs"] else f" ({p['costed_runs']} of {plural(p['runs'], 'run')} priced)"
-        parts.append(f"cost ${p['cost_micros'] / 1e6:.6f}{partial}")
-    else:
-        parts.append("cost not recorded")
-    return ", ".join(parts)
+from ..gates.matrix import pair_line, percent as _percent
+from ..text import html_text
 
 
 def matrix_pairs(items: list[dict]) -> dict[tuple[str, str], list[tuple[dict, dict]]]:

@@ -24,7 +24,7 @@ _OUTCOME = pytest.StashKey[tuple]()
 
 
 def _settings(config) -> dict:
-    from ..plugin.stash import CONTEXT_KEY
+    from .stash import CONTEXT_KEY
 
     ctx = config.stash.get(CONTEXT_KEY, None)
     return ctx._asdict() if ctx is not None else {}
@@ -42,7 +42,7 @@ def default_path(request) -> str:
 def mcptest_recorder(request):
     """Record (or replay) the MCP calls of your own agent loop: ``session = mcptest_recorder.wrap(session,
     server="shop")``, then ``mcptest_recorder.final_response(text)`` and ``.tokens(input=..., output=...)``."""
-    from .recorder import Recorder
+    from ..record.recorder import Recorder
 
     marker = request.node.get_closest_marker("mcptest_cassette")
     path, runs, run = default_path(request), None, 0
