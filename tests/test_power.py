@@ -102,7 +102,20 @@ def test_the_command_names_tasks_trials_and_the_formula(capsys):
     (["--rate", "0.4", "--drop", "0.1", "--discordant", "0.3"], "--design paired"),
     (["--rate", "0.4", "--drop", "0.1", "--alpha", "0"], "--alpha must be strictly between 0 and 1"),
     (["--rate", "0.4", "--drop", "0.1", "--design", "paired", "--discordant", "0.05"], "drop <= discordant share"),
+    # a power at or below alpha: once answered "0 tasks"
+    (["--rate", "0.8", "--drop", "0.1", "--power", "0.01"], "--power must be above --alpha (0.05)"),
+    # a drop so small that the normal answer is past the exact search's limit: once an OverflowError
+    (["--rate", "0.8", "--drop", "1e-6", "--exact", "--design", "one-sample"], "more than 1,000,000 runs needed"),
 ])
 def test_options_that_do_not_fit_exit_2(capsys, args, needle):
     assert main(["power"] + args) == 2
-    assert needle in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert needle in err
+    assert "Traceback" not in err
+
+
+def test_a_drop_as_large_as_the_rate_still_needs_a_run(capsys):
+    """The normal approximation can round a huge effect to under half a run: at least one run."""
+    assert main(["power", "--rate", "0.8", "--drop", "0.8", "--power", "0.06", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["runs"] >= 1 and result["tasks"] >= 1

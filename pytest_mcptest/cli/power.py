@@ -13,6 +13,8 @@ import sys
 from ..engine import power as pw
 from .common import fraction
 
+EXACT_LIMIT = 1_000_000  # runs the exact search tries before it gives up (engine.power's own limit)
+
 DESIGNS = {
     "one-sample": "one sample against a known rate",
     "two-sample": "two independent samples (a baseline run and a new run)",
@@ -63,6 +65,9 @@ def _problem(args) -> str | None:
     for name in ("alpha", "power"):
         if not 0 < getattr(args, name) < 1:
             return f"--{name} must be strictly between 0 and 1, found {getattr(args, name):g}"
+    if args.power <= args.alpha:  # no runs at all already "detect" any drop, none included, that often
+        return (f"--power must be above --alpha ({args.alpha:g}): a test flags a change with chance alpha even "
+                f"when nothing changed, found --power {args.power:g}")
     return None
 
 
@@ -72,7 +77,11 @@ def _runs_for(args, drop: float) -> float:
         return pw.paired_runs_needed(drop, _discordant(args, drop), args.alpha, args.power)
     if args.exact:  # searched upward from a little below the normal answer, which is close
         normal = pw.runs_needed(pw.cohen_h(args.rate, args.rate - drop), args.alpha, args.power, 0.0)
-        return pw.exact_runs_needed(args.rate, drop, args.alpha, args.power, start=int(0.9 * normal))
+        if not normal <= EXACT_LIMIT:  # inf too: the search would never start, or run for hours
+            raise ValueError(f"more than {EXACT_LIMIT:,} runs needed for an exact test of a drop of {drop:g} "
+                             f"from {args.rate:g}; drop --exact for the normal approximation")
+        return pw.exact_runs_needed(args.rate, drop, args.alpha, args.power, start=int(0.9 * normal),
+                                    limit=EXACT_LIMIT)
     ratio = 0.0 if args.design == "one-sample" else 1.0
     effective = pw.runs_needed(pw.cohen_h(args.rate, args.rate - drop), args.alpha, args.power, ratio)
     return effective * pw.design_effect(args.trials, args.icc)
@@ -113,7 +122,7 @@ def answer(args) -> dict:
         if math.isinf(runs):
             out.update(drop=args.drop, runs=None, tasks=None)
         else:
-            runs = math.ceil(runs - 1e-9)
+            runs = max(1, math.ceil(runs - 1e-9))  # a drop as large as the rate still needs one run
             out.update(drop=args.drop, runs=runs, tasks=math.ceil(runs / args.trials))
     else:
         runs = args.tasks * args.trials
