@@ -82,6 +82,22 @@ def test_the_command_exits_2_with_the_reason(tmp_path, capsys):
     assert "bad.json" in capsys.readouterr().err
 
 
+def test_the_output_is_checked_before_anything_is_written(tmp_path, capsys):
+    """A folder as -o once ended in a traceback; a symbolic link to a shard overwrote that shard."""
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(_report("s::a")))
+    b.write_text(json.dumps(_report("s::b")))
+    before = a.read_bytes()
+    assert main(["report", "merge", str(a), str(b), "-o", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "is a directory" in err and "Traceback" not in err
+    link = tmp_path / "merged.json"
+    link.symlink_to(a)
+    assert main(["report", "merge", str(a), str(b), "-o", str(link)]) == 2
+    assert "is one of the shards" in capsys.readouterr().err
+    assert a.read_bytes() == before
+
+
 def test_the_documented_github_actions_recipe_is_a_workflow_that_uses_real_options():
     import yaml
 

@@ -469,9 +469,6 @@ def output_problem(path: str) -> Optional[str]:
         st: Optional[os.stat_result] = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):  # the walk below names a file where a folder should be
         st = None
-    except NotADirectoryError:
-        above = file_above(path)
-        return f"cannot be written, {above} is a file, not a folder" if above else "cannot be written: not a folder"
     except OSError as exc:
         return f"cannot be written: {exc.strerror or exc}"
     if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):

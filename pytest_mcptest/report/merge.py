@@ -18,8 +18,9 @@ import os
 import sys
 from typing import Sequence
 
-from .document import build_report, load_report, write_report
+from ..formats.files import output_problem
 from ..text import plural
+from .document import build_report, load_report, write_report
 
 
 class MergeError(ValueError):
@@ -59,9 +60,14 @@ def merge_reports(shards: Sequence[tuple[str, dict]]) -> dict:
 
 def run(paths: Sequence[str], output: str) -> int:
     """The command: 0 with the merged report written, 2 (the reason on stderr) otherwise."""
-    if os.path.abspath(output) in {os.path.abspath(p) for p in paths}:
+    # By the file reached, not the name: a symbolic link to a shard would overwrite that shard.
+    if os.path.realpath(output) in {os.path.realpath(p) for p in paths}:
         print(f"mcptest report merge: -o {output} is one of the shards; write the merge to a new file",
               file=sys.stderr)
+        return 2
+    problem = output_problem(output)  # a folder, a read-only place: said before the shards are read
+    if problem:
+        print(f"mcptest report merge: -o {output}: {problem}", file=sys.stderr)
         return 2
     try:
         shards = [(path, load_report(path)) for path in paths]
@@ -69,7 +75,11 @@ def run(paths: Sequence[str], output: str) -> int:
     except ValueError as exc:
         print(f"mcptest report merge: {exc}", file=sys.stderr)
         return 2
-    write_report(output, merged)
+    try:
+        write_report(output, merged)
+    except OSError as exc:  # the place changed since it was checked: a full disk, a folder removed
+        print(f"mcptest report merge: -o {output}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     counts = len(merged["items"])
     print(f"merged {plural(len(shards), 'shard')}: {plural(counts, 'item')} -> {output}")
     return 0
