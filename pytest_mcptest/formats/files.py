@@ -145,22 +145,65 @@ def _size(n: int) -> str:
     return f"{n / (1024 * 1024):.1f} MB" if n >= 1024 * 1024 else f"{n} bytes"
 
 
-def read_json(path: str, name: Optional[str] = None) -> Any:
+def read_json(path: str, name: Optional[str] = None, unique_keys: bool = False) -> Any:
     """:func:`read_text` then :func:`loads_json`."""
     shown = name or path
-    return loads_json(read_text(path, shown), shown)
+    return loads_json(read_text(path, shown), shown, unique_keys=unique_keys)
 
 
-def strict_json(text: str) -> Any:
-    """``json.loads`` refusing NaN, Infinity, numbers beyond a float and deep nesting.
+class DuplicateKey(ValueError):
+    """An object that names one key twice; ``path`` leads to that object."""
 
-    Raises ``json.JSONDecodeError`` for bad syntax, :class:`NestingError` for depth and
-    ``ValueError`` for numbers.
+    def __init__(self, key: str, path: Optional[list] = None):
+        super().__init__(f"the key {key!r} appears twice in one object (JSON keeps only the last: which was meant?)")
+        self.key, self.path = key, path
+
+
+def _unique_object(pairs: list) -> dict:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set = set()
+        raise DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return obj
+
+
+class _Pairs(list):
+    """An object parsed as its list of pairs, duplicates kept: to find where one is."""
+
+
+def _duplicate_path(value: Any, path: list) -> Optional[list]:
+    """The path to the first object (depth first) in a :class:`_Pairs` parse that repeats a key."""
+    if isinstance(value, _Pairs):
+        keys = [k for k, _ in value]
+        if len(set(keys)) != len(keys):
+            return path
+        children = [(k, v) for k, v in value]
+    elif isinstance(value, list):
+        children = list(enumerate(value))
+    else:
+        return None
+    for key, child in children:
+        found = _duplicate_path(child, path + [key])
+        if found is not None:
+            return found
+    return None
+
+
+def strict_json(text: str, unique_keys: bool = False) -> Any:
+    """``json.loads`` refusing NaN, Infinity, numbers beyond a float and deep nesting; with
+    ``unique_keys``, an object that names a key twice too (JSON parsers keep the last one
+    silently, so a report shard, a lock or a catalog edited by hand could say two things).
+
+    Raises ``json.JSONDecodeError`` for bad syntax, :class:`NestingError` for depth,
+    :class:`DuplicateKey` for a repeated key and ``ValueError`` for numbers.
     """
-    data = _fast_loads(text)
+    data = _UNDECIDED if unique_keys else _fast_loads(text)
     if data is _UNDECIDED:
         try:
-            data = _DECODER.decode(text)
+            data = (_UNIQUE_DECODER if unique_keys else _DECODER).decode(text)
+        except DuplicateKey as exc:
+            pairs = json.JSONDecoder(object_pairs_hook=_Pairs, parse_constant=_refuse_constant).decode(text)
+            raise DuplicateKey(exc.key, _duplicate_path(pairs, [])) from None
         except RecursionError:
             raise NestingError(_TOO_DEEP) from None
         except json.JSONDecodeError:
@@ -285,6 +328,8 @@ def _finite_float(text: str) -> float:
 # One decoder for every call: json.loads with options builds a new one each time, which
 # cost more than the parse for an import's 133,000 small argument strings.
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
+_UNIQUE_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float,
+                                   object_pairs_hook=_unique_object)
 
 
 def strict_decoder() -> json.JSONDecoder:
@@ -293,10 +338,12 @@ def strict_decoder() -> json.JSONDecoder:
     return json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
 
 
-def loads_json(text: str, shown: str, what: str = "JSON") -> Any:
+def loads_json(text: str, shown: str, what: str = "JSON", unique_keys: bool = False) -> Any:
     """:func:`strict_json` with each problem as an :class:`InputError` for the file ``shown``."""
     try:
-        return strict_json(text)
+        return strict_json(text, unique_keys)
+    except DuplicateKey as exc:
+        raise InputError(shown, f"invalid {what}: {exc}", pointer=json_pointer(exc.path or [])) from None
     except json.JSONDecodeError as exc:
         raise InputError(shown, f"invalid {what}: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
     except NestingError as exc:

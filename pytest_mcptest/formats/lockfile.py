@@ -19,7 +19,7 @@ from .files import atomic_write, read_json
 def read_lock(path: str, shown: str) -> dict[str, dict]:
     """The pinned tools of the lock file at ``path``, by name; bad input is an InputError."""
     try:
-        data = read_json(path, shown)
+        data = read_json(path, shown, unique_keys=True)
     except FileNotFoundError:
         raise InputError(shown, "cannot read the lock file: no such file (write it with "
                                 "mcptest doctor --lock FILE)") from None

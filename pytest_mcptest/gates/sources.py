@@ -249,7 +249,7 @@ def read_catalog(path: str, shown: str) -> Any:
     from ..formats.files import read_json
 
     try:
-        data = read_json(path, shown)
+        data = read_json(path, shown, unique_keys=True)
     except FileNotFoundError:
         raise InputError(shown, "cannot read the catalog: no such file") from None
     tools = data.get("tools") if isinstance(data, dict) else data

@@ -317,7 +317,7 @@ def load_report(path: str, name: Optional[str] = None) -> dict:
     and the JSON pointer of the first part that is not what a report holds."""
     shown = name or path
     try:
-        data = read_json(path, shown)
+        data = read_json(path, shown, unique_keys=True)  # a shard edited by hand must not say two things
     except FileNotFoundError:
         raise ValueError(f"{shown}: no such file") from None
     except InputError as exc:

@@ -55,3 +55,38 @@ def test_the_fast_path_is_taken_for_a_plain_cassette(monkeypatch):
     monkeypatch.setattr(files.json, "loads", lambda *a, **k: pytest.fail("the standard parser was used"))
     assert files.strict_json('{"runs": [{"tool_calls": [{"name": "x", "args": {"n": 1.5}}]}]}') == {
         "runs": [{"tool_calls": [{"name": "x", "args": {"n": 1.5}}]}]}
+
+
+@pytest.mark.parametrize("text, pointer", [
+    ('{"a": 1, "a": 2}', ""),
+    ('{"items": [{"id": "x"}, {"id": "a", "outcome": "passed", "id": "b"}]}', "/items/1"),
+    ('[{"k": {"deep": {"z": 1, "z": 1}}}]', "/0/k/deep"),
+])
+def test_unique_keys_refuses_a_repeated_key_with_its_pointer(tmp_path, text, pointer):
+    """Report shards, lock files and catalogs are read with ``unique_keys``: a key written twice
+    once passed silently (the last one won), so a hand-edited shard could say two things."""
+    path = tmp_path / "x.json"
+    path.write_text(text)
+    assert files.read_json(str(path)) is not None  # without it: JSON's own rule, the last one wins
+    with pytest.raises(InputError) as caught:
+        files.read_json(str(path), unique_keys=True)
+    assert "appears twice in one object" in caught.value.render()
+    assert caught.value.pointer == pointer
+
+
+def test_each_reader_of_small_user_json_refuses_duplicate_keys(tmp_path, capsys):
+    from pytest_mcptest.cli import main
+    from pytest_mcptest.formats.lockfile import read_lock
+
+    report = tmp_path / "r.json"
+    report.write_text('{"mcptest_report": 1, "items": [{"id": "a", "id": "b"}]}')
+    assert main(["report", str(report)]) == 2
+    assert "(at /items/0)" in capsys.readouterr().err
+    catalog = tmp_path / "c.json"
+    catalog.write_text('{"tools": [{"name": "a", "description": "x", "description": "y"}]}')
+    assert main(["doctor", "--catalog", str(catalog)]) == 2
+    assert "'description' appears twice" in capsys.readouterr().err
+    lock = tmp_path / "l.json"
+    lock.write_text('{"mcptest_lock": 1, "mcptest_lock": 1, "tools": []}')
+    with pytest.raises(InputError, match="'mcptest_lock' appears twice"):
+        read_lock(str(lock), "l.json")
