@@ -103,6 +103,39 @@ def test_failing_items_are_rewritten_keeping_every_other_line_and_the_diff_is_sh
     again.assert_outcomes(passed=3, xfailed=1)
 
 
+def test_a_crlf_suite_keeps_its_line_ends(pytester):
+    """The rewritten lines came with "\n" in a file of "\r\n" lines: a mix of both."""
+    _files(pytester.path)
+    suite = pytester.path / "s.mcptest.yml"
+    suite.write_bytes(SUITE.replace("\n", "\r\n").encode())
+    pytester.runpytest("-p", "no:cacheprovider", "--mcptest-update-expect").assert_outcomes(failed=2, passed=1,
+                                                                                             xfailed=1)
+    data = suite.read_bytes()
+    assert data == REWRITTEN.replace("\n", "\r\n").encode()
+    assert data.count(b"\n") == data.count(b"\r\n")
+
+
+def test_a_write_that_fails_is_a_note_not_a_traceback(tmp_path, monkeypatch):
+    """Writing the rewritten suite where this user cannot write (a read-only folder) once ended
+    the session with a traceback; it is a note like any other file left alone. The write is made
+    to fail here, since a root user (CI) writes into a read-only folder all the same."""
+    from pytest_mcptest.authoring import update_expect
+    from pytest_mcptest.formats import files
+
+    _files(tmp_path)
+    suite = tmp_path / "s.mcptest.yml"
+
+    def refuse(path, data, exclusive=False):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(files, "atomic_write", refuse)
+    proposal = {"file": str(suite), "name": "shop", "updates": {"golden": {"calls": ["add_widget"]}}}
+    [(path, diff, notes)] = update_expect.apply([proposal])
+    assert path == str(suite) and diff == []
+    assert notes == ["not rewritten: cannot write: Permission denied"]
+    assert suite.read_text() == SUITE
+
+
 def test_without_the_option_nothing_is_written(pytester):
     _files(pytester.path)
     result = pytester.runpytest("-p", "no:cacheprovider")

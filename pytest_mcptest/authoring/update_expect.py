@@ -317,14 +317,23 @@ def apply(all_proposals: list[dict]) -> list[tuple[str, list[str], list[str]]]:
         try:
             with open(path, encoding="utf-8", newline="") as fh:
                 text = fh.read()
-            new, notes = rewrite(text, by_file[path])
+            # The new lines are written with "\n": a file of "\r\n" lines is rewritten with "\n"
+            # and given its own line ends back, never a mix of both.
+            crlf = "\r\n" in text and "\n" not in text.replace("\r\n", "")
+            new, notes = rewrite(text.replace("\r\n", "\n") if crlf else text, by_file[path])
+            if crlf:
+                new = new.replace("\n", "\r\n")
         except (OSError, UnicodeDecodeError, ValueError, YAMLError) as exc:  # unreadable, or no longer YAML: leave it
             out.append((path, [], [f"not rewritten: {exc}"]))
             continue
         diff = list(difflib.unified_diff(text.splitlines(), new.splitlines(), f"a/{os.path.basename(path)}",
                                          f"b/{os.path.basename(path)}", lineterm=""))
         if new != text:
-            atomic_write(path, new)
+            try:
+                atomic_write(path, new)
+            except OSError as exc:  # a read-only folder or file: said at the end, as any other file left alone
+                out.append((path, [], [f"not rewritten: cannot write: {exc.strerror or exc}"]))
+                continue
         out.append((path, diff, notes))
     return out
 
