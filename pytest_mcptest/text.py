@@ -62,6 +62,23 @@ def html_text(value) -> str:
     return f"<bdi>{text}</bdi>"
 
 
+# What Markdown (GitHub's) would act on in a name or message: emphasis, links and images (no
+# link forms without its brackets), code spans and fences, HTML, tables, strike-through; each
+# is written backslash-escaped. An
+# underscore inside a word (``tool_selection``) emphasizes nothing and is left as written.
+_MARKDOWN = re.compile(r"([\\`*\[\]<>|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+
+
+def markdown_text(value) -> str:
+    """``value`` as inert Markdown text for a pull-request comment, from what a suite, a cassette
+    or a report file gave (item names, messages, paths): one line, control and bidi characters
+    escaped (:func:`printable`), Markdown punctuation backslash-escaped so that no link, image,
+    fence or tag forms, and an ``@`` followed by a zero-width space so that no one is mentioned
+    (GitHub finds mentions in the rendered text, after escapes are undone)."""
+    line = printable(" ".join(str(value).split()))
+    return _MARKDOWN.sub(r"\\\1", line).replace("@", "@\u200b")
+
+
 def json_printable(text: str) -> str:
     """JSON text safe to print: each control or bidi character left raw inside a string
     (``json.dumps(..., ensure_ascii=False)`` leaves C1 controls and bidi overrides as they

@@ -75,8 +75,34 @@ def test_markdown_cells_escape_pipes_and_stability_shows_noise():
              "stability": {"pass_rate": 42.0, "pass_rate_low": 35.37, "pass_rate_high": 48.93,
                            "pass_hat_k": {"1": 42.0, "4": 20.0}, "flip_rate": 52.0, "icc": 0.4046, "mde": 19.3}}}]}
     text = render_markdown(report)
-    assert "| s:4 | a\\|b | agent | expect: got `x` \\| not y |" in text
+    assert "| s:4 | a\\|b | agent | expect: got \\`x\\` \\| not y |" in text
     assert "| s::a\\|b | 42% (35.37-48.93) | pass^4 20% | 52% | 0.40 | 19.3 points |" in text
+
+
+HOSTILE_NAMES = ["[click me](https://evil.example/steal)", "![pixel](https://evil.example/p.png)",
+                 "cc @octocat and @org/team", "```\nfenced\n```", "<img src=x onerror=alert(1)>",
+                 "**loud** _quiet_ ~~gone~~", "<!-- hidden -->", "a|b\\|c"]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_a_hostile_item_name_renders_as_plain_text(name):
+    """Item names, messages and model names come from suites and cassettes: in a PR comment they
+    once formed links, images, fences, tags and @mentions. Rendered by markdown-it-py (CommonMark
+    with GFM tables), each shows as the very text written, in its own cell, and forms nothing."""
+    from markdown_it import MarkdownIt
+
+    report = {"mcptest_report": 1, "items": [
+        {"id": f"s::{name}", "name": name, "kind": "agent", "file": "s.mcptest.yml", "line": 3, "outcome": "failed",
+         "failures": [{"gate": "expect", "message": name}],
+         "envelope": {"model_matrix": {"test": name, "model": name, "runs": 1, "passed_runs": 0, "pass_k": 0.0}}}]}
+    html = MarkdownIt("commonmark").enable("table").render(render_markdown(report))
+    for tag in ("<a ", "<img", "<code", "<em", "<strong>loud", "<s>", "<!--", "<pre"):
+        assert tag not in html, (tag, html)  # (a model matrix's title is bold by design)
+    assert "@octocat" not in html and "@org" not in html  # a zero-width space keeps GitHub from mentioning
+    import html as html_module
+
+    shown = html_module.unescape(html).replace("\u200b", "")
+    assert " ".join(name.split()) in shown
 
 
 def test_annotations_point_at_the_suite_line_and_escape_newlines():

@@ -16,7 +16,7 @@ from typing import Iterable, Optional
 from ..engine.paths import leaves
 from ..formats.files import atomic_write
 from .matrix import matrix_markdown
-from ..text import plural, printable
+from ..text import markdown_text, plural, printable
 
 MAX_LISTED = 50  # failures and floors listed; the rest are counted
 MAX_MESSAGE = 300  # characters of a failure message in a table cell or an annotation title line
@@ -24,12 +24,12 @@ _OUTCOMES = ("failed", "error", "xpassed", "passed", "xfailed", "skipped")
 
 
 def _cell(text) -> str:
-    """Text safe inside a Markdown table cell: one line, pipes escaped, long text cut, control
-    and bidi characters shown as escapes (a name's U+202E cannot reorder the comment)."""
-    line = printable(" ".join(str(text).split()))
+    """Text safe inside a Markdown table cell: inert (:func:`~pytest_mcptest.text.markdown_text`:
+    no link, mention, fence or tag forms from an item's name), long text cut."""
+    line = " ".join(str(text).split())
     if len(line) > MAX_MESSAGE:
         line = line[:MAX_MESSAGE - 3] + "..."
-    return line.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+    return markdown_text(line)
 
 
 def _code(text) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from html import escape
 
 from ..gates.matrix import pair_line, percent as _percent
-from ..text import html_text
+from ..text import html_text, markdown_text
 
 
 def matrix_pairs(items: list[dict]) -> dict[tuple[str, str], list[tuple[dict, dict]]]:
@@ -53,13 +53,13 @@ def matrix_markdown(report: dict) -> list[str]:
     one table per test, one row per model, with the pair's cost-vs-accuracy line."""
     lines: list[str] = []
     for (file, test), pairs in sorted(matrix_pairs(report.get("items", [])).items()):
-        lines += ["", f"**{file}::{test}**".replace("|", "\\|"), "",
+        lines += ["", f"**{markdown_text(f'{file}::{test}')}**", "",
                   "| model | outcome | selection rate | pass^k | tokens median / max | cost | line |",
                   "|---|---|---|---|---|---|---|"]
         for item, p in pairs:
             cells = (p["model"], item.get("outcome", ""), _cell_percent(p.get("selection_rate")),
                      _cell_percent(p.get("pass_k")), tokens_cell(p), cost_cell(p), _line_of(p))
-            lines.append("| " + " | ".join(" ".join(str(c).split()).replace("|", "\\|") for c in cells) + " |")
+            lines.append("| " + " | ".join(markdown_text(c) for c in cells) + " |")
     return ["", "### Models side by side", *lines] if lines else []
 
 
