@@ -49,6 +49,21 @@ def test_a_changed_description_names_the_tool_with_a_diff():
     assert "tool 'get_time' changed since it was locked: description" in changes.lines()
 
 
+@pytest.mark.parametrize("hidden", ["\u200b", "\u2060", "\ufe0f", "\U000e0041", " ", "\t"])
+def test_a_change_that_shows_nothing_is_visible_in_the_diff(hidden):
+    """A zero-width space (or a trailing blank) slipped into a pinned description was a diff of
+    two lines that read the same: each such character is written as its escape."""
+    lock = build_lock({"tools": [TIME]})
+    sly = dict(TIME, description=TIME["description"].replace("time", "time" + hidden, 1)
+               if hidden.strip() else TIME["description"] + hidden)
+    changes = catalog_changes(check_lock(json.loads(dump_lock(lock))), {"tools": [sly]})
+    [change] = changes.changed
+    removed = [line for line in change.diff if line.startswith("-") and not line.startswith("---")]
+    added = [line for line in change.diff if line.startswith("+") and not line.startswith("+++")]
+    assert len(removed) == len(added) == 1
+    assert removed[0][1:] != added[0][1:] and added[0].isprintable() and added[0].isascii()
+
+
 def test_a_changed_schema_and_an_added_tool():
     wider = dict(ADD, inputSchema=dict(ADD["inputSchema"], properties={**ADD["inputSchema"]["properties"],
                                                                        "notes": {"type": "string"}}))

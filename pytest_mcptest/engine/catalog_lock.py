@@ -23,6 +23,7 @@ changed catalog reads in the same words.
 from __future__ import annotations
 
 import difflib
+import unicodedata
 import hashlib
 import json
 from typing import Any, Mapping, Optional
@@ -196,8 +197,24 @@ class CatalogChanges:
 
 def _text(field: str, value: Any) -> list[str]:
     if field == "description" and isinstance(value, str):
-        return value.splitlines() or [""]
-    return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False).splitlines()
+        return [_visible(line) for line in value.splitlines()] or [""]
+    return [_visible(line) for line in json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False).splitlines()]
+
+
+def _visible(line: str) -> str:
+    """``line`` with each character that shows nothing written as its escape (``\\u200b``), and
+    trailing blanks marked: a change of those alone (a zero-width space slipped into a pinned
+    description, the classic rug pull) would otherwise be a diff of two identical lines."""
+    if line.isascii() and line.isprintable() and not line.endswith((" ", "\t")):
+        return line
+    shown = "".join(ch if ch.isprintable() and unicodedata.category(ch) not in _INVISIBLE
+                    and not 0xFE00 <= ord(ch) <= 0xFE0F and not 0xE0000 <= ord(ch) <= 0xE01EF
+                    else f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}" for ch in line)
+    stripped = shown.rstrip(" \t")
+    return stripped + "".join("\\s" if ch == " " else "\\t" for ch in shown[len(stripped):])
+
+
+_INVISIBLE = {"Cf", "Cc", "Co", "Cs", "Zl", "Zp"}  # format, control, private, surrogate, separators
 
 
 MAX_DIFF_LINES = 40
