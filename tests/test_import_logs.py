@@ -410,3 +410,23 @@ def test_auto_on_a_file_that_is_not_json_names_the_line(tmp_path, capsys):
     assert capsys.readouterr().err.startswith(f"{bad}:2: invalid JSON")
     assert main(["import", "openai-chat", str(bad), "-o", str(tmp_path / "c.json")]) == 2
     assert capsys.readouterr().err.startswith(f"{bad}:2: invalid JSON")
+
+
+def test_a_cassette_that_does_not_read_back_names_the_log_not_the_output(tmp_path, capsys, monkeypatch):
+    """The read-back check once reported its problem against the output cassette, a file that
+    was never written; the log is what the user must look at."""
+    from pytest_mcptest.formats import cassette as cassette_format
+
+    log = tmp_path / "chat.json"
+    log.write_text(json.dumps({"messages": [{"role": "assistant", "tool_calls": [
+        {"id": "1", "type": "function", "function": {"name": "a", "arguments": "{}"}}]}]}))
+
+    def refuse(path, text):
+        raise InputError(path, "a run's tool call is not what a cassette holds", pointer="/runs/0/tool_calls/0")
+
+    monkeypatch.setattr(cassette_format, "parse_cassette", refuse)
+    out = tmp_path / "out.json"
+    assert main(["import", "openai-chat", str(log), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{log}: imported, this log makes a cassette that cannot be read back")
+    assert "(cassette /runs/0/tool_calls/0)" in err and str(out) not in err and not out.exists()

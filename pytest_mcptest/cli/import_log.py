@@ -69,7 +69,12 @@ def run(args) -> int:
             written = dump_cassette(cassette)
             counts = summary(cassette)
             del cassette  # a large import holds its cassette once, as text, while it is read back
-            parse_cassette(args.output, written)  # what replay will read, read once now
+            try:
+                parse_cassette(args.output, written)  # what replay will read, read once now
+            except InputError as exc:  # the log's fault, so the log is named (the cassette was never written)
+                raise InputError(args.file, f"imported, this log makes a cassette that cannot be read back: "
+                                            f"{exc.message}" + (f" (cassette {exc.pointer or '/'})"
+                                                                if exc.pointer is not None else "")) from None
             write_cassette(args.output, None, overwrite=args.force, text=written)
         except InputError as exc:
             print(exc.render(), file=sys.stderr)
