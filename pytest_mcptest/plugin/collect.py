@@ -114,7 +114,11 @@ class BadSuiteItem(pytest.Item):
 
     def __init__(self, *, error: InputError, **kwargs):
         super().__init__(**kwargs)
-        self.error = error
+        # Raised again at setup without the frames that found it: pytest renders a setup
+        # error's traceback before the report hook replaces it, and those frames' arguments
+        # (an alias bomb's nodes, a whole suite's text) took minutes to repr.
+        self.error = error.with_traceback(None)
+        self.error.__context__ = None
 
     def setup(self) -> None:
         raise self.error

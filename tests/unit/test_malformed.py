@@ -234,6 +234,23 @@ def test_alias_bomb_is_refused_before_it_expands(tmp_path):
     assert err.render().startswith(f"{err.path}:{err.line}: ")
 
 
+def test_alias_bomb_under_pytest_is_one_error_without_the_loaders_frames(pytester):
+    """Refused at once by the loader, the bomb still hung the session for over a minute: the
+    error kept the frames that found it, and pytest renders a setup error's traceback (each
+    frame's arguments, the bomb's nodes among them) before the plugin's hook replaces it. The
+    item raises the error without them."""
+    from pytest_mcptest.plugin.collect import BadSuiteItem
+
+    pytester.makefile(".mcptest.yml", bomb=billion_laughs())
+    items, _ = pytester.inline_genitems("-p", "no:cacheprovider")
+    [item] = items
+    assert isinstance(item, BadSuiteItem)
+    assert item.error.__traceback__ is None and item.error.__context__ is None
+    result = pytester.runpytest("-p", "no:cacheprovider", "--tb=long")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["bomb.mcptest.yml:*: aliases expand this document to more than 200,000 nodes*"])
+
+
 def test_alias_bomb_in_second_document_is_refused(tmp_path):
     text = "scenarios:\n  - name: fine\n---\n" + billion_laughs()
     err = suite_error(tmp_path, text)
