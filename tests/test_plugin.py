@@ -133,6 +133,7 @@ def test_skip_xfail_marks_and_tags(pytester):
         simple_scenario("tagged", "p.json", "    tags: [smoke, billing]\n"),
     ])
     pytester.makefile(".mcptest.yml", s=body)
+    pytester.makeini("[pytest]\nmarkers =\n    slow: the long ones\n")  # a mark is registered, as for Python tests
     (pytester.path / "p.json").write_text(PING_RUN)
     (pytester.path / "bad.json").write_text(json.dumps({"runs": [{"tool_calls": [{"name": "nope"}]}]}))
     result = pytester.runpytest("--strict-markers", "-rsxX")
@@ -143,6 +144,26 @@ def test_skip_xfail_marks_and_tags(pytester):
     pytester.runpytest("--strict-markers", "-m", "smoke").assert_outcomes(passed=1, deselected=5)
     pytester.runpytest("--strict-markers", "-k", "billing").assert_outcomes(passed=1, deselected=5)
     pytester.runpytest("--strict-markers", "-m", "slow").assert_outcomes(xpassed=1, deselected=5)
+
+
+def test_a_mistyped_mark_is_caught_as_pytest_catches_one_on_a_test(pytester):
+    """Every mark a suite named was registered for it, so ``marks: [slwo]`` passed under
+    ``--strict-markers``: now an unregistered mark is the file's error at its block's line under
+    ``--strict-markers`` (the other files still run), and a warning at that line without it.
+    Tags stay labels the suite declares: ``-m`` selects by them, strict or not."""
+    pytester.makeini("[pytest]\nmarkers =\n    slow: the long ones\n")
+    pytester.makefile(".mcptest.yml", typo="scenarios:\n" + simple_scenario("t", "p.json", "    marks: [slwo]\n"),
+                      fine="scenarios:\n" + simple_scenario("f", "p.json", "    tags: [nightly]\n    marks: [slow]\n"))
+    (pytester.path / "p.json").write_text(PING_RUN)
+    strict = pytester.runpytest("--strict-markers", "-p", "no:cacheprovider")
+    strict.assert_outcomes(passed=1, errors=1)
+    strict.stdout.fnmatch_lines(["typo.mcptest.yml:2: block 't': mark 'slwo' is not a registered marker, and "
+                                 "--strict-markers is on: *; did you mean 'slow'?"])
+    loose = pytester.runpytest("-p", "no:cacheprovider", "-W", "always")
+    loose.assert_outcomes(passed=2)
+    loose.stdout.fnmatch_lines(["*typo.mcptest.yml:2: SuiteWarning: block 't': unknown mark 'slwo': is this a typo?*"])
+    pytester.runpytest("--strict-markers", "-m", "nightly", "-p", "no:cacheprovider").assert_outcomes(
+        passed=1, deselected=1)
 
 
 def test_bad_suite_is_one_error_and_the_rest_still_run(shop):

@@ -38,13 +38,14 @@ class _NotJudged(BlockFailed):
     an expected failure is a gate that fails, not a recording that is not there."""
 
 
-def _register_marker(config: pytest.Config, name: str, origin: str) -> None:
-    """Register a marker named in a suite, so ``--strict-markers`` accepts it."""
+def _register_tag(config: pytest.Config, name: str) -> None:
+    """Register a block's tag as a marker, so ``-m`` selects by it and ``--strict-markers``
+    accepts it: a tag is a label the suite declares, not a mark the user must register."""
     known = config.stash.setdefault(MARKERS_KEY, set())
     if name in known:
         return
     known.add(name)
-    config.addinivalue_line("markers", f"{name}: {origin} (declared in a *.mcptest.yml suite)")
+    config.addinivalue_line("markers", f"{name}: tag (declared in a *.mcptest.yml suite)")
 
 
 _CACHE_DIR_KEY = pytest.StashKey[Optional[str]]()
@@ -67,6 +68,36 @@ class SuiteWarning(pytest.PytestWarning):
     """Something in a suite that is legal but most likely a mistake (named at its line)."""
 
 
+_PYTEST_MARKS = ("skip", "xfail", "skipif", "usefixtures", "filterwarnings")
+
+
+def _unknown_mark(config: pytest.Config, heads, path: str) -> Optional[InputError]:
+    """A ``marks:`` entry that is not a registered marker, as pytest judges one on a Python
+    test: under ``--strict-markers`` the file's error (at its block's line), otherwise a
+    warning at that line. Tags are registered by the plugin (they are labels to select by);
+    a mark is the user's word, and a typo in it must not pass silently."""
+    for head in heads:
+        for mark in head.marks:
+            if mark.name in _PYTEST_MARKS:
+                continue
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", pytest.PytestUnknownMarkWarning)
+                try:
+                    getattr(pytest.mark, mark.name)
+                except pytest.fail.Exception:
+                    from ..suite.doc import near
+
+                    known = [line.split(":")[0].split("(")[0].strip() for line in config.getini("markers")]
+                    return InputError(path, f"block {head.name!r}: mark {mark.name!r} is not a registered marker, "
+                                            f"and --strict-markers is on: register it (`markers` in the pytest "
+                                            f"configuration) or fix its name{near(mark.name, known)}", line=head.line)
+            if caught:
+                warnings.warn_explicit(SuiteWarning(f"block {head.name!r}: unknown mark {mark.name!r}: is this a "
+                                                    f"typo? Register it in `markers` to say it is not"),
+                                       SuiteWarning, path, head.line)
+    return None
+
+
 class SuiteFile(pytest.File):
     """A ``*.mcptest.yml`` file. A file that cannot be read (bad YAML, a key the schema does not
     know, a block that cannot be built) is one item, :class:`BadSuiteItem`, that errors with
@@ -83,6 +114,10 @@ class SuiteFile(pytest.File):
                 return [BadSuiteItem.from_parent(self, name=BadSuiteItem.NAME, error=error)]
             for line, message in suite.warnings:
                 warnings.warn_explicit(SuiteWarning(message), SuiteWarning, str(self.path), line)
+            unknown = _unknown_mark(self.config, suite.heads, str(self.path))
+            if unknown is not None:
+                suite.let_go()
+                return [BadSuiteItem.from_parent(self, name=BadSuiteItem.NAME, error=unknown)]
             self._collected = suite
             return [BlockItem.from_parent(self, name=head.name, head=head, suite=suite, index=index)
                     for index, head in enumerate(suite.heads)]
@@ -151,15 +186,13 @@ class BlockItem(pytest.Item):
         self.verdict: Verdict | None = None
         self.add_marker(_KIND_MARKS.get(head.kind) or _KIND_MARKS.setdefault(head.kind, pytest.mark.mcptest(kind=head.kind)))
         self.extra_keyword_matches.add(head.kind)
-        for mark in head.marks:
-            if mark.name not in ("skip", "xfail", "skipif", "usefixtures", "filterwarnings"):
-                _register_marker(self.config, mark.name, "mark")
+        for mark in head.marks:  # checked against the registered markers by the file (_unknown_mark)
             kwargs = mark.kwargs
             if mark.name == "xfail" and "raises" not in kwargs:
                 kwargs = {**kwargs, "raises": _GateFailed}  # see _NotJudged
             self.add_marker(getattr(pytest.mark, mark.name)(*mark.args, **kwargs))
         for tag in head.tags:
-            _register_marker(self.config, tag, "tag")
+            _register_tag(self.config, tag)
             self.add_marker(tag)
 
     @property
