@@ -16,8 +16,11 @@ import pytest
 from pytest_mcptest.formats.cassette import load_cassette
 from pytest_mcptest.cli import main
 from pytest_mcptest.record.drift import catalog_sha256
+from pytest_mcptest.record.redact import KEY_VARIABLE, key_id, placeholder_for
 
 from record_helpers import SHOP_MANIFEST, dump, mock_command, proxy_command, time_command, with_session
+
+REDACT_KEY = "proxy-test-redaction-key"
 
 
 @pytest.fixture
@@ -233,7 +236,7 @@ def test_kill_9_mid_session_leaves_the_old_cassette_as_it_was(tmp_path, manifest
 def test_redaction_no_planted_secret_reaches_a_written_byte(tmp_path, manifest):
     out = tmp_path / "secret.json"
     key = "sk-planted-0123456789abcdef"
-    env = {**os.environ, "SHOP_API_KEY": key}
+    env = {**os.environ, "SHOP_API_KEY": key, KEY_VARIABLE: REDACT_KEY}
 
     async def body(session, init):
         await session.call_tool("echo", {"text": f"my key is {key}"})
@@ -244,10 +247,37 @@ def test_redaction_no_planted_secret_reaches_a_written_byte(tmp_path, manifest):
     raw = out.read_bytes()
     for secret in (key, "abcdef123456", "ACCT-99812"):
         assert secret.encode() not in raw
-    calls = read(out)["runs"][0]["tool_calls"]
-    assert calls[0]["args"]["text"] == "my key is <redacted>"
-    assert calls[0]["result"]["content"][0]["text"] == "you said my key is <redacted>"
-    assert calls[2]["result"]["content"][0]["text"] == "you said account <redacted>"
+    run = read(out)["runs"][0]
+    calls = run["tool_calls"]
+    hidden = placeholder_for(key, REDACT_KEY.encode())
+    # the same secret, in the request and in the answer, is the same placeholder: a replay matches it
+    assert calls[0]["args"]["text"] == f"my key is {hidden}"
+    assert calls[0]["result"]["content"][0]["text"] == f"you said my key is {hidden}"
+    assert calls[2]["result"]["content"][0]["text"] == f"you said account {placeholder_for('ACCT-99812', REDACT_KEY.encode())}"
+    assert run["meta"]["redaction_key_id"] == key_id(REDACT_KEY.encode())
+    assert REDACT_KEY.encode() not in raw
+
+
+def test_the_working_folder_and_progress_tokens_are_recorded_as_they_were(tmp_path, manifest):
+    """PWD counted as a secret (every path under the current folder became <redacted>/...),
+    and so did a progressToken, in the request and in its notifications."""
+    out = tmp_path / "plain.json"
+    folder = tmp_path / "project"
+    folder.mkdir()
+    env = {**os.environ, "PWD": str(folder), KEY_VARIABLE: REDACT_KEY}
+
+    async def body(session, init):
+        async def on_progress(done, total, message):
+            pass
+
+        await session.call_tool("echo", {"text": f"saved {folder}/notes.txt"}, progress_callback=on_progress)
+
+    with_session(proxy_command(str(out), mock_command(manifest)), body, env=env)
+    run = read(out)["runs"][0]
+    assert run["tool_calls"][0]["result"]["content"][0]["text"] == f"you said saved {folder}/notes.txt"
+    sent = [m["message"] for m in run["messages"] if m["message"].get("method") == "tools/call"][0]
+    assert isinstance(sent["params"]["_meta"]["progressToken"], int)
+    assert "<redacted" not in out.read_text() and "redaction_key_id" not in run["meta"]
 
 
 def test_usage_errors_exit_2_and_start_nothing(tmp_path, manifest, capsys):

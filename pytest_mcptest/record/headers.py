@@ -26,4 +26,4 @@ def redactor_hiding(headers: dict, patterns: Iterable[str] = ()) -> Redactor:
     base = redactor(patterns, where="mcptest record --redact")
     values = [v for v in headers.values() if v]
     values += [v.split(None, 1)[1] for v in values if len(v.split(None, 1)) == 2]  # "Bearer X": X alone too
-    return Redactor([*base.secrets, *values], base.patterns) if headers else base
+    return Redactor([*base.known, *values], base.patterns, base.key) if headers else base

@@ -11,15 +11,16 @@ from __future__ import annotations
 import contextlib
 import json
 import time
+import uuid
 from typing import Optional
 
-from ..formats.cassette import Cassette, as_json, json_text, keep_unknown, parse_cassette, write_cassette
+from ..formats.cassette import Cassette, as_json, json_text, parse_cassette, write_cassette
 from ..engine.trace import Run
 from ..errors import InputError
 from ..formats.files import locked, read_bytes
 from . import modes
 from .drift import catalog_sha256
-from .redact import Redactor
+from .redact import Redactor, key_id
 
 NEW, APPEND, REPLACE = "new", "append", "replace"
 FIRST = "first"  # new, unless another recorder wrote the cassette meanwhile: then appended to it, nothing lost
@@ -39,17 +40,19 @@ def read_existing(path: str) -> Optional[Cassette]:
     return _read_existing(path)[0]
 
 
-def _read_existing(path: str) -> tuple[Optional[Cassette], Optional[dict]]:
-    """The existing cassette, typed, and its JSON as written (for the keys the model has no field for)."""
+def _read_existing(path: str) -> tuple[Optional[Cassette], Optional[dict], str]:
+    """The existing cassette, typed, its JSON as written (the keys the model has no field
+    for, in their order) and its text (the runs kept byte for byte)."""
     try:
         data = read_bytes(path)
     except FileNotFoundError:
-        return None, None
+        return None, None, ""
     cassette = parse_cassette(path, data)
     if cassette.shape != "v1":
         raise InputError(path, "holds a single run in an older shape (no 'runs'); a recorder adds runs only to "
                                "a cassette v1: move it aside or record with a mode that replaces it")
-    return cassette, json.loads(data)
+    text = bytes(data).decode("utf-8-sig")
+    return cassette, json.loads(text), text
 
 
 def how_to_write(action: str) -> str:
@@ -59,46 +62,100 @@ def how_to_write(action: str) -> str:
     return {modes.APPEND: APPEND, modes.REWRITE: NEW}.get(action, REPLACE)
 
 
-def merge(existing: Optional[Cassette], runs: list[Run], catalog: dict, meta: dict, how: str) -> Cassette:
-    """The cassette to write: ``existing`` (or nothing) with ``runs`` added or put in place.
+def redacted(runs: list[Run], catalog: dict, meta: dict, redactor: Redactor) -> dict:
+    """This recording's runs, catalog and meta as JSON, every secret replaced by its
+    placeholder; each run that holds one names the key in ``meta.redaction_key_id``."""
+    plain = as_json(Cassette(runs=tuple(runs), meta=meta, catalog=catalog))
+    out = redactor.value(plain)
+    if redactor.key is not None:
+        for before, after in zip(plain.get("runs", ()), out.get("runs", ())):
+            if before != after:
+                after.setdefault("meta", {})["redaction_key_id"] = key_id(redactor.key)
+    return out
 
-    ``how``: ``new`` ignores ``existing``; ``append`` adds ``runs`` after the recorded
-    ones; ``replace`` swaps the recorded runs for ``runs`` and keeps the rest. The
-    catalog is updated server by server, ``meta`` key by key, and ``catalog_sha256``
-    recomputed over the whole catalog.
-    """
-    base = existing if how != NEW else None
-    merged_meta = dict(base.meta) if base is not None else {}
-    merged_meta.update(meta)
-    merged_catalog = dict(base.catalog) if base is not None else {}
-    merged_catalog.update(catalog)
-    if merged_catalog:
-        merged_meta["catalog_sha256"] = catalog_sha256(merged_catalog)
-    old_runs = base.runs if base is not None and how == APPEND else ()
-    return Cassette(runs=old_runs + tuple(runs), meta=merged_meta, catalog=merged_catalog)
+
+def merged(raw: Optional[dict], new: dict, catalog: dict, existing: Optional[Cassette]) -> dict:
+    """The cassette's JSON: ``raw`` (the existing one, ``None`` for a new file) with ``new``'s
+    meta and catalog laid over its own, key by key and server by server, and its runs in
+    place of the recorded ones; ``catalog_sha256`` recomputed over the whole catalog (as
+    stored, and this recording's as the server gave it)."""
+    doc = dict(raw) if raw is not None else {"mcptest_cassette": 1}
+    doc["meta"] = {**(doc.get("meta") or {}), **(new.get("meta") or {})}
+    doc["catalog"] = {**(doc.get("catalog") or {}), **(new.get("catalog") or {})}
+    whole = {**(existing.catalog if existing is not None else {}), **catalog}
+    if whole:
+        doc["meta"]["catalog_sha256"] = catalog_sha256(whole)
+    for key in ("meta", "catalog"):
+        if not doc[key]:
+            del doc[key]
+    doc["runs"] = new.get("runs", [])
+    return doc
 
 
 def save(path: str, runs: list[Run], catalog: dict, meta: dict, how: str, redactor: Redactor) -> Cassette:
     """Merge, redact, check and write atomically; returns what was written.
 
-    The existing cassette is read again here, at the end, under an advisory lock held
-    until the new one is in place (:func:`~pytest_mcptest.formats.files.locked`), so runs that
-    other recorders append meanwhile, in this process or another, are kept: eight
-    sessions appending at once leave eight runs. Secrets are redacted in the JSON the
-    writer makes, and what is left is read back by the reader before it is written.
+    Only this recording is redacted: what the cassette already holds was redacted when it
+    was written, and the runs kept by ``append`` are written back byte for byte (a new rule
+    or key never rewrites an old recording, and a diff shows the new run alone). The
+    existing cassette is read again here, at the end, under an advisory lock held until the
+    new one is in place (:func:`~pytest_mcptest.formats.files.locked`), so runs that other
+    recorders append meanwhile, in this process or another, are kept: eight sessions
+    appending at once leave eight runs. What is written is read back by the reader first.
     """
     with locked(path):
-        existing, raw = _read_existing(path) if how != NEW else (None, None)
+        existing, raw, old_text = _read_existing(path) if how != NEW else (None, None, "")
         if how == FIRST:
             how = APPEND if existing is not None else NEW
-        merged = merge(existing, runs, catalog, meta, how)
-        written = as_json(merged)
-        if raw is not None and how != NEW:
-            keep_unknown(raw, written, len(existing.runs) if how == APPEND else 0)
-        text = json_text(redactor.value(written))
+        if how == NEW:
+            existing, raw = None, None
+        doc = merged(raw, redacted(runs, catalog, meta, redactor), catalog, existing)
+        kept = _run_texts(old_text) if how == APPEND and raw is not None else []
+        text = _with_runs_kept(doc, kept)
         cassette = parse_cassette(path, text)
         write_cassette(path, cassette, overwrite=True, text=text)
     return cassette
+
+
+def _run_texts(text: str) -> list[str]:
+    """The text of each run of a cassette, exactly as it stands in the file."""
+    decoder, at = json.JSONDecoder(), _skip(text, 0)
+    if text[at:at + 1] != "{":
+        return []
+    at = _skip(text, at + 1)
+    while text[at:at + 1] == '"':
+        key, at = decoder.raw_decode(text, at)
+        at = _skip(text, _skip(text, at) + 1)  # past the colon
+        if key != "runs" or text[at:at + 1] != "[":
+            at = _skip(text, decoder.raw_decode(text, at)[1])
+            at = _skip(text, at + 1) if text[at:at + 1] == "," else at
+            continue
+        runs, at = [], _skip(text, at + 1)
+        while text[at:at + 1] not in ("]", ""):
+            end = decoder.raw_decode(text, at)[1]
+            runs.append(text[at:end])
+            at = _skip(text, end)
+            at = _skip(text, at + 1) if text[at:at + 1] == "," else at
+        return runs
+    return []
+
+
+def _skip(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
+
+
+def _with_runs_kept(doc: dict, kept: list[str]) -> str:
+    """``doc`` as cassette text, the ``kept`` runs (their text from the file) first in its
+    runs, each put in as it stood."""
+    if not kept:
+        return json_text(doc)
+    marks = [f"mcptest-kept-run-{i}-{uuid.uuid4().hex}" for i in range(len(kept))]
+    text = json_text({**doc, "runs": [*marks, *doc["runs"]]})
+    for mark, run in zip(marks, kept):
+        text = text.replace(f'"{mark}"', run, 1)
+    return text
 
 
 @contextlib.contextmanager

@@ -11,11 +11,14 @@ import pytest
 
 from pytest_mcptest.live.provider import LiveError
 from pytest_mcptest.live.servers import ServerSpec, open_servers, server_environment
-from pytest_mcptest.record.redact import REDACTED, Redactor, redactor, secret_name
+from pytest_mcptest.record.redact import REDACTED, Redactor, placeholder_for, redactor, secret_name
+
+KEY = b"test-redaction-key-0123"
 
 
 def test_ordinary_names_and_words_are_not_scrubbed():
-    r = redactor(environ={"GIT_AUTHOR_NAME": "Alice Smith", "AUTH_MODE": "password", "TOKENIZERS_PARALLELISM": "false"})
+    r = redactor(environ={"GIT_AUTHOR_NAME": "Alice Smith", "AUTH_MODE": "password", "TOKENIZERS_PARALLELISM": "false"},
+                 key=KEY)
     args = {"title": "Notes by Alice Smith", "text": "a basic example of token counting", "token_count": 12,
             "author": "Alice Smith", "primary_key": "id", "next_page_token": "CAUQAA", "max_tokens": 4096}
     assert r.value(args) == args
@@ -32,7 +35,8 @@ def test_secret_key_names_are_known(name):
 def test_passwords_in_one_word_or_as_pass_are_known(name):
     """Found by hand in the audit: PGPASSWORD (libpq's own variable) and DB_PASS were not secrets."""
     assert secret_name(name)
-    assert redactor(environ={name: "s3cr3t-pw!"}).text("login with s3cr3t-pw!") == f"login with {REDACTED}"
+    hidden = placeholder_for("s3cr3t-pw!", KEY)
+    assert redactor(environ={name: "s3cr3t-pw!"}, key=KEY).text("login with s3cr3t-pw!") == f"login with {hidden}"
 
 
 @pytest.mark.parametrize("name", ["FIRST_PASS", "boarding_pass", "BYPASS_CACHE", "compass", "passport_number",
@@ -59,12 +63,12 @@ def test_well_known_tokens_url_credentials_and_query_tokens_in_text():
 def test_environment_secrets_and_url_passwords_including_json_escaped_forms():
     secret = 'pa"ss\\word-42'
     r = redactor(environ={"GITHUB_PAT": "tok123456789", "DATABASE_URL": "postgres://app:dbpw98765@db/x",
-                          "DB_PASSWORD": secret})
+                          "DB_PASSWORD": secret}, key=KEY)
     result = {"text": "tok123456789 dbpw98765 " + json.dumps({"echo": secret}), "raw": secret}
     written = json.dumps(r.value(result))
     assert "tok123456789" not in written and "dbpw98765" not in written
     assert "pa" + '\\"' + "ss" not in written and "ss\\\\word" not in written
-    assert r.value(result)["raw"] == REDACTED
+    assert r.value(result)["raw"] == placeholder_for(secret, KEY)
 
 
 def test_the_live_runner_gives_servers_the_default_environment_and_the_suites_env(tmp_path, monkeypatch):

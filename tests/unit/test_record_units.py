@@ -10,7 +10,9 @@ import pytest
 from pytest_mcptest.formats.cassette import Cassette, dump_cassette, parse_cassette, write_cassette
 from pytest_mcptest.engine.trace import Run, ToolCall
 from pytest_mcptest.record import drift, modes
-from pytest_mcptest.record.redact import REDACTED, compile_patterns, redactor
+from pytest_mcptest.record.redact import compile_patterns, placeholder_for, redactor
+
+KEY = b"test-redaction-key-0123"
 
 PATH = "cassettes/weather.json"
 
@@ -150,15 +152,15 @@ def test_nothing_recorded_means_nothing_compared():
 
 def test_environment_secrets_bearer_tokens_and_user_patterns_are_redacted():
     env = {"SHOP_API_KEY": "sk-live-123456789", "HOME": "/home/me", "AUTH_MODE": "1"}
-    r = redactor([r"acct-\d{4}"], environ=env)
+    r = redactor([r"acct-\d{4}"], environ=env, key=KEY)
     data = {"args": {"q": "use sk-live-123456789 please", "headers": {"Authorization": "Basic abc"}},
             "result": {"content": [{"type": "text", "text": "Bearer eyJhbGciOi.payload for acct-1234 at /home/me"}]},
             "count": 1}
     out = r.value(data)
     text = json.dumps(out)
     assert "sk-live-123456789" not in text and "eyJhbGciOi" not in text and "acct-1234" not in text
-    assert out["args"]["headers"]["Authorization"] == REDACTED
-    assert out["args"]["q"] == f"use {REDACTED} please"
+    assert out["args"]["headers"]["Authorization"] == placeholder_for("Basic abc", KEY)
+    assert out["args"]["q"] == f"use {placeholder_for('sk-live-123456789', KEY)} please"
     assert "/home/me" in text  # HOME is no secret
     assert out["count"] == 1 and "1" in json.dumps(out["count"])  # AUTH_MODE=1 is too short to redact
 

@@ -13,6 +13,7 @@ from pytest_mcptest.record.redact import Redactor, redactor
 
 CORPUS = json.loads((Path(__file__).parents[1] / "data" / "secrets_corpus.json").read_text(encoding="utf-8"))
 PLAIN = Redactor()
+KEY = b"test-redaction-key-0123"
 
 
 @pytest.mark.parametrize("case", CORPUS["text_positives"], ids=lambda c: c["kind"])
@@ -27,7 +28,7 @@ def test_every_secret_key_value_is_caught(case):
 
 @pytest.mark.parametrize("case", CORPUS["env_positives"], ids=lambda c: c["kind"])
 def test_every_environment_secret_is_caught(case):
-    assert case["secret"] not in redactor(environ=case["env"]).text(case["text"])
+    assert case["secret"] not in redactor(environ=case["env"], key=KEY).text(case["text"])
 
 
 def test_no_negative_line_is_changed():
@@ -40,4 +41,4 @@ def test_no_ordinary_key_or_variable_is_scrubbed():
     for value in CORPUS["key_negatives"]:
         assert PLAIN.value(value) == value
     for case in CORPUS["env_negatives"]:
-        assert redactor(environ=case["env"]).text(case["text"]) == case["text"]
+        assert redactor(environ=case["env"], key=KEY).text(case["text"]) == case["text"]
