@@ -37,9 +37,24 @@ def _call(name, error=False, **extra):
     ([_call("a")], [("required_tools", "required tool 'b' was never called")], {}, "wrong_tool"),
     ([_call("a")], [("judgment", "failed: 'is polite'")], {}, "wrong_answer"),
     ([_call("a")], [("loop", "the user repeated the same message")], {}, "other"),
+    # another tool in the expected one's place: once wrong_arguments (its arguments differ too)
+    ([_call("search")], [("expected_trace", "call 1: get_weather exact {...} does not match")],
+     {"trace": {"mismatches": [{"expected_index": 0, "recorded_index": 0, "reason": "call 1 does not match",
+                                "diffs": [{"pointer": "/name"}, {"pointer": "/args/city"}]}]}}, "wrong_tool"),
+    # an expect: on the golden gate's own figure: once other
+    ([_call("search")], [("expect", "golden.matched: expected exactly true, got false")], {}, "wrong_tool"),
+    ([_call("a"), _call("a")], [("expect", "golden.matched: expected exactly true, got false")],
+     {"golden": {"extra_steps": 1}}, "over_budget"),
 ])
 def test_each_mode(calls, failures, envelope, mode):
     assert run_mode({"tool_calls": calls, **envelope}, failures) == mode
+
+
+def test_an_envelope_that_lists_no_calls_is_not_no_tool_use():
+    """A third-party gate's envelope need not list the run's calls: its failure is not taken
+    for a run that made none (it was)."""
+    assert run_mode({"score": 0.2}, [("my_gate", "score 0.2 below 0.5")]) == "other"
+    assert run_mode({"tool_calls": []}, [("my_gate", "score 0.2 below 0.5")]) == "no_tool_use"
 
 
 def test_a_passing_run_has_no_mode_and_counts_are_ordered():

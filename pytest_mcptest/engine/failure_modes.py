@@ -4,14 +4,16 @@ A suite of 200 failures reads better as "61 wrong tool, 40 no recovery" than as 
 The modes follow the spirit of MCP-Atlas's taxonomy of agent failures; each run gets exactly one,
 the first of these that fits, so the same run always gets the same mode:
 
-1. ``no_tool_use``: the run made no tool call at all (and failed on more than its answer);
+1. ``no_tool_use``: the run's calls are listed and there are none (and it failed on more than its
+   answer);
 2. ``forbidden_action``: it made a call the scenario forbids, or a prohibited tool's;
 3. ``malformed_call``: a call's arguments were not JSON, or the world refused the call as
    invalid;
 4. ``error_not_recovered``: a call failed and no later call of the same tool succeeded;
 5. ``over_budget``: it spent more than allowed: an ``expect:`` on tokens, cost, calls or turns
    failed, an efficiency limit was passed, or the golden path found extra steps;
-6. ``wrong_arguments``: the expected tool was called, with other arguments;
+6. ``wrong_arguments``: the expected tool was called, with other arguments (a call of another
+   tool in its place is ``wrong_tool``);
 7. ``early_stop``: the run ended before an expected call, or left the world short of the
    expected state;
 8. ``wrong_tool``: it called a tool the reference does not allow, or not the expected (or a
@@ -36,6 +38,8 @@ _BUDGET_PATHS = ("conversation.tokens", "tokens.", "cost_micros", "actions", "tu
 # expect: targets that read what a run said rather than what it did
 _ANSWER_PATHS = ("final_response", "conversation.turns", "judgments", "claims", "meta")
 _ANSWER_GATES = ("judgment", "rubric", "claims")
+# expect: targets that read a gate's verdict, and that gate
+_EXPECT_ON_GATE = {"golden.": "golden", "trace.": "expected_trace"}
 
 
 def run_mode(envelope: Mapping, failures: Sequence[tuple[str, str]]) -> Optional[str]:
@@ -44,9 +48,13 @@ def run_mode(envelope: Mapping, failures: Sequence[tuple[str, str]]) -> Optional
     if not failures:
         return None
     gates = {gate for gate, _ in failures}
+    # An expect: on a gate's own figures (golden.matched, trace.passed) fails that gate.
+    gates |= {_EXPECT_ON_GATE[path] for gate, message in failures if gate == "expect"
+              for path in _EXPECT_ON_GATE if message.startswith(path)}
     calls = [c for c in envelope.get("tool_calls") or () if isinstance(c, Mapping)]
     answer_only = all(_about_answer(gate, message) for gate, message in failures)
-    if not calls and not answer_only:
+    # Only an envelope that lists the calls can say there were none (a third-party gate's may not).
+    if "tool_calls" in envelope and not calls and not answer_only:
         return "no_tool_use"
     if gates & {"forbidden_transition", "prohibited_tools"}:
         return "forbidden_action"
@@ -95,12 +103,17 @@ def _trace_mode(envelope: Mapping, made: int) -> Optional[str]:
     trace = envelope.get("trace")
     mismatches = [m for m in (trace.get("mismatches") or ()) if isinstance(m, Mapping)] \
         if isinstance(trace, Mapping) else []
-    if any(m.get("diffs") for m in mismatches):
+    if any(m.get("diffs") and not _other_tool(m) for m in mismatches):
         return "wrong_arguments"
     if any(m.get("recorded_index") is None and isinstance(m.get("expected_index"), int)
            and "ran out" in str(m.get("reason", "")) for m in mismatches):
         return "early_stop"
     return "wrong_tool" if mismatches else None
+
+
+def _other_tool(mismatch: Mapping) -> bool:
+    """The mismatch's partner is another tool: its diffs include the name's."""
+    return any(isinstance(d, Mapping) and d.get("pointer") == "/name" for d in mismatch.get("diffs") or ())
 
 
 def item_modes(runs: Iterable[tuple[Mapping, Sequence[tuple[str, str]]]],
