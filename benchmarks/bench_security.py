@@ -24,6 +24,15 @@ missed. Usage::
     python benchmarks/bench_security.py
     python benchmarks/bench_security.py --json
     python benchmarks/bench_security.py --misses     # list every miss and false positive
+    python benchmarks/bench_security.py --heldout    # the frozen held-out set, real catalogs, hostile input
+
+``--heldout`` scores ``benchmarks/security_heldout/`` (written by someone who never read the
+rules, frozen before they were tuned: never tune against it) as a user would lint it: each
+file is one catalog (its tools are each other's siblings), its label key ``x-heldout`` left
+out. It prints the poisoned tools flagged Critical and with any finding, the tricky benign
+tools given a Critical (and a Warning), the tool results, the in-sample figures of
+``security_corpus.py``, the real catalogs' Criticals and Warning rate, and the time 1 MB of
+hostile text takes through every rule (goal < 1 s).
 """
 
 from __future__ import annotations
@@ -43,6 +52,10 @@ from pytest_mcptest.engine.catalog import catalog_tools  # noqa: E402
 from pytest_mcptest.engine.security_rules import lint_catalog_security, lint_results, lint_tool_security  # noqa: E402
 from pytest_mcptest.engine.trace import Run, ToolCall  # noqa: E402
 from security_corpus import HARD_BENIGN, HELD_OUT, HELD_OUT_2, POISONED, POISONED_RESULTS  # noqa: E402
+
+HELDOUT = ROOT / "benchmarks" / "security_heldout"
+#: The real catalogs (copies of ../shared/real/catalogs, with their sources noted in tests/data).
+REAL_FILES = sorted((ROOT / "tests" / "data" / "catalogs").glob("*.json"))
 
 BENIGN_FILES = sorted((ROOT / "tests" / "data" / "catalogs").glob("*.json")) + [
     ROOT / "examples" / "tool-bench" / "catalog.json", ROOT / "examples" / "tool-quality" / "catalog-legacy.json"]
@@ -136,11 +149,159 @@ def run() -> dict:
     return out
 
 
+def _worst(findings) -> str:
+    """"Critical", "Warning" or "" for one tool's findings."""
+    severities = {f.severity for f in findings}
+    return "Critical" if "Critical" in severities else "Warning" if severities else ""
+
+
+def _per_tool(catalog: dict, **kwargs) -> list[list]:
+    """Each tool's findings of one catalog linted as a whole (so siblings are known)."""
+    tools = catalog_tools(catalog)
+    out: list[list] = [[] for _ in tools]
+    for f in lint_catalog_security(catalog, **kwargs):
+        out[int(f.pointer.split("/")[2])].append(f)
+    return out
+
+
+def _result_flagged(tool: str, text: str) -> bool:
+    return bool(lint_results([Run(tool_calls=(ToolCall(tool, {}, result=text),))]))
+
+
+def hostile_inputs() -> dict[str, str]:
+    """About 1 MB each of the inputs that make backtracking patterns slow (issue 42: "<" and
+    8,000 spaces took 2.5 s, 100,000 newlines over 30 s) and of text dense in near-matches."""
+    size = 1 << 20
+    near = ("ignore the previous send to https://x.example/ do not tell user <important ~/.ssh/ "
+            "id_rsa.pub when send_email is called ")
+    return {
+        "'<' and spaces": "<" + " " * (size - 1),
+        "newlines": "\n" * size,
+        "spaces": " " * size,
+        "near-matches": (near * (size // len(near) + 1))[:size],
+        "one long word": "a" * size,
+        "base64-like run": "QUFB" * (size // 4),
+        "zero-width spaces": "a\u200b" * (size // 2),
+        "Cyrillic look-alikes": "\u0456gn\u043er\u0435 " * (size // 8),
+    }
+
+
+def hostile(size_note: bool = True) -> dict:
+    """Seconds each hostile input takes through every rule (a tool description and a result)."""
+    times = {}
+    for label, text in hostile_inputs().items():
+        start = time.perf_counter()
+        lint_tool_security({"name": "t", "description": text})
+        lint_results([Run(tool_calls=(ToolCall("t", {}, result=text),))])
+        times[label] = round(time.perf_counter() - start, 3)
+    return times
+
+
+def heldout() -> dict:
+    """The frozen held-out set, the in-sample corpus and the real catalogs, scored as a user lints them."""
+    def read(name):
+        return json.loads((HELDOUT / name).read_text(encoding="utf-8"))
+
+    def unlabelled(data):
+        return {"tools": [{k: v for k, v in t.items() if k != "x-heldout"} for t in data["tools"]]}
+
+    poisoned, benign, results = read("poisoned.json"), read("benign.json"), read("results.json")
+    p_worst = [_worst(fs) for fs in _per_tool(unlabelled(poisoned))]
+    b_worst = [_worst(fs) for fs in _per_tool(unlabelled(benign))]
+    r_flag = [(r["id"], r["poisoned"], _result_flagged(r["tool"], r["text"])) for r in results]
+    by_category: dict[str, list[int]] = {}
+    for tool, worst in zip(poisoned["tools"], p_worst):
+        cell = by_category.setdefault(tool["x-heldout"]["category"], [0, 0, 0])
+        cell[0] += worst == "Critical"
+        cell[1] += bool(worst)
+        cell[2] += 1
+    in_sample = POISONED + HELD_OUT + HELD_OUT_2
+    in_worst = [_worst(lint_catalog_security([tool])) for *_, tool in in_sample]
+    real = []
+    for path in REAL_FILES:
+        worst = [_worst(fs) for fs in _per_tool(json.loads(path.read_text(encoding="utf-8")), server=path.stem)]
+        real.append((path.stem, len(worst), worst.count("Critical"), worst.count("Warning")))
+    return {
+        "heldout_poisoned": len(p_worst),
+        "heldout_poisoned_critical": p_worst.count("Critical"),
+        "heldout_poisoned_any": sum(1 for w in p_worst if w),
+        "heldout_by_category": {k: f"{v[0]}/{v[1]}/{v[2]}" for k, v in sorted(by_category.items())},
+        "heldout_benign": len(b_worst),
+        "heldout_benign_critical": b_worst.count("Critical"),
+        "heldout_benign_warning": b_worst.count("Warning"),
+        "heldout_results_poisoned": sum(1 for _, p, _ in r_flag if p),
+        "heldout_results_poisoned_flagged": sum(1 for _, p, f in r_flag if p and f),
+        "heldout_results_benign": sum(1 for _, p, _ in r_flag if not p),
+        "heldout_results_benign_flagged": sum(1 for _, p, f in r_flag if not p and f),
+        "in_sample_tools": len(in_sample),
+        "in_sample_critical": in_worst.count("Critical"),
+        "in_sample_any": sum(1 for w in in_worst if w),
+        "in_sample_results_flagged": sum(1 for _, _, text in POISONED_RESULTS if _result_flagged("tool", text)),
+        "in_sample_results": len(POISONED_RESULTS),
+        "in_sample_hard_benign_critical": sum(1 for _, tool in HARD_BENIGN
+                                              if _worst(lint_catalog_security([tool])) == "Critical"),
+        "hard_benign": len(HARD_BENIGN),
+        "real": real,
+        "hostile_seconds": hostile(),
+    }
+
+
+def print_heldout(out: dict) -> None:
+    def pct(a, b):
+        return f"{a}/{b} ({100 * a / b:.0f}%)" if b else "0/0"
+
+    def goal(ok):
+        return "PASS" if ok else "MISS"
+
+    n = out["heldout_poisoned"]
+    print(f"held-out (benchmarks/security_heldout, frozen; {n} poisoned, {out['heldout_benign']} tricky benign tools, "
+          f"{out['heldout_results_poisoned'] + out['heldout_results_benign']} results)")
+    print(f"  poisoned flagged Critical      {pct(out['heldout_poisoned_critical'], n):>14}  goal >= 80% -> "
+          f"{goal(out['heldout_poisoned_critical'] >= 0.8 * n)}")
+    print(f"  poisoned with any finding      {pct(out['heldout_poisoned_any'], n):>14}  goal >= 90% -> "
+          f"{goal(out['heldout_poisoned_any'] >= 0.9 * n)}")
+    b = out["heldout_benign"]
+    print(f"  benign given a Critical        {pct(out['heldout_benign_critical'], b):>14}  goal <= 1 in 30 -> "
+          f"{goal(out['heldout_benign_critical'] * 30 <= b)}")
+    print(f"  benign given a Warning only    {pct(out['heldout_benign_warning'], b):>14}  (allowed)")
+    print(f"  poisoned results flagged       {pct(out['heldout_results_poisoned_flagged'], out['heldout_results_poisoned']):>14}")
+    print(f"  benign results flagged         {pct(out['heldout_results_benign_flagged'], out['heldout_results_benign']):>14}")
+    print("  by category (Critical/any/cases): " + ", ".join(f"{k} {v}" for k, v in out["heldout_by_category"].items()))
+    m = out["in_sample_tools"]
+    print(f"in-sample (security_corpus.py: main + held-out sets 1 and 2, {m} poisoned tools)")
+    print(f"  poisoned flagged Critical      {pct(out['in_sample_critical'], m):>14}")
+    print(f"  poisoned with any finding      {pct(out['in_sample_any'], m):>14}")
+    print(f"  poisoned results flagged       {pct(out['in_sample_results_flagged'], out['in_sample_results']):>14}")
+    print(f"  hard benign given a Critical   {pct(out['in_sample_hard_benign_critical'], out['hard_benign']):>14}")
+    tools = sum(r[1] for r in out["real"])
+    critical = sum(r[2] for r in out["real"])
+    warning = sum(r[3] for r in out["real"])
+    print(f"real catalogs ({len(out['real'])} catalogs, {tools} tools)")
+    print(f"  tools given a Critical         {pct(critical, tools):>14}  goal 0 -> {goal(critical == 0)}")
+    print(f"  tools given a Warning only     {pct(warning, tools):>14}  (the Warning rate)")
+    for name, n_tools, c, w in out["real"]:
+        if c or w:
+            print(f"    {name}: {c} Critical, {w} Warning of {n_tools} tools")
+    worst = max(out["hostile_seconds"].values())
+    print(f"hostile input, 1 MB through every rule: worst {worst:.3f} s  goal < 1 s -> {goal(worst < 1)}")
+    for label, seconds in out["hostile_seconds"].items():
+        print(f"    {label:<22} {seconds:.3f} s")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", action="store_true", help="list every miss and false positive")
+    parser.add_argument("--heldout", action="store_true",
+                        help="the frozen held-out set, in-sample figures, real catalogs and 1 MB of hostile text")
     args = parser.parse_args()
+    if args.heldout:
+        out = heldout()
+        if args.json:
+            print(json.dumps(out, indent=2, sort_keys=True))
+        else:
+            print_heldout(out)
+        return 0
     out = run()
     if args.json:
         print(json.dumps(out, indent=2, sort_keys=True))

@@ -1,0 +1,34 @@
+"""Patterns that run in time linear in their input: RE2, for every pattern the security lint runs.
+
+Python's ``re`` backtracks: a pattern such as ``<\\s*/?\\s*(?:important|system)>`` tries every
+split of a run of spaces between its two ``\\s*`` from every start position, so ``"<"`` and
+8,000 spaces took 2.5 s and 100,000 newlines over 30 s (issue 42): a hostile server could
+stall ``mcptest doctor`` and every ``tool_quality:`` item. RE2 (``google-re2``) compiles a
+pattern to an automaton and reads each input character a bounded number of times, whatever
+the pattern: the time is linear in the text by construction, not by care.
+
+RE2 has no look-around and no back-references; the lint's patterns are written without them
+(a boundary such as "not after a letter" is a consumed ``(?:^|[^a-z])``). Matching is done
+on the lint's folded, lowercased text (``text_fold``), so patterns are case-sensitive and
+written in lowercase. The few patterns of the lint that stay on Python's ``re`` are single
+character classes with one quantifier (``[A-Za-z0-9+/=_-]{24,}``), which cannot backtrack
+more than their minimum length from one start: linear too.
+"""
+
+from __future__ import annotations
+
+import re2
+
+_OPTIONS = re2.Options()
+_OPTIONS.max_mem = 64 << 20  # the bounded gaps ({0,80}) of the sentence-level patterns unroll
+_OPTIONS.log_errors = False
+
+
+def compile_linear(pattern: str):
+    """``pattern`` compiled by RE2 (search, finditer and match as ``re``'s, in linear time).
+
+    A pattern RE2 cannot compile is a bug of the lint, raised at import."""
+    try:
+        return re2.compile(pattern, _OPTIONS)
+    except re2.error as exc:  # pragma: no cover - a programming error, seen at import
+        raise ValueError(f"pattern RE2 cannot compile ({exc}): {pattern[:120]}...") from None
