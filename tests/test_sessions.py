@@ -145,8 +145,25 @@ def test_an_unrecorded_call_gets_the_closest_recorded_call_and_what_differs(reco
     error = with_session(serve_command(recorded[0]), body)
     text = str(error)
     assert "no recorded tools/call matches lookup {\"key\": \"cheese\"}" in text
-    assert "lookup {\"key\": \"milk\"}" in text and "arguments.key recorded \"milk\", got \"cheese\"" in text
-    assert error.error.code == -32010
+    assert "lookup {\"key\": \"milk\"}" in text and "argument `key` recorded \"milk\", got \"cheese\"" in text
+    assert error.error.code == -32602
+    assert error.error.data["differences"] == [{"path": "arguments.key", "recorded": "milk", "got": "cheese"}]
+
+
+def test_a_prompt_asked_with_other_arguments_is_answered_with_an_error_and_serve_goes_on(recorded):
+    """prompts/get with an argument more once killed serve, as tools/call did."""
+    from mcp import MCPError
+
+    async def body(session, init):
+        with pytest.raises(MCPError) as miss:
+            await session.get_prompt("shopping", {"store": "aldi", "day": "monday"})
+        return miss.value.error, dump(await session.get_prompt("shopping", {"store": "aldi"}))
+
+    error, answered = with_session(serve_command(recorded[0]), body)
+    assert error.code == -32602
+    assert error.message.endswith("the closest recorded is prompts/get #1, shopping {\"store\": \"aldi\"}: "
+                                  "argument `day` was not recorded")
+    assert answered == recorded[1][8]
 
 
 def test_match_name_and_ignore_arg_and_strict_order(recorded):

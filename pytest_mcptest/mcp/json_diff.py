@@ -44,7 +44,7 @@ def _as_json(value: Any) -> Any:
     if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
         try:
             return json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past what Python reads
             return value
     return value
 
@@ -54,29 +54,50 @@ def differences(recorded: Any, got: Any, ignore: Optional[list] = None, limit: i
     """Where ``got`` differs from ``recorded``: ``(path, recorded value, got value)`` each, at
     most ``limit`` of them, in document order; ``ABSENT`` stands for a missing key or item.
     ``ignore`` holds parsed paths (:func:`ignore_path`)."""
+    return compare(recorded, got, ignore, limit, path)[0]
+
+
+def compare(recorded: Any, got: Any, ignore: Optional[list] = None, limit: int = 20,
+            path: tuple = ()) -> tuple[list[tuple[str, Any, Any]], int]:
+    """:func:`differences`, and how many values the two share (leaves equal at the same path,
+    counted until ``limit`` differences are found): ``mcptest serve`` ranks the recorded
+    requests by both to name the closest to one that matches none."""
     out: list = []
-    _walk(recorded, got, list(ignore or ()), path, out, limit)
-    return out
+    agreeing = _walk(recorded, got, list(ignore or ()), path, out, limit)
+    return out, agreeing
 
 
-def _walk(a: Any, b: Any, ignore: list, path: tuple, out: list, limit: int) -> None:
+# Deeper than this, two values are compared whole: a string argument may hold JSON nested
+# hundreds deep, and walking it would exhaust the stack of the server comparing it.
+MAX_DEPTH = 64
+
+
+def _walk(a: Any, b: Any, ignore: list, path: tuple, out: list, limit: int) -> int:
+    """Append the differences under ``path`` to ``out``; the number of equal leaves."""
     if len(out) >= limit or (ignore and _ignored(path, ignore)):
-        return
+        return 0
     a, b = _as_json(a), _as_json(b)
-    if isinstance(a, dict) and isinstance(b, dict):
-        for key in list(a) + [k for k in b if k not in a]:
-            _walk(a.get(key, ABSENT), b.get(key, ABSENT), ignore, path + (key,), out, limit)
-        return
-    if isinstance(a, list) and isinstance(b, list):
-        for i in range(max(len(a), len(b))):
-            _walk(a[i] if i < len(a) else ABSENT, b[i] if i < len(b) else ABSENT, ignore, path + (i,), out, limit)
-        return
+    if len(path) < MAX_DEPTH and isinstance(a, dict) and isinstance(b, dict):
+        return sum(_walk(a.get(key, ABSENT), b.get(key, ABSENT), ignore, path + (key,), out, limit)
+                   for key in list(a) + [k for k in b if k not in a])
+    if len(path) < MAX_DEPTH and isinstance(a, list) and isinstance(b, list):
+        return sum(_walk(a[i] if i < len(a) else ABSENT, b[i] if i < len(b) else ABSENT, ignore, path + (i,), out,
+                         limit) for i in range(max(len(a), len(b))))
+    if a is ABSENT and b is ABSENT:
+        return 0
+    if _same_leaf(a, b):
+        return 1
+    out.append((show_path(path), a, b))
+    return 0
+
+
+def _same_leaf(a: Any, b: Any) -> bool:
     if is_number(a) and is_number(b):
-        same = a == b
-    else:
-        same = type(a) is type(b) and a == b
-    if not same and not (a is ABSENT and b is ABSENT):
-        out.append((show_path(path), a, b))
+        return a == b
+    try:
+        return type(a) is type(b) and a == b
+    except RecursionError:  # nested past what Python compares: not shown to be the same
+        return False
 
 
 def equal(recorded: Any, got: Any, ignore: Optional[list] = None) -> bool:

@@ -490,7 +490,9 @@ class answer_garbage:
     each such line at once, as JSON-RPC asks: ``-32700`` (parse error) for a line that is not
     JSON, ``-32600`` (invalid request) for JSON that is not a message (an id that is an
     object, a missing method; a request whose id is not a string or an integer, which the
-    SDK reads as a notification), with a null id since none can be read."""
+    SDK reads as a notification), with a null id since none can be read. A request the SDK's
+    reader refuses for a number longer than it reads (Python's 4,300 digits) is JSON all the
+    same: it gets ``-32600`` saying so, with its own id when that id is not the long number."""
 
     def __init__(self, read_stream, write_stream):
         self._read, self._write = read_stream, write_stream
@@ -534,11 +536,53 @@ class answer_garbage:
                                                   f"(a string or an integer)"))))
                 continue
             errors = getattr(item, "errors", None)
-            kinds = {e.get("type") for e in errors()} if callable(errors) else set()
-            code, what = ((PARSE_ERROR, "Parse error: the line is not JSON") if "json_invalid" in kinds
-                          else (INVALID_REQUEST, "Invalid Request: the line is JSON but not a JSON-RPC message"))
-            await self._write.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(
-                code=code, message=what))))
+            errors = errors() if callable(errors) else []
+            kinds = {e.get("type") for e in errors}
+            request_id, code, what = None, INVALID_REQUEST, "Invalid Request: the line is JSON but not a JSON-RPC message"
+            if "json_invalid" in kinds:
+                request_id, code, what = _long_number(errors) or (None, PARSE_ERROR, "Parse error: the line is not JSON")
+            if code is None:
+                continue  # a notification or an answer: nothing to reply to
+            await self._write.send(SessionMessage(types.JSONRPCError(
+                jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=what))))
+
+
+_LONG = object()  # stands for a number too long to read, while a refused line is read again
+
+
+def _long_number(errors: list) -> Optional[tuple]:
+    """For a line the SDK's JSON reader refused: ``(id, code, message)`` when the reason is a
+    number with more digits than it reads (the request's id when readable, None for the id;
+    code None for a notification or an answer, which get no reply); None for any other reason."""
+    limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 4300
+    line = next((e.get("input") for e in errors if "number out of range" in str(e.get("msg"))), None)
+    if not isinstance(line, str):
+        return None
+    longest = [0]
+
+    def number(text: str, read) -> Any:
+        if len(text) > limit:
+            longest[0] = max(longest[0], len(text))
+            return _LONG
+        return read(text)
+
+    try:
+        message = json.loads(line, parse_int=lambda t: number(t, int), parse_float=lambda t: number(t, float))
+    except (ValueError, RecursionError):
+        return None
+    if not longest[0]:
+        return None
+    said = f"a number of {longest[0]:,} digits, too long to read (at most {limit:,})"
+    if not isinstance(message, dict):
+        return None, INVALID_REQUEST, f"Invalid Request: the line holds {said}"
+    request_id = message.get("id")
+    if "method" not in message and ("result" in message or "error" in message) or (
+            "method" in message and "id" not in message):
+        return None, None, ""
+    if request_id is _LONG:
+        return None, INVALID_REQUEST, f"Invalid Request: the id is {said}"
+    readable = isinstance(request_id, (str, int)) and not isinstance(request_id, bool)
+    return (request_id if readable else None), INVALID_REQUEST, f"Invalid Request: the request holds {said}"
 
 
 async def serve(spec: MockSpec, fault: Fault) -> None:

@@ -22,37 +22,106 @@ Matching, as vcrpy's ``match_on``: ``args`` (default) is the tool's name and its
 ``strict-order`` the name and arguments of the next recorded call, in order. Among the
 recorded calls that match, the first not yet played answers; once all have been played,
 the last one answers again (so a call repeated more often than recorded keeps its last
-answer). A request that matches nothing is answered with JSON-RPC error ``-32010`` whose
-message names the closest recorded call and what differs.
+answer).
+
+A request that matches nothing is answered with a JSON-RPC error, and the server goes on
+serving: ``-32601`` (method not found) for a method the recording never answered, ``-32602``
+(invalid params) for parameters no recorded request had. The message names the closest
+recorded request by likeness, not by order (the same name first, else the most alike name;
+then the fewest differing paths, the most values in common, the most alike differing
+values) and says each difference, an argument missing or never recorded in words: the
+agent's most common miss is one argument more or fewer than the recording.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
-import socket
 import sys
 from typing import Any, Optional
 
+from ..engine.values import ABSENT
 from ..errors import InputError, start_failure
-from ..text import printable
-from .json_diff import brief, differences, ignore_path
+from .json_diff import brief, compare, differences, ignore_path
 from .recording import HANDSHAKE, Recording
 from .serving import tool_fault
 
-NO_MATCH = -32010  # JSON-RPC implementation-defined server error: nothing recorded matches
+METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32601, -32602, -32603  # JSON-RPC's codes
 MATCH_MODES = ("args", "name", "strict-order")
+NAMED = {"tools/call": "tool", "prompts/get": "prompt"}  # requests that name what they call, with arguments
+RANKED = 50  # differences counted per recorded request when ranking them against a miss
+SHOWN = 5    # differences a miss's message says
 
 
 class NoMatch(Exception):
-    def __init__(self, message: str, data: Optional[dict] = None):
+    """A request nothing recorded answers: its JSON-RPC error ``code``, the message, and
+    ``data`` (plain JSON: the SDK writes it to the host as it is)."""
+
+    def __init__(self, message: str, code: int = INVALID_PARAMS, data: Optional[dict] = None):
         super().__init__(message)
+        self.code = code
         self.data = data or {}
 
 
 def _what(method: str, params: dict) -> str:
-    if method == "tools/call":
-        return f"{params.get('name')} {brief(params.get('arguments') or {}, 80)}"
+    """A request in a few words: a named one's name and arguments, any other's method and params."""
+    if method in NAMED:
+        name = params.get("name")
+        return f"{name[:80] if isinstance(name, str) else brief(name, 80)} {brief(params.get('arguments') or {}, 80)}"
     return f"{method} {brief(params, 80)}"
+
+
+def _arguments(method: str, params: dict) -> Any:
+    """What is compared of a request: a named request's arguments (its name is compared on
+    its own), any other request's whole parameters."""
+    return params.get("arguments") or {} if method in NAMED else params
+
+
+def _check_named(method: str, params: dict) -> None:
+    """A tools/call or prompts/get whose name is not a string, or whose arguments are not an
+    object, is malformed whatever was recorded: said as such, not as a miss."""
+    name, arguments = params.get("name"), params.get("arguments")
+    if not isinstance(name, str):
+        raise NoMatch(f"mcptest serve: invalid params: {method} needs params.name, a string; got "
+                      f"{brief(name if 'name' in params else ABSENT, 80)}", INVALID_PARAMS, {"method": method})
+    if arguments is not None and not isinstance(arguments, dict):
+        raise NoMatch(f"mcptest serve: invalid params: {method}'s params.arguments must be an object; got "
+                      f"{brief(arguments, 80)}", INVALID_PARAMS, {"method": method})
+
+
+def _alike(a: Any, b: Any) -> float:
+    """How alike two values read, 0 to 1 (the first 200 characters of each)."""
+    if a is ABSENT or b is ABSENT:
+        return 0.0
+    return difflib.SequenceMatcher(None, _text(a), _text(b)).ratio()
+
+
+def _text(value: Any) -> str:
+    return (value if isinstance(value, str) else brief(value, 200))[:200]
+
+
+def _said(method: str, path: str, recorded: Any, got: Any) -> str:
+    """One difference in words: a missing or unrecorded argument by name, else both values."""
+    if path == "name" and method in NAMED:
+        return f"the {NAMED[method]}'s name differs: recorded {recorded!r}, got {got!r}"
+    noun = "argument" if method in NAMED else "parameter"
+    if got is ABSENT:
+        return f"{noun} `{path}` is missing"
+    if recorded is ABSENT:
+        return f"{noun} `{path}` was not recorded"
+    return f"{noun} `{path}` recorded {brief(recorded, 40)}, got {brief(got, 40)}"
+
+
+def _plain(method: str, path: str, recorded: Any, got: Any) -> dict:
+    """A difference as the error's data holds it: the path from the params, an absent side left out."""
+    if method in NAMED and path != "name":
+        path = "arguments" + ("" if path.startswith("[") else ".") + path
+    out: dict = {"path": path}
+    if recorded is not ABSENT:
+        out["recorded"] = recorded
+    if got is not ABSENT:
+        out["got"] = got
+    return out
 
 
 class Matcher:
@@ -60,7 +129,7 @@ class Matcher:
 
     def __init__(self, recording: Recording, match: str = "args", ignore_args: tuple = ()):
         self.match = match
-        self.ignore = [("arguments",) + ignore_path(p) for p in ignore_args]
+        self.ignore = [ignore_path(p) for p in ignore_args]  # paths inside a tools/call's arguments
         self.by_method: dict = {}
         for exchange in recording.exchanges:
             if exchange.answer is not None and exchange.method not in HANDSHAKE:
@@ -81,36 +150,34 @@ class Matcher:
             return None
         try:
             return method, json.dumps(params, sort_keys=True)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
             return None
 
+    def _ignored(self, method: str) -> list:
+        return self.ignore if method == "tools/call" else []
+
     def _same(self, method: str, recorded: dict, params: dict) -> bool:
-        if method == "tools/call":
-            if recorded.get("name") != params.get("name"):
-                return False
-            if self.match == "name":
-                return True
-            return not differences({"arguments": recorded.get("arguments") or {}},
-                                   {"arguments": params.get("arguments") or {}}, self.ignore, limit=1)
-        return not differences(recorded, params, limit=1)
+        if method in NAMED and recorded.get("name") != params.get("name"):
+            return False
+        if method == "tools/call" and self.match == "name":
+            return True
+        return not differences(_arguments(method, recorded), _arguments(method, params), self._ignored(method),
+                               limit=1)
 
     def find(self, method: str, params: dict):
         """The recorded exchange that answers ``method`` with ``params``; NoMatch if none."""
-        recorded = self.by_method.get(method, [])
+        recorded = self.by_method.get(method)
+        if not recorded:
+            raise self._not_found(method)
+        if method in NAMED:
+            _check_named(method, params)
         if method == "tools/call" and self.match == "strict-order":
-            if self.next_call >= len(recorded):
-                raise NoMatch(f"mcptest serve: no recorded tools/call left for {_what(method, params)}: "
-                              f"all {len(recorded)} recorded call(s) were played (--match strict-order)")
-            wanted = recorded[self.next_call]
-            if not self._same(method, wanted.params, params):
-                raise self._miss(method, params, [wanted], f"the next recorded call (call {self.next_call + 1})")
-            self.next_call += 1
-            return wanted
+            return self._next_in_order(params)
         key = self._key(method, params)
         matching = self.exact.get(key) if key is not None else None
         if not matching:
             matching = [e for e in recorded if self._same(method, e.params, params)]
-        if not matching and method.endswith("/list") and recorded:
+        if not matching and method.endswith("/list"):
             return recorded[0]  # a list asked another way: its first recorded page
         if not matching:
             raise self._miss(method, params, recorded, "the closest recorded")
@@ -120,29 +187,49 @@ class Matcher:
                 return exchange
         return matching[-1]
 
+    def _next_in_order(self, params: dict):
+        recorded = self.by_method["tools/call"]
+        if self.next_call >= len(recorded):
+            raise NoMatch(f"mcptest serve: no recorded tools/call left for {_what('tools/call', params)}: "
+                          f"all {len(recorded)} recorded call(s) were played (--match strict-order)",
+                          INVALID_PARAMS, {"match": self.match})
+        wanted = recorded[self.next_call]
+        if not self._same("tools/call", wanted.params, params):
+            raise self._miss("tools/call", params, [wanted], f"the next recorded call (call {self.next_call + 1})")
+        self.next_call += 1
+        return wanted
+
+    def _not_found(self, method: str) -> NoMatch:
+        answered = sorted(set(self.by_method) | {"tools/list"})
+        like = difflib.get_close_matches(method[:200], answered, n=1)
+        return NoMatch(f"mcptest serve: method not found: {brief(method, 80)} was never asked in the recorded "
+                       f"session (it answers {', '.join(answered)})" + (f"; did you mean {like[0]}?" if like else ""),
+                       METHOD_NOT_FOUND, {"method": method})
+
+    def _differences(self, method: str, recorded: dict, params: dict, limit: int) -> tuple[list, list, int]:
+        """How ``params`` differs from a recorded request: the name (a named request's, when it
+        differs), the arguments or parameters, and how many values the two share."""
+        name = ([("name", recorded.get("name"), params.get("name"))]
+                if method in NAMED and recorded.get("name") != params.get("name") else [])
+        found, agreeing = compare(_arguments(method, recorded), _arguments(method, params), self._ignored(method),
+                                  limit)
+        return name, found, agreeing
+
+    def _closeness(self, method: str, recorded: dict, params: dict) -> tuple:
+        """A sort key: the most alike recorded request sorts first (see the module's docstring)."""
+        name, found, agreeing = self._differences(method, recorded, params, RANKED)
+        return (bool(name), -sum(_alike(a, b) for _, a, b in name), len(found), -agreeing,
+                -sum(_alike(a, b) for _, a, b in found))
+
     def _miss(self, method: str, params: dict, recorded: list, which: str) -> NoMatch:
-        asked = _what(method, params)
-        if not recorded:
-            return NoMatch(f"mcptest serve: nothing recorded answers {asked}: the recording has no {method}",
-                           {"method": method})
-        args = lambda p: {"arguments": p.get("arguments") or {}} if method == "tools/call" else p  # noqa: E731
-
-        def distance(exchange) -> tuple:
-            same_name = method != "tools/call" or exchange.params.get("name") == params.get("name")
-            return (not same_name, len(differences(args(exchange.params), args(params), self.ignore, limit=50)))
-
-        closest = min(recorded, key=distance)
-        if method == "tools/call" and closest.params.get("name") != params.get("name"):
-            why = f"the tool's name differs: recorded {closest.params.get('name')!r}, got {params.get('name')!r}"
-            diffs = [("name", closest.params.get("name"), params.get("name"))]
-        else:
-            diffs = differences(args(closest.params), args(params), self.ignore, limit=5)
-            why = "; ".join(f"{path} recorded {brief(a, 40)}, got {brief(b, 40)}" for path, a, b in diffs)
-        number = self.by_method[method].index(closest) + 1
-        message = (f"mcptest serve: no recorded {method} matches {asked}; {which} is {method} #{number}, "
-                   f"{_what(method, closest.params)}: {why}")
-        return NoMatch(message, {"closest": closest.params, "differences": [
-            {"path": p, "recorded": a, "got": b} for p, a, b in diffs], "match": self.match})
+        numbered = {id(e): n for n, e in enumerate(self.by_method[method], 1)}
+        closest = min(recorded, key=lambda e: self._closeness(method, e.params, params))
+        name, found, _ = self._differences(method, closest.params, params, SHOWN)
+        why = "; ".join(_said(method, *d) for d in name + found)
+        message = (f"mcptest serve: no recorded {method} matches {_what(method, params)}; {which} is {method} "
+                   f"#{numbered[id(closest)]}, {_what(method, closest.params)}: {why}")
+        return NoMatch(message, INVALID_PARAMS, {"closest": closest.params, "differences": [
+            _plain(method, *d) for d in name + found], "match": self.match})
 
 
 def _capabilities(recording: Recording) -> set:
@@ -154,20 +241,18 @@ def _capabilities(recording: Recording) -> set:
     return offered | {"tools"}
 
 
-def build_server(recording: Recording, match: str = "args", ignore_args: tuple = (), fault=None):
-    """The SDK ``Server`` that plays ``recording``."""
+def _sdk_server(recording: Recording):
+    """The SDK ``Server`` with the recorded server's name, version and instructions, and a
+    handler for each capability it offered (so the SDK advertises it; the middleware of
+    :func:`build_server` answers every request before a handler would)."""
     import warnings
 
     from mcp import types
     from mcp.server.lowlevel import Server
-    from mcp.shared.exceptions import MCPError
 
-    matcher = Matcher(recording, match, ignore_args)
     info = recording.server_info
-    init = recording.initialize or {}
-    calls = {"n": 0}
 
-    async def unused(ctx, params):  # the middleware answers; a handler makes the SDK advertise the capability
+    async def unused(ctx, params):
         return {}
 
     handlers: dict[str, Any] = {"on_list_tools": unused, "on_call_tool": unused}
@@ -183,56 +268,79 @@ def build_server(recording: Recording, match: str = "args", ignore_args: tuple =
         if "logging" in offered:
             handlers["on_set_logging_level"] = unused
         server = Server(str(info.get("name") or "mcptest-serve"), version=str(info.get("version") or ""),
-                        instructions=init.get("instructions"), **handlers)
+                        instructions=(recording.initialize or {}).get("instructions"), **handlers)
     if "completions" in offered:
         server.add_request_handler("completion/complete", types.CompleteRequestParams, unused)
+    return server
 
-    async def replay_notes(ctx, exchange, params: dict) -> None:
-        meta = (ctx.params or {}).get("_meta") if isinstance(ctx.params, dict) else None
-        token = meta.get("progressToken") if isinstance(meta, dict) else None
-        for note in exchange.notes:
-            body = note.get("params") or {}
-            try:
-                if note.get("method") == "notifications/progress" and token is not None:
-                    await ctx.session.send_progress_notification(token, body.get("progress", 0), body.get("total"),
-                                                                 body.get("message"), related_request_id=ctx.request_id)
-                elif note.get("method") == "notifications/message":
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        await ctx.session.send_log_message(body.get("level", "info"), body.get("data"),
-                                                           body.get("logger"), related_request_id=ctx.request_id)
-            except Exception:  # noqa: BLE001 - a note the host cannot take is not worth the answer
-                pass
+
+async def _replay_notes(ctx, exchange) -> None:
+    """Send again what the server sent while it worked on the recorded request: progress
+    (under the new request's token) and log messages."""
+    import warnings
+
+    meta = (ctx.params or {}).get("_meta") if isinstance(ctx.params, dict) else None
+    token = meta.get("progressToken") if isinstance(meta, dict) else None
+    for note in exchange.notes:
+        body = note.get("params") or {}
+        try:
+            if note.get("method") == "notifications/progress" and token is not None:
+                await ctx.session.send_progress_notification(token, body.get("progress", 0), body.get("total"),
+                                                             body.get("message"), related_request_id=ctx.request_id)
+            elif note.get("method") == "notifications/message":
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    await ctx.session.send_log_message(body.get("level", "info"), body.get("data"),
+                                                       body.get("logger"), related_request_id=ctx.request_id)
+        except Exception:  # noqa: BLE001 - a note the host cannot take is not worth the answer
+            pass
+
+
+def _recorded_answer(answer: dict) -> dict:
+    """The recorded result, or the recorded error raised as it was (a code that is not an
+    integer, as an internal error)."""
+    from mcp.shared.exceptions import MCPError
+
+    error = answer.get("error")
+    if isinstance(error, dict):
+        code = error.get("code")
+        raise MCPError(code=code if isinstance(code, int) and not isinstance(code, bool) else INTERNAL_ERROR,
+                       message=str(error.get("message", "")), data=error.get("data"))
+    return answer.get("result") if isinstance(answer.get("result"), dict) else {}
+
+
+def build_server(recording: Recording, match: str = "args", ignore_args: tuple = (), fault=None):
+    """The SDK ``Server`` that plays ``recording``: one middleware answers every request
+    from it; a request it cannot answer is a JSON-RPC error to that request alone."""
+    from mcp.shared.exceptions import MCPError
+
+    server = _sdk_server(recording)
+    matcher = Matcher(recording, match, ignore_args)
+    init = recording.initialize or {}
+    calls = {"n": 0}
 
     async def replay(ctx, call_next):
         method = ctx.method
-        if method == "initialize":
+        if ctx.request_id is None or method in HANDSHAKE:  # notifications and the handshake: the SDK's
             result = await call_next(ctx)
-            if isinstance(result, dict) and init:
+            if method == "initialize" and isinstance(result, dict) and init:
                 result = {**result, **{k: v for k, v in init.items() if k != "protocolVersion"}}
             return result
-        if method in HANDSHAKE:
-            return await call_next(ctx)
         params = {k: v for k, v in (ctx.params or {}).items() if k != "_meta"}
         if method == "tools/call" and fault is not None:
             calls["n"] += 1
             faulted = await tool_fault(fault, calls["n"])
             if faulted is not None:
                 return faulted
+        if method == "tools/list" and method not in matcher.by_method:
+            return {"tools": recording.tools}  # never listed in this run: the cassette's catalog
         try:
             exchange = matcher.find(method, params)
         except NoMatch as miss:
-            if method == "tools/list":
-                return {"tools": recording.tools}
-            raise MCPError(code=NO_MATCH, message=str(miss), data=miss.data) from None
+            raise MCPError(code=miss.code, message=str(miss), data=miss.data) from None
         if exchange.notes:
-            await replay_notes(ctx, exchange, params)
-        answer = exchange.answer
-        if "error" in answer and isinstance(answer["error"], dict):
-            error = answer["error"]
-            raise MCPError(code=int(error.get("code", -32603)), message=str(error.get("message", "")),
-                           data=error.get("data"))
-        return answer.get("result") if isinstance(answer.get("result"), dict) else {}
+            await _replay_notes(ctx, exchange)
+        return _recorded_answer(exchange.answer)
 
     server.middleware.append(replay)
     return server
@@ -244,76 +352,18 @@ def run(cassette: str, run_number: Optional[int] = None, match: str = "args", ig
     ``--http``). Returns 0, or 2 for bad input (the reason on stderr)."""
     from .mock_server import MockError, parse_fault
     from .recording import load_recording
+    from .serving import address, serve_until_closed
+    from .world_server import WorldError, name_a_scenario
 
     try:
         fault = parse_fault(fault_spec)
         for path in ignore_args:
             ignore_path(path)
+        host, port = address(http) if http else (None, None)
+        if cassette.endswith((".yml", ".yaml")):
+            raise name_a_scenario(cassette)
         recording = load_recording(cassette, run_number)
-        host, port = _address(http) if http else (None, None)
-    except (MockError, ValueError, InputError, OSError) as exc:
+    except (MockError, ValueError, WorldError, InputError, OSError) as exc:
         print(start_failure("mcptest serve", cassette, exc), file=sys.stderr)
         return 2
     return serve_until_closed(build_server(recording, match, ignore_args, fault), host, port)
-
-
-def serve_until_closed(server, host: Optional[str], port: Optional[int]) -> int:
-    """Serve ``server`` (a recording's or a world's) over stdio, or Streamable HTTP at
-    ``host:port``, until the host closes it; the exit status (130 on Ctrl-C)."""
-    from .client import _quiet_sdk_logging
-
-    with _quiet_sdk_logging():
-        try:
-            if host is not None:
-                return _serve_http(server, host, port)
-            import anyio
-
-            anyio.run(_serve_stdio, server)
-        except KeyboardInterrupt:
-            return 130
-    return 0
-
-
-def _address(text: str) -> tuple:
-    host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or not host:
-        raise ValueError(f"--http {text!r}: expected HOST:PORT, as in 127.0.0.1:8765")
-    return host, int(port)
-
-
-async def _serve_stdio(server) -> None:
-    import anyio
-    from mcp.server.stdio import stdio_server
-
-    from .mock_server import answer_garbage
-
-    async with stdio_server() as (read_stream, write_stream):
-        async with anyio.create_task_group() as tg:
-            async def serve() -> None:
-                await server.run(answer_garbage(read_stream, write_stream), write_stream,
-                                 server.create_initialization_options())
-                tg.cancel_scope.cancel()
-
-            tg.start_soon(serve)
-
-
-def _serve_http(server, host: str, port: int) -> int:
-    import uvicorn
-
-    config = uvicorn.Config(server.streamable_http_app(host=host), host=host, port=port, log_level="warning")
-    # Listening before the line is printed: a host (or a script) that waits for the line
-    # connects at once, its connection queued until uvicorn takes it. An address that cannot
-    # be had is said in one line (exit 2), and no "on http://" line comes before it.
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-        sock.listen(config.backlog)
-    except OSError as exc:
-        sock.close()
-        print(printable(f"mcptest serve: cannot listen on {host}:{port}: {exc.strerror or exc}"), file=sys.stderr)
-        return 2
-    # the name is the recorded server's own: escaped
-    print(printable(f"mcptest serve: {server.name} on http://{host}:{port}/mcp"), file=sys.stderr, flush=True)
-    uvicorn.Server(config).run(sockets=[sock])
-    return 0

@@ -1,10 +1,23 @@
 """What every ``mcptest serve`` server shares, whatever answers its calls (a recording,
-a scenario's world): the ``--fault`` on ``tools/call``, taken as ``mcptest mock`` takes it.
-The transports (stdio, Streamable HTTP) are run by ``replay_server``'s helpers."""
+a scenario's world): the ``--fault`` on ``tools/call``, taken as ``mcptest mock`` takes it;
+the ``--http`` address; and the transports, stdio and Streamable HTTP, which run until the
+host goes away.
+
+A host that goes away is the normal end of a session, however it goes: it closes serve's
+stdin, it closes serve's stdout (the next answer cannot be written), or an HTTP client drops
+its connection in the middle of a call. None of these is serve's failure, so none prints a
+traceback: stdio ends with status 0, and an HTTP server keeps serving the other clients.
+"""
 
 from __future__ import annotations
 
+import socket
+import sys
 from typing import Optional
+
+from ..text import printable
+
+MAX_PORT = 65535
 
 
 async def tool_fault(fault, number: int, who: str = "mcptest serve") -> Optional[dict]:
@@ -22,3 +35,214 @@ async def tool_fault(fault, number: int, who: str = "mcptest serve") -> Optional
         return {"content": [{"type": "text", "text": f"{who} fault recover-after:{fault.value}: "
                              f"call {number} of the first {fault.value} fails"}], "isError": True}
     return None
+
+
+def address(text: str) -> tuple:
+    """``--http HOST:PORT`` as ``(host, port)``; ``[::1]:8765`` for an IPv6 host, port ``0`` for
+    any free one. ValueError, with the reason, for anything else: checked before the recording
+    is read, so a typo is one usage line, not a traceback from the socket."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not (port.isascii() and port.isdigit()):
+        raise ValueError(f"--http {text!r}: expected HOST:PORT, as in 127.0.0.1:8765")
+    if len(port) > len(str(MAX_PORT)) or int(port) > MAX_PORT:
+        raise ValueError(f"--http {text!r}: port {port} is out of range: a port is 0 to {MAX_PORT} "
+                         f"(0 for any free port)")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    return host, int(port)
+
+
+def serve_until_closed(server, host: Optional[str], port: Optional[int]) -> int:
+    """Serve ``server`` (a recording's or a world's) over stdio, or Streamable HTTP at
+    ``host:port``, until the host closes it; the exit status (130 on Ctrl-C)."""
+    from .client import _quiet_sdk_logging
+
+    with _quiet_sdk_logging():
+        try:
+            if host is not None:
+                return _serve_http(server, host, port)
+            return _serve_stdio(server)
+        except KeyboardInterrupt:
+            return 130
+
+
+def _serve_stdio(server) -> int:
+    import anyio
+
+    try:
+        anyio.run(_stdio_session, server)
+    except Exception as exc:  # only a host that went away is taken here
+        if not _went_away(exc):
+            raise
+    return 0
+
+
+async def _stdio_session(server) -> None:
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    from .mock_server import answer_garbage
+
+    lines = HostLines()
+    lines.start()
+    async with stdio_server(stdin=lines) as (read_stream, write_stream):
+        async with anyio.create_task_group() as tg:
+            async def serve() -> None:
+                await server.run(answer_garbage(read_stream, write_stream), write_stream,
+                                 server.create_initialization_options())
+                # stdin closed: stop, even with a hanging tools/call still in flight.
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(serve)
+
+
+class HostLines:
+    """The host's lines (stdin) for the SDK's stdio transport, read by a daemon thread.
+
+    The SDK reads stdin in an anyio worker thread, which nothing can stop while it waits for
+    a line, and which the interpreter waits for at exit: a host that closed serve's stdout
+    but not its stdin would keep serve running, unable to answer, until it closed that too.
+    A daemon thread ends with the process; it reads the descriptor itself (never through
+    ``sys.stdin``, whose lock a daemon thread must not hold when the interpreter finalizes).
+    Lines are decoded as the SDK decodes them (UTF-8, an invalid byte replaced, so the line
+    still gets its parse error)."""
+
+    def __init__(self, fd: int = 0):
+        import anyio
+
+        self._fd = fd
+        self._send, self._receive = anyio.create_memory_object_stream(1)
+
+    def start(self) -> None:
+        import threading
+
+        import anyio
+
+        token = anyio.lowlevel.current_token()
+        threading.Thread(target=self._read, args=(token,), name="mcptest serve stdin", daemon=True).start()
+
+    def _read(self, token) -> None:
+        import os
+
+        import anyio
+
+        def hand_on(line: bytes) -> None:
+            anyio.from_thread.run(self._send.send, line.decode("utf-8", "replace"), token=token)
+
+        pending = bytearray()
+        try:
+            while chunk := os.read(self._fd, 1 << 16):
+                pending += chunk
+                if b"\n" in chunk:
+                    *lines, rest = pending.split(b"\n")
+                    pending = bytearray(rest)
+                    for line in lines:
+                        hand_on(line + b"\n")
+            if pending:
+                hand_on(bytes(pending))
+            anyio.from_thread.run_sync(self._send.close, token=token)
+        except (OSError, RuntimeError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass  # stdin unreadable, or the session ended first (its loop gone, or it stopped reading)
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self) -> str:
+        import anyio
+
+        try:
+            return await self._receive.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+
+def _went_away(exc: BaseException) -> bool:
+    """True when ``exc`` (or every exception a task group gathered in it) comes of the other
+    end of a pipe, a socket or a session being gone: itself, or the exception it was raised
+    while handling (the SDK's HTTP transport, failing to pass on a message to a session that
+    just ended, tries to answer 500 on a response already sent, and that is what reaches us)."""
+    import anyio
+
+    inner = getattr(exc, "exceptions", None)
+    if inner:
+        return all(_went_away(e) for e in inner)
+    gone = (BrokenPipeError, ConnectionResetError, anyio.BrokenResourceError, anyio.ClosedResourceError)
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, gone):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
+def _quiet_when_gone(app):
+    """The ASGI ``app``, with a request that fails because its client or its session went away
+    meanwhile ended quietly: there is no one left to answer, and uvicorn would log a traceback."""
+    async def asgi(scope, receive, send):
+        try:
+            await app(scope, receive, send)
+        except Exception as exc:
+            if not _went_away(exc):
+                raise
+
+    return asgi
+
+
+def _quiet_when_gone(app):
+    """The ASGI ``app``, with a request that fails because its client or its session went away
+    meanwhile ended quietly: there is no one left to answer, and uvicorn would log a traceback."""
+    async def asgi(scope, receive, send):
+        try:
+            await app(scope, receive, send)
+        except Exception as exc:
+            if not _went_away(exc):
+                raise
+
+    return asgi
+
+
+def _forget_stdout() -> None:
+    """Point stdout at the null device: what is still buffered for a reader that is gone
+    would otherwise fail again, as a warning, when the interpreter flushes it at exit."""
+    import os
+
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError):  # no stdout to point anywhere: nothing will be flushed
+        pass
+
+
+def _serve_http(server, host: str, port: int) -> int:
+    import uvicorn
+
+    config = uvicorn.Config(_quiet_when_gone(server.streamable_http_app(host=host)), host=host, port=port,
+                            log_level="warning")
+    # Listening before the line is printed: a host (or a script) that waits for the line
+    # connects at once, its connection queued until uvicorn takes it. An address that cannot
+    # be had is said in one line (exit 2), and no "on http://" line comes before it.
+    try:
+        sock = _listen(host, port, config.backlog)
+    except (OSError, ValueError, OverflowError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        print(printable(f"mcptest serve: cannot listen on {host}:{port}: {reason}"), file=sys.stderr)
+        return 2
+    bound = sock.getsockname()[1]  # port 0 asks the system for a free one: this is the one it gave
+    shown = f"[{host}]" if ":" in host else host
+    # the name is the recorded server's own: escaped
+    print(printable(f"mcptest serve: {server.name} on http://{shown}:{bound}/mcp"), file=sys.stderr, flush=True)
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
+def _listen(host: str, port: int, backlog: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(backlog)
+    except BaseException:
+        sock.close()
+        raise
+    return sock

@@ -11,8 +11,7 @@ invalid and forbidden calls.
 
 Each session starts at the seed (over HTTP, every MCP session has its own state). With
 ``--record CASSETTE`` each session is a run of that cassette, written after every call.
-The transports and ``--fault`` are those of the recording server (``replay_server``,
-``serving``).
+The transports and ``--fault`` are those of the recording server (``serving``).
 """
 
 from __future__ import annotations
@@ -49,6 +48,20 @@ def find_scenario(target: str):
 
     raise WorldError(f"{file}: no scenario named {name!r} (scenarios: "
                      f"{', '.join(repr(b.name) for b in scenarios) or 'none'}){near(name, [b.name for b in scenarios])}")
+
+
+def name_a_scenario(file: str) -> WorldError:
+    """The error for a suite given where a cassette goes (``mcptest serve suite.mcptest.yml``):
+    it is a suite, a scenario is named as ``SUITE::SCENARIO``, and these are its scenarios.
+    A file that is no suite either raises its own InputError."""
+    from ..suite.build import load_suite
+
+    names = [b.name for b in load_suite(file).blocks if b.kind == "scenario"]
+    if not names:
+        return WorldError(f"{file} is a suite, not a cassette, and holds no scenario to serve: mcptest serve plays "
+                          f"a cassette (JSON) or a suite's scenario, named as SUITE::SCENARIO")
+    return WorldError(f"{file} is a suite, not a cassette: name the scenario to serve as SUITE::SCENARIO, as in "
+                      f"mcptest serve '{file}::{names[0]}' (scenarios: {', '.join(repr(n) for n in names)})")
 
 
 class Sessions:
@@ -137,11 +150,11 @@ def run(target: str, http: Optional[str] = None, fault_spec: str = "none", recor
     """Serve the world until the host closes stdin (or Ctrl-C with ``--http``). Returns 0,
     or 2 for bad input (the reason on stderr: the suite's line, or the scenarios it holds)."""
     from .mock_server import MockError, parse_fault
-    from .replay_server import _address, serve_until_closed
+    from .serving import address, serve_until_closed
 
     try:
         fault = parse_fault(fault_spec)
-        host, port = _address(http) if http else (None, None)
+        host, port = address(http) if http else (None, None)
         block = find_scenario(target)
     except (MockError, ValueError, WorldError, InputError, OSError) as exc:
         print(start_failure("mcptest serve", target, exc), file=sys.stderr)

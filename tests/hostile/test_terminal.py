@@ -136,7 +136,7 @@ def test_record_escapes_lines_that_are_not_json_rpc(tmp_path):
 def test_serve_over_http_escapes_the_recorded_servers_name(monkeypatch, capsys):
     import uvicorn
 
-    from pytest_mcptest.mcp.replay_server import _serve_http
+    from pytest_mcptest.mcp.serving import _serve_http
 
     class Server:
         name = EVIL

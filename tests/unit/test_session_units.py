@@ -170,8 +170,99 @@ def test_a_miss_names_the_closest_call_and_each_difference():
     matcher = Matcher(recording(("w", {"c": "P", "u": "C"}), ("w", {"c": "L", "u": "F"}), ("t", {"c": "L", "u": "F"})))
     with pytest.raises(NoMatch) as miss:
         matcher.find("tools/call", {"name": "w", "arguments": {"c": "L", "u": "K"}})
-    assert "the closest recorded is tools/call #2, w {\"c\": \"L\", \"u\": \"F\"}: arguments.u recorded \"F\", " \
+    assert "the closest recorded is tools/call #2, w {\"c\": \"L\", \"u\": \"F\"}: argument `u` recorded \"F\", " \
            "got \"K\"" in str(miss.value)
+    assert miss.value.code == -32602
     assert miss.value.data["differences"] == [{"path": "arguments.u", "recorded": "F", "got": "K"}]
     with pytest.raises(NoMatch, match="the tool's name differs: recorded 'w', got 'x'"):
         matcher.find("tools/call", {"name": "x", "arguments": {}})
+
+
+def test_an_argument_more_or_fewer_is_said_in_words_and_the_data_is_plain_json():
+    """The agent's most common miss; the error's data once held a marker the SDK could not write."""
+    matcher = Matcher(recording(("convert", {"from": "UTC", "to": "JST", "time": "12:00"})))
+    with pytest.raises(NoMatch) as fewer:
+        matcher.find("tools/call", {"name": "convert", "arguments": {"from": "UTC", "time": "12:00"}})
+    assert str(fewer.value).endswith("argument `to` is missing")
+    assert fewer.value.data["differences"] == [{"path": "arguments.to", "recorded": "JST"}]
+    with pytest.raises(NoMatch) as more:
+        matcher.find("tools/call", {"name": "convert", "arguments": {"from": "UTC", "to": "JST", "time": "12:00",
+                                                                     "filters": {"a.b": True}}})
+    assert str(more.value).endswith("argument `filters` was not recorded")
+    assert more.value.data["differences"] == [{"path": "arguments.filters", "got": {"a.b": True}}]
+    with pytest.raises(NoMatch) as dotted:
+        matcher.find("tools/call", {"name": "convert", "arguments": {"from": "UTC", "to": "JST", "time": "12:00",
+                                                                     "a.b": 1}})
+    assert str(dotted.value).endswith('argument `["a.b"]` was not recorded')
+    assert dotted.value.data["differences"] == [{"path": 'arguments["a.b"]', "got": 1}]
+    json.dumps([fewer.value.data, more.value.data], allow_nan=False)
+
+
+def test_the_closest_call_is_the_most_alike_not_the_first():
+    """Each recorded call differs from the request in one path; the one sharing the most
+    values, or with the most alike differing value, or the most alike name, is named."""
+    matcher = Matcher(recording(("w", {"city": "Paris"}), ("w", {"city": "Sacramento", "units": "C"}),
+                                ("w", {"city": "Sacramento", "units": "F", "day": 1}), ("forecast", {}),
+                                ("weather_now", {})))
+    with pytest.raises(NoMatch, match=r"is tools/call #2, .*: argument `units` is missing$"):
+        matcher.find("tools/call", {"name": "w", "arguments": {"city": "Sacramento"}})
+    with pytest.raises(NoMatch, match=r"is tools/call #2, .*argument `city` recorded \"Sacramento\", got \"Sacramentoo\""):
+        Matcher(recording(("w", {"city": "Paris"}), ("w", {"city": "Sacramento"}))).find(
+            "tools/call", {"name": "w", "arguments": {"city": "Sacramentoo"}})
+    with pytest.raises(NoMatch, match=r"is tools/call #5, weather_now \{\}: the tool's name differs"):
+        matcher.find("tools/call", {"name": "weather_nov", "arguments": {}})
+
+
+def test_a_prompt_with_other_arguments_and_a_malformed_call_are_invalid_params():
+    exchanges = (Exchange(0, "prompts/get", {"name": "shopping", "arguments": {"store": "aldi"}}, {}, {"result": {}}),
+                 Exchange(1, "tools/call", {"name": "w", "arguments": {}}, {}, {"result": {}}))
+    matcher = Matcher(Recording("c.json", 1, 1, {"name": "s"}, None, None, exchanges, (), []))
+    with pytest.raises(NoMatch) as miss:
+        matcher.find("prompts/get", {"name": "shopping", "arguments": {"store": "aldi", "day": "mon"}})
+    assert miss.value.code == -32602 and str(miss.value).endswith("argument `day` was not recorded")
+    with pytest.raises(NoMatch, match="the prompt's name differs: recorded 'shopping', got 'shop'"):
+        matcher.find("prompts/get", {"name": "shop", "arguments": {"store": "aldi"}})
+    for params, said in [({"arguments": {}}, "tools/call needs params.name, a string; got <absent>"),
+                         ({"name": 5}, "tools/call needs params.name, a string; got 5"),
+                         ({"name": "w", "arguments": [1]}, "params.arguments must be an object; got [1]")]:
+        with pytest.raises(NoMatch) as bad:
+            matcher.find("tools/call", params)
+        assert bad.value.code == -32602 and said in str(bad.value)
+
+
+def test_a_method_never_recorded_is_method_not_found():
+    matcher = Matcher(recording(("w", {})))
+    with pytest.raises(NoMatch) as miss:
+        matcher.find("tools/cal", {})
+    assert miss.value.code == -32601
+    assert str(miss.value) == ('mcptest serve: method not found: "tools/cal" was never asked in the recorded session '
+                               "(it answers tools/call, tools/list); did you mean tools/call?")
+    with pytest.raises(NoMatch) as unknown:
+        matcher.find("resources/list", {})
+    assert unknown.value.code == -32601 and "did you mean" not in str(unknown.value)
+
+
+@given(st.dictionaries(st.text(max_size=5), st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8)),
+                       max_size=4), st.data())
+def test_every_miss_is_plain_json_and_names_each_argument_that_differs(recorded_args, data):
+    """Whatever arguments a call adds, drops or changes, the miss's data can be written as
+    JSON, and every argument added or dropped is said by name."""
+    matcher = Matcher(recording(("w", recorded_args)))
+    args = dict(recorded_args)
+    dropped = data.draw(st.sets(st.sampled_from(sorted(args)), max_size=len(args)) if args else st.just(set()))
+    for key in dropped:
+        del args[key]
+    added = data.draw(st.dictionaries(st.text(max_size=5).filter(lambda k: k not in recorded_args), st.integers(),
+                                      max_size=2))
+    args.update(added)
+    if not dropped and not added:
+        assert matcher.find("tools/call", {"name": "w", "arguments": args}).index == 0
+        return
+    with pytest.raises(NoMatch) as miss:
+        matcher.find("tools/call", {"name": "w", "arguments": args})
+    json.dumps(miss.value.data, allow_nan=False)
+    words = str(miss.value)
+    shown = dropped | set(added)
+    if len(shown) <= 5:
+        assert all(f"`{show_path((k,))}` is missing" in words for k in dropped)
+        assert all(f"`{show_path((k,))}` was not recorded" in words for k in added)
