@@ -4,6 +4,7 @@ on tau-bench's published gpt-4o airline runs (50 tasks x 4 trials)."""
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from hypothesis import given, settings
@@ -89,7 +90,9 @@ def test_trials_1_2_against_3_4_of_the_same_runs_are_within_noise():
     result = significance(second, first)
     assert result["verdict"] == "within noise" and result["significant"] == 0
     rate = next(t for t in result["tests"] if t["measure"] == "pass rate")
-    assert rate["pairs"] == 100 and rate["test"] == "McNemar exact"  # trials 2-3 pair with 0-1 task by task
+    # trials 2-3 pair with 0-1 task by task; a task's two trials move together: the task is the unit
+    assert rate["pairs"] == 100 and rate["test"] == "paired permutation over tasks (sign flip)"
+    assert "the 50 tasks are the unit" in rate["detail"]
     assert rate["interval"][0] < 0 < rate["interval"][1] or rate["effect"] == 0
 
 
@@ -101,7 +104,7 @@ def test_ten_tasks_turned_to_failures_regress_after_correction():
     assert (rate["before"], rate["after"]) == (42.0, 34.5) and rate["effect"] == -7.5
     assert rate["interval"][1] < 0  # the whole 95% interval is a drop
     assert "15 pass->fail, 0 fail->pass of 200 paired runs" in rate["detail"]
-    assert rate["p"] == pytest.approx(2 * 0.5 ** 15)
+    assert rate["p"] == pytest.approx(2 * 0.5 ** 10)  # 10 tasks fell, none rose: every sign pattern counted
 
 
 def test_the_verdict_leads_and_the_output_is_byte_identical(tmp_path, capsys):
@@ -112,7 +115,8 @@ def test_the_verdict_leads_and_the_output_is_byte_identical(tmp_path, capsys):
     first = capsys.readouterr().out
     lines = first.splitlines()
     assert lines[0].startswith("verdict: REGRESSED: 2 of 3 paired tests significant at alpha 0.05, Holm-corrected")
-    assert lines[1].startswith(f"  WORSE {ID}  pass rate 42% -> 34.5% (-7.5 points, 95% CI -13 to -3); McNemar exact")
+    assert lines[1].startswith(f"  WORSE {ID}  pass rate 42% -> 34.5% (-7.5 points, 95% CI -13 to -3); paired permutation "
+                            "over tasks (sign flip)")
     assert not any("noise" in line for line in lines) and not any("runs[1" in line for line in lines)
     assert main(args + ["--fail-on", "regression"]) == 1
     assert capsys.readouterr().out == first  # the same bytes twice (seeded resampling)
@@ -171,3 +175,62 @@ def test_swapping_the_sides_flips_every_effect_and_keeps_every_p(rows):
     assert backward["verdict"] == flipped.get(forward["verdict"], forward["verdict"])
     same = significance(tau_report(before), tau_report(before))
     assert same["tests"] == [] and same["verdict"] == "within noise"
+
+
+def _item(passed, tasks=None, trials=None):
+    runs = [{"name": f"r{i}", "passed": p} for i, p in enumerate(passed)]
+    details = [{} if tasks is None else {"task": tasks[i], **({} if trials is None else {"trial": trials[i]})}
+               for i in range(len(passed))]
+    return {"mcptest_report": 1, "items": [{"id": "s::a", "outcome": "passed", "failures": [], "runs": runs,
+                                            "envelope": {"runs": details}}]}
+
+
+@pytest.mark.parametrize("tasks, trials, test, why", [
+    ([f"t{i // 3}" for i in range(12)], [i % 3 for i in range(12)], "paired permutation over tasks (sign flip)",
+     "the 4 tasks are the unit, since a task's trials move together"),
+    ([f"t{i}" for i in range(12)], [0] * 12, "McNemar exact", "each task has one trial, so runs are the unit"),
+    (None, None, "McNemar exact", "the runs carry no task, so each run is taken as independent"),
+])
+def test_the_pass_rate_test_follows_the_unit_and_says_why(tasks, trials, test, why):
+    """Trials of one task move together: with several trials per task, the per-task differences
+    are tested (run-level McNemar flagged one pair of pure noise in eight); where each task has
+    one trial, or runs carry no task, runs are the unit and McNemar is exact."""
+    before = _item([True] * 8 + [False] * 4, tasks, trials)
+    after = _item([True] * 2 + [False] * 10, tasks, trials)
+    rate = next(t for t in significance(after, before)["tests"] if t["measure"] == "pass rate")
+    assert rate["test"] == test and why in rate["detail"]
+    if test == "McNemar exact":
+        assert rate["p"] == pytest.approx(mcnemar_exact(6, 0))
+    else:  # per-task differences -1/3, -1, -2/3 and 0: three tasks fell, every sign pattern counted
+        assert rate["p"] == pytest.approx(sign_flip_p([-1 / 3, -1, -2 / 3, 0])[0]) and rate["p"] == 0.25
+
+
+def test_the_per_task_test_holds_its_size_under_task_drift():
+    """100 simulated pairs with no change on average and each task's chance drifting between
+    the runs (30 tasks x 6 trials, logit sd 1.0): the pass rate is flagged at about alpha. The
+    run-level McNemar on the same pairs is flagged far more often (the figure the benchmark
+    benchmarks/bench_compare_null.py prints over 1,000 pairs). Seeded: the same pairs each time."""
+    import random
+
+    rng = random.Random(7)
+
+    def report(chances):
+        passed, tasks, trials = [], [], []
+        for t, p in enumerate(chances):
+            for k in range(6):
+                passed.append(rng.random() < p), tasks.append(f"t{t}"), trials.append(k)
+        return _item(passed, tasks, trials)
+
+    flagged = mcnemar_flagged = 0
+    for _ in range(100):
+        logits = [rng.gauss(0.4, 1.0) for _ in range(30)]
+        before = report([1 / (1 + math.exp(-x)) for x in logits])
+        after = report([1 / (1 + math.exp(-(x + rng.gauss(0, 1.0)))) for x in logits])
+        rate = next((t for t in significance(after, before)["tests"] if t["measure"] == "pass rate"), None)
+        if rate is None:
+            continue
+        flagged += rate["p"] < 0.05
+        counts = rate["detail"].split(";")[0].split()
+        mcnemar_flagged += mcnemar_exact(int(counts[0]), int(counts[2])) < 0.05
+    assert flagged <= 9  # 5% of 100 is 5; the bound leaves room for chance, not for one in eight
+    assert mcnemar_flagged > flagged

@@ -5,11 +5,14 @@ runs, a run by ``(task, trial)`` when its runs carry both (tau-bench's conventio
 its place among its task's runs when they carry a task only, else by its index. On
 those pairs (tests in :mod:`.engine.paired`):
 
-- ``pass rate``: McNemar's exact test on the runs whose verdict changed;
+- ``pass rate``: when tasks have several trials, the per-task differences by a sign-flip
+  permutation test (a task's trials move together, so the task is the unit: McNemar over runs
+  flagged one in eight pairs of pure noise); else McNemar's exact test on the runs whose
+  verdict changed;
 - ``pass^k`` (runs with tasks, k the most trials both sides have): the per-task
   differences, by a sign-flip permutation test with a fixed seed;
 - each per-run number (``runs[].tokens.total``, ``runs[].meta.reward``...): the paired
-  t-test of the mean difference;
+  t-test of the mean difference (of the tasks' mean differences, when tasks have trials);
 - ``items passing``, over the whole suite: McNemar's exact test on the items whose
   outcome flipped between passed and failed.
 
@@ -116,6 +119,16 @@ def _by_task(pairs) -> Optional[dict]:
     return tasks
 
 
+def _clustered(pairs) -> Optional[dict]:
+    """The runs by task when the task must be the unit: several tasks, and some task with
+    several trials. Trials of one task move together (a prompt change helps some tasks and
+    hurts others), so a test that counts them as independent runs flags noise as change."""
+    tasks = _by_task(pairs)
+    if tasks is None or len(tasks) < 2 or all(len(g) == 1 for g in tasks.values()):
+        return None
+    return tasks
+
+
 def _pass_rate(item_id: str, pairs) -> Optional[dict]:
     worse = sum(1 for _, a, b in pairs if a["passed"] and not b["passed"])
     better = sum(1 for _, a, b in pairs if not a["passed"] and b["passed"])
@@ -128,12 +141,20 @@ def _pass_rate(item_id: str, pairs) -> Optional[dict]:
     after = sum(sum(b["passed"] for _, b in g) / len(g) for g in groups) / len(groups)
     low, high = bootstrap_interval(diffs)
     unit = f"{len(groups)} tasks" if tasks is not None and len(tasks) > 1 else plural(len(pairs), "run")
-    return {"id": item_id, "measure": "pass rate", "unit": "percent", "test": "McNemar exact",
+    counts = f"{worse} pass->fail, {better} fail->pass of {len(pairs)} paired runs"
+    if _clustered(pairs) is not None:
+        p, exact = sign_flip_p(diffs)
+        how = "every sign pattern" if exact else f"{RESAMPLES} resamples, seed {SEED}"
+        test, why = ("paired permutation over tasks (sign flip)",
+                     f"the {len(groups)} tasks are the unit, since a task's trials move together ({how})")
+    else:
+        p, test = mcnemar_exact(worse, better), "McNemar exact"
+        why = ("each task has one trial, so runs are the unit" if tasks is not None and len(tasks) > 1
+               else "the runs carry no task, so each run is taken as independent")
+    return {"id": item_id, "measure": "pass rate", "unit": "percent", "test": test,
             "pairs": len(pairs), "before": _percent(before), "after": _percent(after),
             "effect": _percent(after - before), "interval": [_percent(low), _percent(high)],
-            "p": mcnemar_exact(worse, better), "direction": 1,
-            "detail": f"{worse} pass->fail, {better} fail->pass of {len(pairs)} paired runs; interval by bootstrap "
-                      f"over {unit}"}
+            "p": p, "direction": 1, "detail": f"{counts}; {why}; interval by bootstrap over {unit}"}
 
 
 def _pass_k(item_id: str, pairs) -> Optional[dict]:
@@ -159,23 +180,30 @@ def _pass_k(item_id: str, pairs) -> Optional[dict]:
 
 
 def _numbers(item_id: str, pairs) -> list[dict]:
+    """A paired t-test per number the runs carry: on the runs' differences, or, when a task's
+    trials move together (see :func:`_clustered`), on each task's mean difference."""
     paths = sorted({p for _, a, _ in pairs for p in a["numbers"]} & {p for _, _, b in pairs for p in b["numbers"]})
+    tasks = _clustered(pairs)
+    groups = list(tasks.values()) if tasks is not None else [[(a, b)] for _, a, b in pairs]
     tests = []
     for path in paths:
-        values = [(a["numbers"][path], b["numbers"][path]) for _, a, b in pairs
-                  if path in a["numbers"] and path in b["numbers"]]
-        diffs = [y - x for x, y in values]
+        cells = [[(a["numbers"][path], b["numbers"][path]) for a, b in g
+                  if path in a["numbers"] and path in b["numbers"]] for g in groups]
+        cells = [c for c in cells if c]
+        values = [v for c in cells for v in c]
+        diffs = [sum(y - x for x, y in c) / len(c) for c in cells]
         if not any(diffs):
             continue
         result = paired_t(diffs)
         if result is None:
             continue
         mean, low, high, p = result
+        unit = f"the mean of each of {len(cells)} tasks" if tasks is not None else f"{len(values)} paired runs"
         tests.append({"id": item_id, "measure": f"runs[].{path}", "unit": "number", "test": "paired t",
                       "pairs": len(values), "before": _number(sum(x for x, _ in values) / len(values)),
                       "after": _number(sum(y for _, y in values) / len(values)), "effect": _number(mean),
                       "interval": [_number(low), _number(high)], "p": p, "direction": _direction(path),
-                      "detail": f"mean of {len(values)} paired runs"})
+                      "detail": f"differences of {unit}"})
     return tests
 
 
