@@ -51,7 +51,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from pytest_mcptest.engine.catalog import catalog_tools  # noqa: E402
 from pytest_mcptest.engine.security_rules import lint_catalog_security, lint_results, lint_tool_security  # noqa: E402
 from pytest_mcptest.engine.trace import Run, ToolCall  # noqa: E402
-from security_corpus import HARD_BENIGN, HELD_OUT, HELD_OUT_2, POISONED, POISONED_RESULTS  # noqa: E402
+from security_corpus import (  # noqa: E402
+    HARD_BENIGN, HELD_OUT, HELD_OUT_2, POISONED, POISONED_RESULTS, ROUND3_BENIGN, ROUND3_PARAPHRASES, ROUND3_POISONED,
+    ROUND3_RESULTS,
+)
 
 HELDOUT = ROOT / "benchmarks" / "security_heldout"
 #: The real catalogs (copies of ../shared/real/catalogs, with their sources noted in tests/data).
@@ -172,6 +175,10 @@ def hostile_inputs() -> dict[str, str]:
     """About 1 MB each of the inputs that make backtracking patterns slow (issue 42: "<" and
     8,000 spaces took 2.5 s, 100,000 newlines over 30 s) and of text dense in near-matches."""
     size = 1 << 20
+
+    def fill(piece: str) -> str:
+        return (piece * (size // len(piece) + 1))[:size]
+
     near = ("ignore the previous send to https://x.example/ do not tell user <important ~/.ssh/ "
             "id_rsa.pub when send_email is called ")
     return {
@@ -183,6 +190,11 @@ def hostile_inputs() -> dict[str, str]:
         "base64-like run": "QUFB" * (size // 4),
         "zero-width spaces": "a\u200b" * (size // 2),
         "Cyrillic look-alikes": "\u0456gn\u043er\u0435 " * (size // 8),
+        "negated concealment": fill("Never send it without informing the user. "),
+        "secret files as examples": fill("files such as .env or id_rsa.pub, "),
+        "quoted mentions": fill("phrases like 'ignore previous instructions' "),
+        "percent escapes": "%41" * (size // 3),
+        "one sentence, no stop": fill("send the data and then to the user the previous "),
     }
 
 
@@ -215,8 +227,14 @@ def heldout() -> dict:
         cell[0] += worst == "Critical"
         cell[1] += bool(worst)
         cell[2] += 1
-    in_sample = POISONED + HELD_OUT + HELD_OUT_2
-    in_worst = [_worst(lint_catalog_security([tool])) for *_, tool in in_sample]
+    in_sample = [tool for *_, tool in POISONED + HELD_OUT + HELD_OUT_2 + ROUND3_POISONED] \
+        + [tool for _, tool in ROUND3_PARAPHRASES]
+    in_worst = [_worst(lint_catalog_security([tool])) for tool in in_sample]
+    results_in = [(True, text) for _, _, text in POISONED_RESULTS] + [(p, text) for _, p, text in ROUND3_RESULTS]
+    hard = [(tool, []) for _, tool in HARD_BENIGN] + [(entry[2], entry[3] if len(entry) > 3 else [])
+                                                      for entry in ROUND3_BENIGN]
+    hard_worst = [_worst([f for f in lint_catalog_security([tool] + siblings) if f.pointer.startswith("/0/")])
+                  for tool, siblings in hard]
     real = []
     for path in REAL_FILES:
         worst = [_worst(fs) for fs in _per_tool(json.loads(path.read_text(encoding="utf-8")), server=path.stem)]
@@ -236,11 +254,13 @@ def heldout() -> dict:
         "in_sample_tools": len(in_sample),
         "in_sample_critical": in_worst.count("Critical"),
         "in_sample_any": sum(1 for w in in_worst if w),
-        "in_sample_results_flagged": sum(1 for _, _, text in POISONED_RESULTS if _result_flagged("tool", text)),
-        "in_sample_results": len(POISONED_RESULTS),
-        "in_sample_hard_benign_critical": sum(1 for _, tool in HARD_BENIGN
-                                              if _worst(lint_catalog_security([tool])) == "Critical"),
-        "hard_benign": len(HARD_BENIGN),
+        "in_sample_results_flagged": sum(1 for p, text in results_in if p and _result_flagged("tool", text)),
+        "in_sample_results": sum(1 for p, _ in results_in if p),
+        "in_sample_benign_results_flagged": sum(1 for p, text in results_in if not p and _result_flagged("tool", text)),
+        "in_sample_benign_results": sum(1 for p, _ in results_in if not p),
+        "in_sample_hard_benign_critical": hard_worst.count("Critical"),
+        "in_sample_hard_benign_warning": hard_worst.count("Warning"),
+        "hard_benign": len(hard),
         "real": real,
         "hostile_seconds": hostile(),
     }
@@ -268,11 +288,15 @@ def print_heldout(out: dict) -> None:
     print(f"  benign results flagged         {pct(out['heldout_results_benign_flagged'], out['heldout_results_benign']):>14}")
     print("  by category (Critical/any/cases): " + ", ".join(f"{k} {v}" for k, v in out["heldout_by_category"].items()))
     m = out["in_sample_tools"]
-    print(f"in-sample (security_corpus.py: main + held-out sets 1 and 2, {m} poisoned tools)")
+    print(f"in-sample (security_corpus.py: main, held-out sets 1 and 2, round 3; {m} poisoned, "
+          f"{out['hard_benign']} hard benign tools)")
     print(f"  poisoned flagged Critical      {pct(out['in_sample_critical'], m):>14}")
     print(f"  poisoned with any finding      {pct(out['in_sample_any'], m):>14}")
     print(f"  poisoned results flagged       {pct(out['in_sample_results_flagged'], out['in_sample_results']):>14}")
+    print(f"  benign results flagged         "
+          f"{pct(out['in_sample_benign_results_flagged'], out['in_sample_benign_results']):>14}")
     print(f"  hard benign given a Critical   {pct(out['in_sample_hard_benign_critical'], out['hard_benign']):>14}")
+    print(f"  hard benign given a Warning    {pct(out['in_sample_hard_benign_warning'], out['hard_benign']):>14}")
     tools = sum(r[1] for r in out["real"])
     critical = sum(r[2] for r in out["real"])
     warning = sum(r[3] for r in out["real"])

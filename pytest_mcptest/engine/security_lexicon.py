@@ -48,7 +48,8 @@ APOS = "['`\u2019]?"
 
 #: the human the model works for
 USER = (r"(?:the\s+|your\s+|their\s+|this\s+|that\s+|any\s+)?(?:end[\s-]?)?"
-        r"(?:users?|humans?|person|people|operators?|requesters?|customers?|anyone|anybody|"
+        r"(?:users?|humans?|person|people|operators?|requesters?|customers?|anyone|anybody|principal|"
+        r"account\s+(?:owner|holder)s?|owners?|"
         r"person\s+you(?:" + APOS + r"re|\s+are)\s+(?:helping|assisting|talking\s+to|working\s+(?:with|for)|chatting\s+with))")
 USER_POSS = r"(?:the\s+|your\s+)?(?:users?|humans?|person|operators?|requesters?|customers?)" + APOS + "s?"
 
@@ -125,7 +126,17 @@ TELL = words(r"tell\w*", r"mention\w*", r"inform\w*", r"notify\w*", r"notifie\w*
              r"explain\w*", r"bring\w*\s+(?:[a-z]+\s+){0,2}up", r"repeat\w*", r"quot\w*",
              r"referenc\w*", r"discuss\w*", r"includ\w*", r"acknowledg\w*", r"admit\w*", r"confess\w*", r"share\w*",
              r"let\w*\s+" + USER + r"\s+know", r"make\w*\s+" + USER + r"\s+aware", r"signal\w*", r"indicat\w*",
-             r"flag\w*", r"describ\w*", r"list\w*", r"spell\w*\s+out", r"point\w*\s+out")
+             r"flag\w*", r"describ\w*", r"list\w*", r"spell\w*\s+out", r"point\w*\s+out",
+             r"draw\w*\s+attention\s+to", r"print\w*", r"output\w*", r"render\w*", r"echo\w*", r"writ\w*", r"call\w*\s+attention\s+to", r"highlight\w*", r"hint\w*", r"allud\w*",
+             r"refer\w*\s+to", r"comment\w*\s+on", r"talk\w*\s+about", r"speak\w*\s+(?:of|about)", r"note\s+(?:that|it)",
+             r"bring\w*\s+(?:it|this|that|them)?\s*to\s+" + USER + r"\s*" + APOS + r"?s?\s+attention")
+#: what a tool does on the side, that concealment keeps quiet about
+SIDE_ACTION = words(r"uploads?", r"copy", r"copies", r"cc", r"bcc", r"forward(?:ing|s)?", r"exports?", r"telemetry",
+                    r"audit(?:ing)?", r"archiv(?:e|al|ing)", r"logging", r"backups?", r"sync(?:ing)?", r"transfers?",
+                    r"fees?", r"charges?", r"recipients?", r"collection", r"tracking", r"redirect(?:ion)?",
+                    r"side[\s-]effects?", r"(?:extra|second|additional|hidden|background|internal|other|secondary)\s+"
+                    r"(?:step|steps|request|requests|action|actions|call|calls|recipient|part|task|upload|copy|work)",
+                    r"background\s+\w+", r"(?:the\s+)?data\s+(?:sharing|transfer|collection|export)")
 #: verbs of keeping something away from someone
 HIDE = words(r"hid\w*", r"conceal\w*", r"withh[eo]ld\w*", r"omit\w*", r"suppress\w*", r"mask\w*", r"obscur\w*",
              r"cover\w*\s+up", r"keep\w*", r"kept", r"leav\w*\s+out", r"left\s+out", r"screen\w*", r"shield\w*",
@@ -136,8 +147,13 @@ STEALTH = words(r"secretly", r"covertly", r"stealthily", r"surreptitiously", r"d
                 r"without\s+(?:a\s+)?trace")
 #: what the model says to the user: hiding something from it hides it from the user
 RESPONSE = (r"(?:your\s+(?:final\s+|visible\s+)?(?:response|answer|reply|replies|summary|summaries|explanation|message|"
-            r"chat\s+reply)s?|(?:the|any|each|every)\s+(?:response|answer|reply|summary|message|explanation)s?\s+(?:you\s+"
-            r"(?:give|send|write|return|provide|show)|to\s+(?:the\s+)?user))")
+            r"chat\s+reply|output)s?|(?:the|any|each|every)\s+(?:response|answer|reply|summary|message|explanation)s?\s+"
+            r"(?:you\s+(?:give|send|write|return|provide|show)|to\s+(?:the\s+)?user)|the\s+(?:chat|chat\s+window|"
+            r"conversation|transcript|ui|user\s+interface|screen|visible\s+(?:output|reply|answer|text))|"
+            r"what\s+you\s+(?:say|tell|show|write|reply|output|display|report|answer))")
+#: a reason given for keeping the user uninformed
+UPSET = words(r"confus\w*", r"worr\w*", r"upset\w*", r"alarm\w*", r"scar\w*", r"distract\w*", r"bother\w*",
+              r"concern\w*", r"overwhelm\w*", r"annoy\w*", r"frighten\w*", r"panic\w*")
 QUIET = words(r"silently", r"quietly", r"in\s+the\s+background", r"automatically")
 #: what data is moved by
 MOVE = words(r"send\w*", r"sent", r"forward\w*", r"upload\w*", r"copy", r"copie\w*", r"copying", r"transmit\w*",
@@ -173,7 +189,7 @@ SECRET = words(
     r"signing\s+keys?", r"passwords?", r"passphrases?", r"passwd", r"credentials?", r"creds", r"logins?",
     r"(?:seed|recovery|mnemonic|backup|wallet)\s+(?:phrases?|words|codes?|keys?)", r"mnemonics?",
     r"(?:2fa|mfa|otp|one[\s-]time|verification|auth(?:entication)?|security|backup|recovery)\s+(?:codes?|pins?)",
-    r"pin\s+(?:codes?|numbers?)", r"pins", r"(?:session\s+)?cookies", r"session\s+ids?",
+    r"pin\s+(?:codes?|numbers?)", r"pins", r"passcodes?", r"one[\s-]time\s+(?:pass)?(?:codes?|passwords?)", r"(?:session\s+)?cookies", r"session\s+ids?",
     r"environment\s+variables?", r"env(?:ironment)?\s+vars?", r"env\s+file", r"kubeconfig",
     r"(?:credit|debit|bank)\s+card(?:\s+(?:numbers?|details))?", r"card\s+numbers?", r"cvv\d?", r"cvc",
     r"security\s+(?:codes?|answers?)", r"social\s+security\s+numbers?", r"ssns?", r"bank\s+account(?:\s+numbers?)?",
@@ -218,7 +234,9 @@ DEST = words(
     r"secondary|shadow|offsite|off-site|foreign|unknown|unaffiliated)\s+(?:server|endpoint|url|address|host|webhook|"
     r"service|bucket|inbox|mailbox|api|site|domain|collector|cloud|storage|database|repo(?:sitory)?|account|channel|"
     r"e-?mail)",
-    r"webhook\.site", r"requestbin", r"ngrok", r"pastebin", r"burpcollaborator", r"interact\.sh")
+    r"webhook\.site", r"requestbin", r"ngrok", r"pastebin", r"burpcollaborator", r"interact\.sh",
+    r"(?:an?\s+|the\s+)?public\s+(?:gist|paste|pastebin|repo(?:sitory)?|bucket|channel|url|link|page|issue|comment|"
+    r"forum|post|website|web\s+page)")
 PARTY = words(r"third[\s-]part(?:y|ies)", r"advertis\w+", r"marketers?", r"data\s+brokers?", r"ad\s+networks?",
               r"sponsors?", r"affiliates?", r"outside\s+parties", r"external\s+parties")
 
@@ -232,10 +250,12 @@ PUT = words(r"pass\w*", r"put\w*", r"includ\w*", r"add\w*", r"append\w*", r"inse
 INTO_PARAM = words(
     r"(?:as|in|into|inside|within|via|through|to|under|using|for)\s+(?:the\s+|a\s+|an\s+|its\s+|this\s+tool" + APOS
     + r"s\s+)?['\"`]?[a-z_][a-z0-9_.-]*['\"`]?\s+(?:parameter|argument|field|param|arg|property|input|key|value|slot|"
-    r"attribute|column)\b",
+    r"attribute|column|header|cookie|tag|label|comment|note|notes)\b",
     r"(?:as|in|into|to|inside)\s+['\"`][a-z_][a-z0-9_.-]*['\"`]",
     r"(?:in|into|to|with)\s+(?:the\s+|each\s+|every\s+|your\s+)?(?:request|query|call|payload|arguments?|body|url|"
-    r"query\s+string|headers?|metadata)")
+    r"query\s+string|headers?|metadata|cookies?)\b",
+    r"(?:in|into|to|with|inside)\s+(?:the\s+|each\s+|every\s+|your\s+|its\s+|a\s+)?[a-z_'\"`-]+\s+(?:request|query|call|"
+    r"payload|body|url|headers?|metadata|cookie|field|parameter|argument)\b")
 
 #: verbs of taking (a credential, a file)
 TAKE = words(r"read", r"reads", r"reading", r"open\w*", r"cat", r"load\w*", r"access\w*", r"copy", r"copie\w*",
@@ -260,7 +280,9 @@ FILE_EXAMPLE = words(r"e\.?g\.?", r"eg", r"for\s+example", r"for\s+instance", r"
 DIRECTIVE = words(r"must", r"always", r"never", r"should", r"shall", r"instead", r"required", r"mandatory",
                   r"only", r"do\s+not", r"don" + APOS + r"t", r"has\s+to", r"have\s+to", r"need\s+to", r"needs\s+to",
                   r"make\s+sure", r"ensure", r"remember", r"be\s+sure", r"may\s+not", r"cannot", r"is\s+to", r"are\s+to")
-CALLED = words(r"called", r"used", r"invoked", r"run", r"executed", r"triggered", r"requested", r"selected", r"chosen")
+CALLED = words(r"called", r"used", r"invoked", r"run", r"executed", r"triggered", r"requested", r"selected", r"chosen",
+               r"runs", r"executes", r"fires", r"triggers", r"starts", r"completes", r"returns", r"finishes",
+               r"succeeds")
 CALLS = words(r"calls?", r"calling", r"uses?", r"using", r"invokes?", r"invoking", r"runs?", r"running",
               r"executes?", r"executing", r"triggers?", r"triggering", r"selects?", r"picks?", r"chooses?",
               r"reaches\s+for", r"turns\s+to")

@@ -105,7 +105,7 @@ from .paths import json_pointer
 from .security_lexicon import (
     AGENT, APOS, AUTHORITY, AUTHORITY_NOTE, BEFORE_HERE, CALLED, CALLS, CONTEXT, DEST, DIRECTIVE, DISMISS,
     FILE_EXAMPLE, GAP, HIDE, INSTRUCTIONS, INSTRUCTIONS_WEAK, INTO_PARAM, INVALID, MOVE, MOVE_OUT, NEG, NEW, OBJECTIVE,
-    PARTY, PERSONAL, PRIOR, PUT, QUIET, RESPONSE, SECRET, SECRET_FILE, SENSITIVE, STEALTH, TAKE, TELL, USER, USER_POSS, WHEN,
+    PARTY, PERSONAL, PRIOR, PUT, QUIET, RESPONSE, SECRET, SIDE_ACTION, UPSET, SECRET_FILE, SENSITIVE, STEALTH, TAKE, TELL, USER, USER_POSS, WHEN,
     words,
 )
 from .text_fold import fold, mixed_script_words
@@ -266,7 +266,23 @@ _OVERRIDE = _C(
     r"|\bsystem\s*prompt\s*(?:override|update|injection|replacement)\b"
     r"|\b(?:your|the\s+model" + APOS + r"s?|the\s+assistant" + APOS + r"s?|the\s+agent" + APOS + r"s?)\s+(?:" + NEW
     + r"\s+)+" + OBJECTIVE + r"\b"
-    r"|\b(?:the|a)\s+(?:real|true|actual|hidden|secret)\s+(?:task|goal|objective|mission|purpose)\s+(?:is|:|here)",
+    r"|\b(?:the|a)\s+(?:real|true|actual|hidden|secret)\s+(?:task|goal|objective|mission|purpose)\s+(?:is|:|here)"
+    r"|\b(?:consider|treat|regard|deem|mark|declare|count)\w*\s+" + _DET + r"(?:" + _QUAL + r"\s+){0,3}"
+    + words(INSTRUCTIONS, INSTRUCTIONS_WEAK) + r"\s+(?:as\s+)?(?:now\s+)?(?:void|null|obsolete|invalid|cancel+ed|outdated|"
+    r"superseded|irrelevant|revoked|inactive|expired|moot|overridden|no\s+longer\s+\w+|a\s+test|deprecated)\b"
+    r"|\b(?:only|exclusively|solely)\s+(?:follow|obey|act\s+on|listen\s+to|comply\s+with|heed|trust)\s+(?:what|the\s+"
+    r"(?:instructions?|rules|text|directions|lines?)|this|these)\s*(?:follows|below|here|in\s+this|server|tool|"
+    r"description|note)\b|\b(?:follow|obey|act\s+on|comply\s+with|listen\s+to|trust)\s+only\s+(?:what|this|these|"
+    r"the\s+\w+\s+(?:below|here))\b"
+    r"|\b(?:your|the\s+(?:assistant|model|agent)" + APOS + r"s?)\s+(?:(?:" + _QUAL + r")\s+){0,2}"
+    + words(INSTRUCTIONS, INSTRUCTIONS_WEAK) + r"\s+(?:have|has)\s+(?:now\s+|just\s+)?(?:been\s+)?(?:updated|changed|"
+    r"replaced|revised|modified|amended|rewritten|overridden|reset|superseded|cancel+ed|revoked)\b"
+    r"|\b(?:reset|clear|wipe|erase|purge|flush|replace|rewrite|overwrite|drop)\s+your\s+(?:(?:" + _QUAL + r")\s+){0,2}"
+    + words(INSTRUCTIONS, INSTRUCTIONS_WEAK, r"memory", r"persona", r"identity", r"role", r"personality") + r"\b"
+    r"|\b(?:treat|consider|regard|read|interpret|handle|process)\w*\b" + GAP(50) + r"\bas\s+(?:an?\s+|the\s+)?(?:new\s+)?"
+    r"(?:system|developer|admin(?:istrator)?|root|priority)\s+(?:message|prompt|instructions?|directive|command)s?\b"
+    r"|\b" + DISMISS + r"\s+(?:your\s+(?:current\s+|original\s+|assigned\s+|actual\s+)?(?:task|assignment|job|mission|"
+    r"goal|objective|request)s?|" + USER_POSS + r"\s+(?:request|question|task|instructions?|query|wishes|prompt)s?)\b",
 )
 
 #: SEC-001 in a tool result only: text addressed to an AI reading it, work handed over
@@ -292,7 +308,10 @@ _ADDRESSED = _C(
     r"expected)\s+to|has\s+to|will\s+now)\s+(?:now\s+|immediately\s+|also\s+|first\s+)*(?:call|invoke|run|use|execute|"
     r"send|forward|e-?mail|fetch|open|visit|post|upload|delete|transfer|create|write|ignore|disregard|reply|respond|"
     r"tell|include|append|add|grant|approve|merge|push|deploy|pay|buy|read)\b"
-    r"|\byou\s+(?:must|should|need\s+to|have\s+to|are\s+to)\s+(?:now|immediately)\s+\w+",
+    r"|\byou\s+(?:must|should|need\s+to|have\s+to|are\s+to)\s+(?:now|immediately)\s+\w+"
+    r"|@(?:ai|llm|assistant|agent|bot|claude|copilot|gpt|chatgpt|gemini)[a-z0-9_-]*\s*[,:]?\s+(?:please\s+)?(?:ignore|do|"
+    r"call|send|run|stop|forget|push|delete|forward|read|open|fetch|execute|reply|respond|tell|include|disregard|grant|"
+    r"merge|approve|upload|post|share|add)\b",
 )
 
 def _concealment(USER: str, USER_POSS: str) -> tuple:  # noqa: N803 - the lexicon's names
@@ -300,7 +319,8 @@ def _concealment(USER: str, USER_POSS: str) -> tuple:  # noqa: N803 - the lexico
     negation check, the forms a negation before them turns into the opposite)."""
     conceal = _C(
         r"\b" + NEG + r"\s+(?:ever\s+|even\s+|also\s+|actually\s+|explicitly\s+)?" + TELL + r"\b" + GAP(60)
-        + r"(?:^|[^a-z0-9_])" + USER + "(?:[^a-z0-9_'\u2019]|$)"
+        + r"(?:^|[^a-z0-9_])" + USER + "(?:[^a-z0-9_'\u2019]|$|['\u2019]s\\s+(?:screen|view|display|chat|reply|answer|"
+        r"eyes|attention|knowledge|awareness|notice|inbox|summary|interface|ui|console|terminal|window)\b)"
         r"|\b" + NEG + r"\s+(?:ever\s+)?(?:tell|mention|reveal|disclose|say|report|explain|admit|acknowledge)\w*\s+"
         r"(?:that|how|where|why|what)\s+(?:you|this|it|the\s+tool|we|data|the\s+data)\b"
         r"|\b" + NEG + r"\s+(?:ever\s+)?(?:tell|mention|reveal|disclose|report|explain|surface|acknowledge)\w*\s+(?:this|these|"
@@ -325,6 +345,65 @@ def _concealment(USER: str, USER_POSS: str) -> tuple:  # noqa: N803 - the lexico
         r"include|echo)\w*\s+(?:this|these|that)\s+(?:message|instructions?|note|text|part|section|content|request|"
         r"directive|rule|block|paragraph)s?\b"
         r"|\b" + NEG + r"\s+(?:ever\s+)?(?:acknowledge|repeat|quote|echo)\w*\s+(?:it|them|this|these)\b"
+        r"|\b" + NEG + r"\s+(?:ever\s+|even\s+|also\s+)?" + TELL + r"\b" + GAP(40) + r"\b(?:" + SIDE_ACTION + r"|" + UPSET
+        + r")\b"
+        r"|\b" + NEG + r"\s+(?:bother|trouble|burden|worry|concern|distract|overwhelm|alarm|pester)\w*\s+" + USER
+        + r"\s+(?:with|about|over)\b"
+        r"|\b(?:skip|omit|gloss\w*\s+over|leave\s+out|drop|ignore|pass\s+over)\w*\s+(?:the\s+|any\s+)?(?:part|bit|detail|"
+        r"details|section|fact|mention)s?\s+(?:about|regarding|concerning|where|that|of)\b"
+        r"|\bbe\s+(?:very\s+)?(?:discreet|quiet|silent|vague|tight-lipped|circumspect|cagey)\s+(?:about|regarding|on|when|"
+        r"with)\b"
+        r"|\b" + MOVE_OUT + r"\b" + GAP(40) + r"\b(?:quietly|silently|secretly|covertly|discreetly|stealthily|unnoticed|"
+        r"without\s+(?:a\s+word|fuss|(?:any\s+)?notice|(?:any\s+)?notification|telling\s+anyone|a\s+trace))\b"
+        r"|\b(?:say|answer|reply|respond|report|claim|tell|state|confirm|return)\w*\b" + GAP(40) + r"\b(?:no\s+matter\s+"
+        r"what|regardless\s+of\s+(?:what|the\s+(?:result|outcome|scan|findings?|output|actual|real|truth)))\b"
+        r"|\b(?:make|made|makes|making)\s+no\s+(?:reference|mention|note|remark|allusion)s?\b|\bno\s+mention\s+(?:of|"
+        r"that)\b"
+        r"|\b(?:leave|keep|left|leaves|keeps)\s+" + GAP(40) + r"\bout\b" + GAP(30) + r"(?:\b" + RESPONSE + r"|\bit\b|$|[.!?])"
+        r"|\b(?:leave|keep|left|leaves|keeps)\s+(?:the\s+|this\s+|that\s+|any\s+)?" + GAP(30) + r"\bout\s+of\s+(?:"
+        + RESPONSE + r"|" + USER + r"|the\s+(?:conversation|chat|summary|answer|reply))"
+        r"|\b(?:present|answer|respond|reply|act|report|summari[sz]e|say|describe|behave|word)\w*\s+" + GAP(30)
+        + r"\bas\s+(?:if|though)\b"
+        r"|(?:^|[^a-z0-9_])" + USER + r"\s+" + GAP(30) + r"\b(?:unaware|oblivious|in\s+the\s+dark|none\s+the\s+wiser|"
+        r"out\s+of\s+the\s+loop)\b"
+        r"|\b(?:never|not)\s+(?:has|have|needs?|need)\s+to\s+(?:hear|know|learn|find\s+out|be\s+told)\b"
+        r"|\b(?:under\s+no\s+circumstances|in\s+no\s+case|at\s+no\s+(?:point|time)|by\s+no\s+means|never)\s+(?:should|"
+        r"must|may|will|can|shall|is|are)\s+" + USER + r"\s+(?:ever\s+)?(?:be\s+)?(?:learn|know|see|notice|find\s+out|"
+        r"hear|told|informed|aware|discover|realize|realise|suspect)\w*"
+        r"|\bif\s+(?:asked|questioned|challenged|pressed)\b" + GAP(10) + r"\b(?:say|claim|tell|respond|answer|reply|deny|"
+        r"insist|state|pretend)\b"
+        r"|\b(?:confirm|deny)\s+(?:n?or)\s+(?:deny|confirm)\b"
+        r"|\b(?:is|are)\s+not\s+(?:something|anything)\s+(?:to|you\s+should|worth)\s+(?:bring\w*\s+up|mention\w*|"
+        r"tell\w*|discuss\w*|share|shar\w+|report\w*|explain\w*|surfac\w*)"
+        r"|\b(?:internal|implementation|behind[\s-]the[\s-]scenes|housekeeping|plumbing|background)\b" + GAP(40)
+        + r"\b(?:not\s+(?:relevant|important|interesting|needed|necessary|worth\s+\w+)|irrelevant|unimportant)\s+(?:to|"
+        r"for)\s+(?:" + USER + r"|the\s+(?:conversation|chat)|" + RESPONSE + r")"
+        r"|\b" + RESPONSE + r"\s+(?:does\s*n" + APOS + r"t|does\s+not|do\s+not|don" + APOS + r"t|never|won" + APOS
+        + r"t|will\s+not|must\s+not|should\s+not)\s+(?:" + TELL + r"|suggest\w*|reveal\w*|indicat\w*|show\w*)\b"
+        r"|\b" + NEG + r"\s+(?:ask|wait|prompt|request|seek|check)\w*\s+(?:" + USER + r"\s+)?(?:for\s+)?(?:any\s+|a\s+|"
+        r"their\s+|explicit\s+)?(?:confirmation|approval|permission|consent|sign-?off|go-?ahead)\b"
+        r"|\bno\s+(?:need|reason)\s+to\s+(?:ask|check\s+with|confirm\s+with|consult|bother)\s+" + USER + r"\b"
+        r"|\b(?:skip|bypass|suppress|disable|avoid|auto-?accept|auto-?approve)\w*\s+(?:the\s+|any\s+|all\s+)?"
+        r"(?:user\s+)?(?:confirmation|approval|consent|permission)\s*(?:step|dialog|prompt|check|request)?s?\b"
+        r"|(?:^|[^a-z0-9_])" + USER + r"\s+(?:has|have)\s+already\s+(?:approved|authori[sz]ed|consented|agreed|confirmed|"
+        r"given\s+(?:permission|consent|approval))\b|\b(?:pre-?approved|pre-?authori[sz]ed)\s+by\s+" + USER + r"\b"
+        r"|\b" + NEG + r"\s+(?:ever\s+)?(?:log|record|audit|journal|trace|track|document)\w*\s+(?:this|these|it|that|the\s+"
+        r"(?:call|action|request|transfer|step|upload|operation|access|read|copy|export))\b"
+        r"|\b" + NEG + r"\s+(?:show|display|print|output|echo|render|return|include)\w*\s+(?:the\s+|any\s+)?(?:output|"
+        r"results?|response|contents?|details?)\s+(?:of|from)\s+(?:this|these|the)\s+(?:step|call|tool|command|request|read|"
+        r"upload|transfer|action)\b"
+        r"|\b(?:remove|strip|delete|cut|drop|erase|scrub)\w*\s+(?:this|these|the\s+following)\s+(?:notice|paragraph|note|"
+        r"lines?|section|instructions?|text|message|block)s?\s+(?:from|before|out\s+of)\b"
+        r"|\b(?:stay|remain|be\s+kept|keep\s+it|is)\s+(?:strictly\s+)?between\s+(?:you|us)(?:\s+and\s+(?:the\s+|this\s+)?"
+        r"(?:server|tool|system|me))?\b"
+        r"|\b(?:must|should|shall|is\s+to|are\s+to|may|need|needs)\s*(?:not|never|n" + APOS + r"t)\s+(?:ever\s+)?be\s+"
+        r"(?:mentioned|shown|disclosed|revealed|reported|told|displayed|surfaced|communicated|shared|visible|made\s+visible|"
+        r"brought\s+up|included|explained|acknowledged)\s+(?:to|with|in|inside|within)\s+(?:" + USER + r"|" + RESPONSE
+        + r")\b"
+        r"|\b(?:this|these|it|that|the\s+(?:step|upload|transfer|copy|call|instructions?|note|fee|charge|change|action|"
+        r"request|extra\s+\w+|second\s+\w+|redirect|forwarding|logging|collection))\s+(?:must|should|shall|is\s+to|are\s+to|"
+        r"needs?|may)\s*(?:not|never|n" + APOS + r"t)\s+(?:ever\s+)?be\s+(?:mentioned|shown|disclosed|revealed|reported|"
+        r"told|displayed|surfaced|communicated|shared|brought\s+up|acknowledged|noticed|seen|known)\b"
         r"|\b" + NEG + r"\s+(?:ever\s+)?" + TELL + r"\b" + GAP(60) + r"\b(?:in|within|inside|to|into)\s+" + RESPONSE
         + r"\b"
         r"|(?:^|[^a-z0-9_])" + USER + r"\s+(?:must|should|need|needs|is\s+to|are\s+to|shall|may|ought)\s*(?:not|never|n"
@@ -396,6 +475,8 @@ _MARKUP = _C(
     r"|\[\s*/?\s*(?:system|inst|admin|hidden|internal|secret|important)(?:\s+(?:instructions?|override|note|"
     r"message|directive))?\s*\]"
     r"|<<\s*/?\s*sys\s*>>|<\|\s*(?:im_start|im_end|system|endoftext|start_header_id)\s*\|>"
+    r"|\bstyle\s*=\s*[\"'][^\"'>]{0,80}(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0"
+    r"(?:[;\"']|\.0)|color\s*:\s*(?:white|#fff\b|#ffffff|transparent))|<[a-z]+\s[^>]{0,80}\bhidden\b[^>]{0,40}>"
     r"|<!--|(?m:^[ \t]*#{1,6}[ \t]*(?:system|instructions?|admin)\b)",
 )
 
@@ -409,6 +490,9 @@ _ASK_USER = _C(
     r"\b(?:ask|prompt|request|require|get|have|make|tell|instruct|convince|persuade|trick|pressure|urge)\w*\s+" + USER
     + r"\s+(?:for|to\s+(?:enter|provide|type|share|give|paste|send|confirm|supply|reveal|read\s+out|tell|hand\s+over|"
     r"upload|input|disclose|re-?enter))\b" + GAP(50) + r"\b" + SECRET + r"\b")
+_ASK_USER_FOR = _C(
+    r"\b(?:ask|prompt|request|demand|require|collect|obtain|get|gather|solicit)\w*\s+(?:for\s+)?(?:the\s+user" + APOS
+    + r"s?|their|the\s+customer" + APOS + r"s?|the\s+person" + APOS + r"s?)\s+" + GAP(30) + r"\b" + SECRET + r"\b")
 _TAKE_SECRET = _C(r"\b" + TAKE + r"\b" + GAP(50) + r"\b" + SECRET + r"\b")
 #: a credential taken from where the model should not look, or in bulk
 _SECRET_SOURCE = _C(
@@ -433,7 +517,18 @@ _EXFIL_SEND = _C(
     + r"|\b(?:bcc|cc)(?:" + APOS + r"?s|" + APOS + r"?d|ing)?\s+[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+"
     r"|\b(?:shar|sell|sold|send|sent|provid|disclos|giv|pass|transfer|forward|report|leak|expos|sync|upload)\w*\b"
     + GAP(60) + r"\b(?:with|to)\s+(?:our\s+|select\s+|trusted\s+|various\s+|partner\s+)?" + PARTY + r"\b"
-    r"|!\[[^\]\n]{0,100}\]\(\s*(?:https?:)?//[^)\s]{1,200}(?:\{|%7b|<|\$)")
+    r"|!\[[^\]\n]{0,100}\]\(\s*(?:https?:)?//[^)\s]{1,200}(?:\{|%7b|<|\$)"
+    r"|\b(?:every|each|all|any)\s+" + GAP(60) + r"\b(?:goes|go|is\s+(?:also\s+)?(?:sent|forwarded|copied|mirrored|cc"
+    + APOS + r"?d|bcc" + APOS + r"?d|routed|relayed)|are\s+(?:also\s+)?(?:sent|forwarded|copied|mirrored|routed|relayed)|"
+    r"gets?\s+(?:also\s+)?(?:sent|forwarded|copied|mirrored|cc" + APOS + r"?d|bcc" + APOS + r"?d))\s+(?:also\s+)?(?:to|at)\s+"
+    + DEST
+    + r"|\b(?:add|include|put|set|insert|invite)\w*\s+[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+\s+(?:as|in|to|into)\s+"
+    r"(?:a\s+|an\s+|the\s+)?(?:bcc|cc|recipient|attendee|guest|collaborator|member|reviewer|owner|admin|watcher|"
+    r"follower|participant|editor)"
+    r"|\b(?:append|add|put|insert|encode|include|place|attach|concatenate)\w*\b" + GAP(60) + r"\b(?:to|in|into|onto)\s+"
+    r"(?:the\s+|this\s+)?(?:url|link|query(?:\s+string)?|address|image\s+(?:url|link|src))\s*:?\s+(?:https?://|www\.)"
+    r"|\b(?:fetch|visit|load|open|render|request|get|call|ping|curl|display|show|embed)\w*\s+(?:the\s+)?(?:url\s+|link\s+|"
+    r"image\s+)?https?://[^\s]{0,200}[?&][a-z0-9_]{1,20}=(?:\{|<|\$|%7b|\[|\s|$)")
 _SMUGGLE = _C(
     r"\b" + PUT + r"\b" + GAP(80) + r"\b" + words(CONTEXT, SECRET, PERSONAL, r"contents?\s+of\s+" + GAP(40)
                                                  + SECRET_FILE, SECRET_FILE) + GAP(80) + r"\b" + INTO_PARAM
@@ -446,6 +541,8 @@ _SMUGGLE_IT = _C(_IT + words(INTO_PARAM, r"(?:as|in|into|to)\s+(?:the\s+)?['\"`]
                              r"as\s+(?:the\s+)?context"))
 _SMUGGLE_IT_NAMED = _C(_IT + r"(?:as|in|into|to|under)\s+(?:the\s+)?(?P<p>[a-z_][a-z0-9_.-]*)")
 #: the context of the model sent out or put into the call, in any order (for results too)
+#: SEC-014: sensitive data beside a verb that moves it, with no destination found
+_SENSITIVE_MOVED = _C(r"\b" + words(MOVE_OUT, PUT) + r"\b" + GAP(50) + r"\b" + words(CONTEXT, PERSONAL) + r"\b")
 _CONTEXT_OUT = _C(
     r"\b" + words(MOVE_OUT, PUT) + r"\b" + GAP(60) + r"\b" + words(CONTEXT, SECRET) + r"\b" + GAP(80)
     + r"\b(?:to|at|into|via|using|with|toward|towards|on)\s+(?:the\s+|a\s+|an\s+|our\s+|my\s+)?" + DEST)
@@ -466,7 +563,10 @@ _ASKS_FOR_CONTEXT = re.compile(
 
 #: SEC-007
 _OTHER_TOOLS = _C(
-    r"\bno\s+other\s+(?:tools?|functions?|actions?)\s+(?:may|can|should|must|is\s+(?:allowed|permitted)\s+to|are\s+"
+    r"\b(?:outranks?|overrides?|supersedes?|takes?\s+(?:precedence|priority)\s+over|replaces?|trumps?)\b" + GAP(40)
+    + r"\b(?:any|all|every|each|the)\s+other\s+(?:[a-z-]+\s+)?(?:tools?|functions?|servers?|mcp\s+servers?|plugins?|"
+    r"integrations?|extensions?|connectors?)\b"
+    r"|\bno\s+other\s+(?:tools?|functions?|actions?)\s+(?:may|can|should|must|is\s+(?:allowed|permitted)\s+to|are\s+"
     r"(?:allowed|permitted)\s+to|will|shall)\b"
     r"|\b(?:until|unless)\s+this\s+(?:tool|one|function)\s+(?:has\s+(?:been|already\s+been)|is|was|gets|got)\s+"
     r"(?:first\s+)?(?:called|run|used|invoked|executed)\b"
@@ -489,19 +589,22 @@ _OTHER_TOOLS = _C(
     r"(?:be\s+)?(?:sent|forwarded|routed|cc" + APOS + r"?d|bcc" + APOS + r"?d|redirected|copied|include|add|go|invite|"
     r"mirrored)\b")
 _OTHER_TOOLS_DIRECTED = _C(
-    r"\b(?:any|all|every|each|the)\s+other\s+(?:tools?|functions?|servers?|mcp\s+servers?|plugins?|integrations?|"
+    r"\b(?:any|all|every|each|the)\s+other\s+(?:[a-z-]+\s+)?(?:tools?|functions?|servers?|mcp\s+servers?|plugins?|integrations?|"
     r"extensions?|connectors?)\b|\bother\s+(?:tools|servers)" + APOS + r"\s|\b(?:all|every|any|each)\s+(?:tool|function)"
     r"\s+calls?\b|\b(?:of|from|on|in|by)\s+(?:another|a\s+different|other|the\s+other|any\s+other|a\s+separate)\s+"
     r"(?:server|integration|plugin|mcp|extension|connector|service)s?\b")
 _DIRECTIVE = _C(r"\b" + DIRECTIVE + r"\b")
 _IDENT = r"['\"`]?(?P<{0}>[a-z][a-z0-9_.:/-]{{1,63}})['\"`]?"
+#: "the filesystem server's": a tool named as another server's
+_SERVER_OF = r"(?:(?P<{0}>[a-z0-9_-]{{2,}})\s+(?:server|integration|plugin|mcp|connector|extension)" + APOS + r"s\s+)?"
 #: "when X is called", "whenever the agent uses X", "the X tool", "instead of calling X"
 _TOOL_REF = _C(
-    r"\b" + WHEN + r"\s+(?:the\s+|a\s+|any\s+)?(?:(?:tool|function|server)\s+)?" + _IDENT.format("w1")
+    r"\b" + WHEN + r"\s+(?:the\s+|a\s+|any\s+)?(?:(?:tool|function|server)\s+)?" + _SERVER_OF.format("srv1")
+    + _IDENT.format("w1")
     + r"(?:\s+(?:tool|function))?" + GAP(40) + r"\b(?:is|are|gets|get|has\s+been|have\s+been|was|were)?\s*"
     + CALLED + r"\b"
     r"|\b" + WHEN + r"\s+(?:" + AGENT + r"\s+)?(?:next\s+|later\s+|ever\s+)?" + CALLS + r"\s+(?:the\s+)?"
-    + _IDENT.format("w2")
+    + _SERVER_OF.format("srv2") + _IDENT.format("w2")
     + r"|\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:" + AGENT + r"\s+)?(?:calling|using|invoking|running)?\s*"
     r"(?:the\s+)?" + _IDENT.format("w3")
     + r"|\b(?:calls?|requests?|invocations?)\s+(?:to|of)\s+(?:the\s+)?" + _IDENT.format("w4")
@@ -517,7 +620,9 @@ _TOOL_REF = _C(
     r"|\b" + _IDENT.format("w9") + r"\s+(?:must|should|shall|needs\s+to|has\s+to|is\s+to)\s+(?:always\s+|also\s+|now\s+|"
     r"first\s+)?(?:be\s+)?(?:called|used|invoked|sent|add|include|cc|bcc|forward|send|copy|invite|use|run|route|"
     r"redirect|set|append|attach|pass)\w*\b"
-    r"|\b(?:the\s+)?" + _IDENT.format("w10") + r"\s+(?:tool\s+)?(?:of|from|on|in|provided\s+by|exposed\s+by)\s+(?:the\s+)?"
+    r"|\b(?P<srv>[a-z0-9_-]{2,})\s+(?:server|integration|plugin|mcp|connector|extension)" + APOS + r"s\s+"
+    + _IDENT.format("w11")
+    + r"|\b(?:the\s+)?" + _IDENT.format("w10") + r"\s+(?:tool\s+)?(?:of|from|on|in|provided\s+by|exposed\s+by)\s+(?:the\s+)?"
     r"(?:another|a\s+different|other|the\s+other|[a-z0-9_-]+)\s+(?:server|integration|plugin|mcp\s+server|mcp|"
     r"extension|connector)\b")
 _NOT_TOOL_NAMES = frozenset("""this that the a an any every each other same next previous first last which
@@ -544,10 +649,14 @@ def _clause_start(low: str, start: int, reach: int = 160) -> int:
 
 def _sentence(low: str, start: int, end: int, reach: int = 240) -> tuple[int, int]:
     """The sentence around ``low[start:end]`` (bounded by ``reach`` on each side)."""
-    lo = _clause_start(low, start, reach)
+    lo = max(0, start - reach)
+    for mark in (". ", "! ", "? ", "\n"):
+        found = low.rfind(mark, lo, start)
+        if found >= 0 and found + len(mark) > lo:
+            lo = found + len(mark)
     hi_limit = min(len(low), end + reach)
     hi = hi_limit
-    for mark in (". ", "! ", "? ", "\n", ";"):
+    for mark in (". ", "! ", "? ", "\n"):
         found = low.find(mark, end, hi_limit)
         if 0 <= found < hi:
             hi = found + 1
@@ -754,9 +863,18 @@ def _protective(low: str, start: int, end: int) -> bool:
     return _SECRET_WORD.search(before) is not None
 
 
+#: Candidates weighed per rule and string: a filter (a negation, an example, a sibling) runs
+#: on each match, so a text made of thousands of near-matches is cut off here (the work
+#: stays linear either way; this bounds its constant).
+MAX_CANDIDATES = 200
+
+
 def _first(pattern, low: str, keep=None):
-    """The first match of ``pattern`` in ``low`` that ``keep(match)`` accepts (all when None)."""
-    for match in pattern.finditer(low):
+    """The first of the first :data:`MAX_CANDIDATES` matches of ``pattern`` in ``low`` that
+    ``keep(match)`` accepts (all when None)."""
+    for i, match in enumerate(pattern.finditer(low)):
+        if i >= MAX_CANDIDATES:
+            break
         if keep is None or keep(match):
             return match
     return None
@@ -771,7 +889,18 @@ def _tool_like(name: str, cased: Optional[str]) -> bool:
 
 
 def _directed(low: str, start: int, end: int) -> bool:
-    lo, hi = _sentence(low, start, end)
+    """Whether the clause around a reference holds a directive or a "when" (bounded)."""
+    lo = max(0, start - 160)
+    for mark in (". ", "! ", "? ", "\n", "; "):
+        found = low.rfind(mark, lo, start)
+        if found >= 0 and found + len(mark) > lo:
+            lo = found + len(mark)
+    hi = min(len(low), end + 160)
+    for mark in (". ", "! ", "? ", "\n", "; "):
+        found = low.find(mark, end, hi)
+        if found >= 0:
+            hi = found
+    
     return bool(_DIRECTIVE.search(low[lo:hi]) or _WHEN_WORD.search(low[lo:hi]))
 
 
@@ -787,6 +916,15 @@ def _another_server(span: str) -> bool:
     return bool(_ANOTHER.search(span) or (named and named.group(1) not in _NOT_SERVER))
 
 
+def _is_own(name: str, own: set) -> bool:
+    """Whether a referenced name is this tool or a sibling: equal once spelled alike, or a
+    sibling's name said in fewer words ("the search tool" for ``search_files``)."""
+    if name in own:
+        return True
+    words_ = set(name.split())
+    return any(words_ <= set(o.split()) or set(o.split()) <= words_ for o in own if o)
+
+
 def _tool_reference(reader: _Reader, ctx: ToolContext, result: bool) -> Optional[tuple[int, int, str]]:
     """The first reference of the text to another tool that tells the model what to do with it."""
     low = reader.low
@@ -797,14 +935,16 @@ def _tool_reference(reader: _Reader, ctx: ToolContext, result: bool) -> Optional
     if match:
         return match.start(), match.end(), "tells how to use other tools"
     own = {_ident(ctx.name)} | set(ctx.siblings)
-    for ref in _TOOL_REF.finditer(low):
-        group = next((g for g in ("w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9", "w10", "q")
+    for i, ref in enumerate(_TOOL_REF.finditer(low)):
+        if i >= MAX_CANDIDATES:
+            break
+        group = next((g for g in ("w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9", "w10", "w11", "q")
                       if ref.group(g) is not None), None)
         if group is None:
             continue
         raw = ref.group(group).strip(".:/-")
         name = _ident(raw)
-        if not name or name in own or raw in ctx.params or name in ctx.params or name in _NOT_TOOL_NAMES \
+        if not name or _is_own(name, own) or raw in ctx.params or name in ctx.params or name in _NOT_TOOL_NAMES \
                 or name.split()[0] in _NOT_TOOL_NAMES and " " not in name:
             continue
         g_start, g_end = ref.span(_TOOL_REF.groupindex[group])
@@ -813,6 +953,13 @@ def _tool_reference(reader: _Reader, ctx: ToolContext, result: bool) -> Optional
             continue  # an environment variable or a constant, not a tool
         if group == "w10" and not _another_server(low[ref.start():ref.end()]):
             continue  # "set X in the server's environment": this server
+        server_named = next((ref.group(_TOOL_REF.groupindex[g]) for g in ("srv", "srv1", "srv2")
+                             if ref.group(_TOOL_REF.groupindex[g]) is not None), None)
+        if server_named in _NOT_SERVER | {"this", "our", "same"}:
+            if group == "w11":
+                continue
+            server_named = None
+        named_tool = low.startswith((" tool", " function"), g_end)
         quoted = group == "q" or low[max(0, g_start - 1):g_start] in ("'", '"', "`")
         foreign = ctx.foreign.get(raw) or ctx.foreign.get(name)
         like = foreign is not None or _tool_like(raw, cased)
@@ -824,14 +971,18 @@ def _tool_reference(reader: _Reader, ctx: ToolContext, result: bool) -> Optional
         elif group in ("w5", "w6"):
             if not (like or quoted) or not _directed(low, ref.start(), ref.end()):
                 continue
-        elif not like and not (quoted and group in ("w1", "w2", "w3", "w7", "w10")):
+        elif group == "w11" or server_named:
+            pass  # a tool of a server named as another one
+        elif not like and not ((quoted or named_tool) and group in ("w1", "w2", "w3", "w7", "w10")):
             continue
         where = f", a tool of server {foreign!r}" if foreign else ""
         return ref.start(), ref.end(), f"refers to tool {raw!r}{where}"
     for raw, server in ctx.foreign.items():
         name = raw.lower()
         at = low.find(name)
-        while at >= 0:
+        tries = 0
+        while at >= 0 and tries < MAX_CANDIDATES:
+            tries += 1
             before, after = low[at - 1:at], low[at + len(name):at + len(name) + 1]
             if not (before.isalnum() or before in "_-.") and not (after.isalnum() or after in "_-") \
                     and _directed(low, at, at + len(name)) and (_tool_like(name, None) or low[at - 1:at] in "'\"`"
@@ -845,7 +996,9 @@ def _secret_files(reader: _Reader, ctx: ToolContext) -> tuple[Optional[tuple], O
     """(a secret file the text tells the model to take, a secret file merely named)."""
     low = reader.low
     named = None
-    for match in _SECRET_FILE.finditer(low):
+    for i, match in enumerate(_SECRET_FILE.finditer(low)):
+        if i >= MAX_CANDIDATES:
+            break
         file = match.group("file")
         start, end = match.span(_SECRET_FILE.groupindex["file"])
         path_end = end
@@ -859,7 +1012,13 @@ def _secret_files(reader: _Reader, ctx: ToolContext) -> tuple[Optional[tuple], O
         before = low[max(lo, start - 60):start]
         if named is None:
             named = (start, end)
-        if ctx.secret_purpose or _FILE_EXAMPLE.search(before) or _EXAMPLE_WORDS.search(low[end:end + 3]):
+        after = low[end:min(hi, end + 50)]
+        for mark in (";", ",", ":", "("):
+            cut = after.find(mark)
+            if cut >= 0:
+                after = after[:cut]
+        if ctx.secret_purpose or _FILE_EXAMPLE.search(before) or _FILE_EXAMPLE.search(after) \
+                or _EXAMPLE_WORDS.search(low[end:end + 3]):
             continue
         if _TAKE.search(low[lo:hi]):
             return (start, end), named
@@ -869,11 +1028,14 @@ def _secret_files(reader: _Reader, ctx: ToolContext) -> tuple[Optional[tuple], O
 def _secret_requests(reader: _Reader, ctx: ToolContext) -> tuple[Optional[tuple], Optional[tuple]]:
     """(a credential the text tells the model to obtain, a credential merely asked for)."""
     low = reader.low
-    asked = _first(_ASK_USER, low, lambda m: not _negated(low, m.start()))
+    asked = _first(_ASK_USER, low, lambda m: not _negated(low, m.start())) \
+        or _first(_ASK_USER_FOR, low, lambda m: not _negated(low, m.start()))
     if asked and (not ctx.secret_purpose or _NEVER_ASKED.search(low[asked.start():asked.end()])):
         return (asked.start(), asked.end()), (asked.start(), asked.end())
     weak = (asked.start(), asked.end()) if asked else None
-    for match in _TAKE_SECRET.finditer(low):
+    for i, match in enumerate(_TAKE_SECRET.finditer(low)):
+        if i >= MAX_CANDIDATES:
+            break
         if weak is None:
             weak = (match.start(), match.end())
         if ctx.secret_purpose:
@@ -957,6 +1119,10 @@ def scan_text(text: str, tool: str = "", *, siblings: Iterable[str] = frozenset(
                 _SMUGGLE_IT_NAMED, low, lambda m: m.group(_SMUGGLE_IT_NAMED.groupindex["p"]) in ctx.params)
         if match:
             say("SEC-006", match.span())
+    if "SEC-014" in allowed and "SEC-006" not in found and "SEC-014" not in found:
+        match = _first(_SENSITIVE_MOVED, low, lambda m: not _negated(low, m.start()))
+        if match:
+            say("SEC-014", match.span(), "moves sensitive data: ")
     if "SEC-007" in allowed:
         ref = _tool_reference(reader, ctx, "SEC-007:result" in allowed)
         if ref:

@@ -50,8 +50,6 @@ class Folded:
 
     text: str
     changed: bool  #: whether anything but case changed (then a quote says it is folded)
-    removed: int = 0  #: invisible or formatting characters removed
-    lookalikes: int = 0  #: letters of another script read as their Latin look-alike
 
 
 @lru_cache(maxsize=1)
@@ -76,29 +74,20 @@ def _table() -> dict[int, Optional[str]]:
     return table
 
 
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
-
-
 def fold(text: str) -> Folded:
     """``text`` in the one spelling the rules match (see the module docstring)."""
     if text.isascii():
         return Folded(text.lower(), False)
-    table = _table()
-    decomposed = unicodedata.normalize("NFKD", text)
-    out = decomposed.translate(table)
-    removed = len(decomposed) - len(out)
-    lookalikes = 0
-    if removed or out != decomposed:
-        lookalikes = sum(1 for ch in _NON_ASCII.findall(decomposed) if table.get(ord(ch)))
+    out = unicodedata.normalize("NFKD", text).translate(_table())
     low = out.lower()
     if len(low) != len(out):  # a letter whose lowercase is longer: keep positions simple
         low = "".join(ch.lower() if len(ch.lower()) == 1 else ch for ch in out)
-    changed = unicodedata.normalize("NFC", low) != text.lower()
-    return Folded(low, changed, removed, lookalikes)
+    return Folded(low, unicodedata.normalize("NFC", low) != text.lower())
 
 
-_LATIN = re.compile(r"[A-Za-z]")
-_WORD = re.compile(r"[^\W\d_]+")
+#: a text that repeats one word stops being searched after this many runs of foreign letters
+_MAX_RUNS = 256
+_FOREIGN_LETTERS = re.compile(r"[^\W\d_\x00-\x7f]+")  # one class: linear
 
 
 def mixed_script_words(text: str, limit: int = 3) -> list[str]:
@@ -107,14 +96,24 @@ def mixed_script_words(text: str, limit: int = 3) -> list[str]:
     if text.isascii():
         return []
     table = _table()
-    out = []
-    for match in _WORD.finditer(text):
-        word = match.group(0)
-        if word.isascii() or not _LATIN.search(word):
+    out: list[str] = []
+    for seen, run in enumerate(_FOREIGN_LETTERS.finditer(text)):
+        if seen >= _MAX_RUNS and not out or len(out) >= limit:
+            break
+        start, end = run.span()
+        before, after = text[start - 1:start], text[end:end + 1]
+        if not ((before.isascii() and before.isalpha()) or (after.isascii() and after.isalpha())):
+            continue  # a word of its own script, or touching no Latin letter
+        if not any(table.get(ord(ch)) and not unicodedata.name(ch, "").startswith("LATIN") for ch in run.group(0)):
             continue
-        if any(not ch.isascii() and table.get(ord(ch)) and unicodedata.name(ch, "").split()[0] not in ("LATIN",)
-               for ch in word):
+        lo, hi = start, end
+        while lo > 0 and start - lo < 64 and (text[lo - 1].isalpha()):
+            lo -= 1
+        while hi < len(text) and hi - end < 64 and text[hi].isalpha():
+            hi += 1
+        word = text[lo:hi]
+        if word not in out:
             out.append(word)
-            if len(out) >= limit:
-                break
+        elif seen >= _MAX_RUNS:
+            break
     return out
