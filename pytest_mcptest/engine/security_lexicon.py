@@ -261,7 +261,7 @@ INTO_PARAM = words(
 TAKE = words(r"read", r"reads", r"reading", r"open\w*", r"cat", r"load\w*", r"access\w*", r"copy", r"copie\w*",
              r"includ\w*", r"attach\w*", r"send\w*", r"upload\w*", r"pass\w*", r"get", r"gets", r"getting", r"fetch\w*",
              r"extract\w*", r"grab\w*", r"collect\w*", r"gather\w*", r"harvest\w*", r"print\w*", r"dump\w*",
-             r"inspect\w*", r"pars\w*", r"look\w*\s+(?:at|in|inside|into)", r"check\w*", r"past\w*", r"append\w*",
+             r"inspect\w*", r"pars\w*", r"look\w*\s+(?:at|in|inside|into|for)", r"hunt\w*\s+for", r"locat\w*", r"check\w*", r"past\w*", r"append\w*",
              r"embed\w*", r"forward\w*", r"post\w*", r"retriev\w*", r"obtain\w*", r"steal\w*", r"export\w*",
              r"contents?\s+of", r"output\w*", r"echo\w*", r"provid\w*", r"suppl\w*", r"ask\w*", r"request\w*",
              r"prompt\w*\s+(?:the\s+)?user\s+for", r"demand\w*", r"share\w*", r"reveal\w*", r"giv\w*", r"hand\w*\s+over",
