@@ -62,16 +62,29 @@ def test_each_example_is_reported_at_its_pointer_with_why_and_fix(rule):
     assert set(f.to_dict()) == {"rule", "severity", "tool", "argument", "pointer", "message", "why", "suggestion"}
 
 
+#: The Warnings real catalogs get, each read and judged benign (a tool that handles secret
+#: scanning alerts, teams "accessible with current credentials"): tool -> rules.
+REAL_WARNINGS = {
+    "github": {"get_secret_scanning_alert": {"SEC-014"}, "get_team_members": {"SEC-014"}, "get_teams": {"SEC-014"}},
+}
+
+
 @pytest.mark.parametrize("path", REAL, ids=[p.stem for p in REAL])
 def test_no_rule_fires_on_a_real_catalog(path):
+    """No Critical finding on any real catalog, and no Warning but the ones listed above."""
     catalog = json.loads(path.read_text(encoding="utf-8"))
-    assert lint_catalog_security(catalog, server=path.stem) == ()
+    found: dict = {}
+    for f in lint_catalog_security(catalog, server=path.stem):
+        assert f.severity == "Warning", f"{f.rule} {f.tool} {f.pointer}: {f.message}"
+        found.setdefault(f.tool, set()).add(f.rule)
+    assert found == REAL_WARNINGS.get(path.stem, {})
 
 
 def test_real_catalogs_together_have_no_finding():
     """All the real servers in one suite: no name clash, no description naming another's tool."""
     catalogs = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in REAL}
-    assert all(findings == () for findings in lint_servers_security(catalogs).values())
+    for findings in lint_servers_security(catalogs).values():
+        assert [f for f in findings if f.rule != "SEC-014"] == []
 
 
 def test_a_schema_string_is_read_with_its_argument():
