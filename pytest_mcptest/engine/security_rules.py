@@ -723,18 +723,19 @@ def hidden_characters(text: str) -> tuple[list[str], list[str], str]:
         for match in _MARKS.finditer(text):
             invisible.setdefault(_char_name(match.group(0)), None)
             break
-    seen = 0
-    for match in _INVISIBLE.finditer(text):
+    seen: dict[str, None] = {}
+    for count, match in enumerate(_INVISIBLE.finditer(text)):
         ch, i = match.group(0), match.start()
-        seen += 1
-        if seen > 10_000 or len(invisible) >= 8:
+        if count > 10_000 or len(seen) >= 8 or (seen and count > 256):
             break
+        if ch in seen:
+            continue
         if ch in _JOINERS:
             before, after = text[i - 1:i], text[i + 1:i + 2]
             if not ((before.isascii() and before.isalnum()) or (after.isascii() and after.isalnum())):
                 continue  # between emoji, or in a script that joins this way
-        if ch in "\t\n\r":
-            continue
+        seen[ch] = None
+    for ch in seen:
         invisible.setdefault(_char_name(ch), None)
     return list(carrying), list(invisible), "".join(hidden)
 
@@ -753,18 +754,26 @@ _ESCAPE = re.compile(r"(?:\\x|%|\\u00)([0-9A-Fa-f]{2})")
 _MAX_RUNS = 64
 
 
+#: A decoded payload is judged on its first characters and read up to this length.
+_MAX_DECODED = 1 << 16
+_LINE_BREAKS = {9: None, 10: None, 13: None}
+
+
 def _readable(data: bytes) -> Optional[str]:
-    """``data`` as text when it reads as words: valid UTF-8, printable, at least two words."""
+    """``data`` as text when it reads as words: valid UTF-8, printable, at least two words
+    (judged on its first 4,096 characters; at most :data:`_MAX_DECODED` are returned)."""
     try:
-        text = data.decode("utf-8")
+        text = data[:_MAX_DECODED].decode("utf-8", "strict" if len(data) <= _MAX_DECODED else "ignore")
     except UnicodeDecodeError:
         return None
-    if not text or sum(ch.isprintable() or ch in "\n\t\r" for ch in text) < len(text):
+    sample = text[:4096]
+    if not sample or not sample.translate(_LINE_BREAKS).isprintable():
         return None
-    letters = sum(ch.isalpha() for ch in text)
-    if letters < 0.6 * len(text.replace(" ", "")) or len(re.findall(r"[A-Za-z]{2,}", text[:4096])) < 2:
+    compact = sample.replace(" ", "")
+    letters = len(compact) - len(re.sub(r"[^\W\d_]", "", compact))
+    if letters < 0.6 * len(compact) or len(re.findall(r"[A-Za-z]{2,}", sample)) < 2:
         return None
-    if " " not in text and not re.search(r"[/.:@]", text[:4096]):
+    if " " not in sample and not re.search(r"[/.:@]", sample):
         return None
     return text
 
@@ -781,6 +790,7 @@ def decoded_payloads(text: str) -> list[tuple[str, str]]:
         body = run.rstrip("=")
         if len(body) % 4 == 1 or body.isalpha() and (body.islower() or body.isupper()):
             continue  # not base64's length, or one case only: a word, not an encoding
+        body = body[:_MAX_DECODED // 3 * 4]
         padded = body + "=" * (-len(body) % 4)
         decode = base64.urlsafe_b64decode if ("-" in body or "_" in body) else base64.b64decode
         try:
@@ -793,7 +803,7 @@ def decoded_payloads(text: str) -> list[tuple[str, str]]:
         if i >= _MAX_RUNS:
             break
         run = match.group(0)
-        decoded = _readable(bytes.fromhex(run[: len(run) // 2 * 2]))
+        decoded = _readable(bytes.fromhex(run[: min(len(run) // 2 * 2, 2 * _MAX_DECODED)]))
         if decoded:
             out.append((run, decoded))
     if "\\" in text or "%" in text:
@@ -807,7 +817,7 @@ def decoded_payloads(text: str) -> list[tuple[str, str]]:
                 break
             if len(_ESCAPE.findall(token[:4096])) < 3:
                 continue
-            raw = _ESCAPE.sub(lambda m: "%" + m.group(1), token)
+            raw = token[:3 * _MAX_DECODED].replace("\\u00", "%").replace("\\x", "%")
             decoded = _readable(urllib.parse.unquote_to_bytes(raw))
             if decoded:
                 out.append((token, decoded))

@@ -52,6 +52,10 @@ class Folded:
     changed: bool  #: whether anything but case changed (then a quote says it is folded)
 
 
+#: The invisible characters text is most often stuffed with, removed before the table is applied.
+_COMMON_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u200e\u200f\u2061\u2062\u2063\u2064\u180e"
+
+
 @lru_cache(maxsize=1)
 def _table() -> dict[int, Optional[str]]:
     """code point -> ASCII look-alike, or None for a character folding removes."""
@@ -78,7 +82,11 @@ def fold(text: str) -> Folded:
     """``text`` in the one spelling the rules match (see the module docstring)."""
     if text.isascii():
         return Folded(text.lower(), False)
-    out = unicodedata.normalize("NFKD", text).translate(_table())
+    decomposed = unicodedata.normalize("NFKD", text)
+    for ch in _COMMON_INVISIBLE:  # str.replace is a C loop; translate's deletions are slow
+        if ch in decomposed:
+            decomposed = decomposed.replace(ch, "")
+    out = decomposed.translate(_table())
     low = out.lower()
     if len(low) != len(out):  # a letter whose lowercase is longer: keep positions simple
         low = "".join(ch.lower() if len(ch.lower()) == 1 else ch for ch in out)
