@@ -157,6 +157,15 @@ def test_the_redact_option_applies_to_the_fixture(project):
     assert "Sunny" not in raw and re.search(r"<redacted:[0-9a-f]{12}> in Paris", raw)
 
 
+def test_an_unusable_redaction_key_fails_the_recording_saying_why(project, monkeypatch):
+    monkeypatch.setenv("MCPTEST_REDACT_KEY", "short")
+    result = run(project, "--mcptest-record-mode=once")
+    result.assert_outcomes(passed=1, errors=1)  # the test ran; writing its recording failed, at teardown
+    result.stdout.fnmatch_lines(["*recording into *test-weather.json: MCPTEST_REDACT_KEY holds 5 characters; "
+                                 "a redaction key needs 16 or more*"])
+    assert "Traceback" not in result.stdout.str() and not (project.path / "test-weather.json").exists()
+
+
 def test_a_bad_redact_pattern_is_a_usage_error(project):
     result = run(project, "--mcptest-redact", "(")
     assert result.ret == 4

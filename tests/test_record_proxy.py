@@ -253,7 +253,8 @@ def test_redaction_no_planted_secret_reaches_a_written_byte(tmp_path, manifest):
     # the same secret, in the request and in the answer, is the same placeholder: a replay matches it
     assert calls[0]["args"]["text"] == f"my key is {hidden}"
     assert calls[0]["result"]["content"][0]["text"] == f"you said my key is {hidden}"
-    assert calls[2]["result"]["content"][0]["text"] == f"you said account {placeholder_for('ACCT-99812', REDACT_KEY.encode())}"
+    account = placeholder_for("ACCT-99812", REDACT_KEY.encode())
+    assert calls[2]["result"]["content"][0]["text"] == f"you said account {account}"
     assert run["meta"]["redaction_key_id"] == key_id(REDACT_KEY.encode())
     assert REDACT_KEY.encode() not in raw
 

@@ -42,7 +42,7 @@ class Recorder:
     ``mode``: a record mode (see the module). ``runs``: the runs the cassette should hold
     (``new_episodes`` stops appending there; replay fails with fewer). ``run``: which
     recorded run a replay answers from. ``redact``: regular expressions whose matches are
-    written as ``<redacted>``, besides the environment's secrets.
+    written as placeholders, besides the environment's secrets (:mod:`.redact`).
     """
 
     def __init__(self, path: str, mode: str = "once", runs: Optional[int] = None, run: int = 0,
@@ -52,7 +52,7 @@ class Recorder:
         self.mode = mode
         self.runs = runs
         self.run_index = run
-        self.redactor = make_redactor(redact)
+        self.redact = tuple(redact)
         self._fail = fail
         self._decision: Optional[modes.Decision] = None
         self._recorded: Optional[Cassette] = None  # the cassette as read, for replay
@@ -165,9 +165,17 @@ class Recorder:
             how = store.FIRST  # another test (pytest -n 2) may have recorded the same cassette meanwhile
         stamp = store.utc_now()
         meta = {"recorder": "mcptest_recorder", "recorded_at": stamp, **self.meta}
-        store.save(self.path, [self.run(stamp)], self.catalog, meta, how, self.redactor)
+        store.save(self.path, [self.run(stamp)], self.catalog, meta, how, self._redactor())
         self.saved = True
         return self.path
+
+    def _redactor(self):
+        """The recording's redactor, made when a run is written (a replay needs no key); a bad
+        pattern or an unusable redaction key fails the recording with its reason."""
+        try:
+            return make_redactor(self.redact)
+        except ValueError as exc:
+            self._error(f"recording into {self.path}: {exc}")
 
     def drift(self, item_id: str) -> str:
         """What changed between the replayed cassette's ``meta`` and this test's ``describe()``

@@ -108,7 +108,7 @@ QUERY_SECRET = re.compile(r"(?i)[?&;](?:access_token|refresh_token|id_token|toke
 # judged by secret_name, the value by _assigned.
 ASSIGNMENT = re.compile(r"""(?<![\w.\\-])(["']?)([A-Za-z_][\w.-]{0,79})\1[ \t]*(?::=|[:=])[ \t]*"""
                         r"""(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|([^\s"'`,;#(){}\[\]<>]+))""")
-_MAY_ASSIGN = ("pass", "pwd", "secret", "token", "key", "auth", "credential", "sid", "pat", "private")  # lowercased
+_MAY_ASSIGN = re.compile("pass|pwd|secret|token|key|auth|credential|sid|pat|private")  # in the text lowercased
 NETRC = re.compile(r"\b(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+)*\s+password\s+(\S+)")
 COOKIE = re.compile(r"(?i)\b(set-)?cookie:[ \t]*([^\r\n\"]*)")
 _COOKIE_PAIR = re.compile(r"[^=;\s]+=([^;\s]*)")
@@ -122,7 +122,6 @@ _NOT_A_VALUE_START = ("$", "{{", "%(", "<", "*", "&", "!", "|", ">", "~")  # a v
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _ALWAYS = {"password", "passwd", "pwd", "passphrase", "secret", "secrets", "credential", "credentials",
            "authorization", "apikey", "cookie", "cookies", "privatekey"}
-_LAST = {"token", "pat", "key", "sid"}  # a secret when the name ends with it, with the qualifiers below
 _KEY_QUALIFIERS = {"api", "access", "secret", "private", "client", "auth", "signing", "encryption", "master",
                    "license", "account", "subscription", "service", "admin", "app", "consumer", "session",
                    "webhook", "sas", "shared", "x"}
@@ -318,7 +317,8 @@ def _leaf_strings(value) -> Iterator[str]:
 
 
 def _nested(text: str) -> Iterator[tuple]:
-    """Secrets of a JSON text held in a JSON string (``"{\\"password\\": \\"...\\"}"``): the
+    """Secrets of a JSON text: under a key named for one, whatever it holds (an object of
+    credentials), and in the JSON texts its strings hold (``"{\\"password\\": ...}"``). The
     text is parsed, and each secret found is looked for at each depth of escaping, quotes
     included, so only whole string values are replaced and the text keeps its layout."""
     try:
@@ -337,7 +337,9 @@ def _nested(text: str) -> Iterator[tuple]:
 
 
 def _tokens(text: str) -> Iterator[tuple]:
-    if len(text) >= 20 and (_LONG_RUN.search(text) or "PRIVATE KEY" in text):  # every shape but a key block is 20 long or more
+    """The tokens of a well-known shape; each shape is tried only on a string holding one of
+    its literal parts, and only a string with a run of 20 (every shape but a key block's)."""
+    if len(text) >= 20 and (_LONG_RUN.search(text) or "PRIVATE KEY" in text):
         for parts, shape in TOKENS:
             if any(part in text for part in parts):
                 yield from ((m.start(), m.end(), m.group()) for m in shape.finditer(text))
@@ -349,10 +351,6 @@ def _groups(pattern: re.Pattern, text: str, group: int = 1) -> Iterator[tuple]:
 
 def _credentials(text: str) -> Iterator[tuple]:
     return ((s, e, v) for s, e, v in _groups(CREDENTIAL, text) if _NOT_A_WORD.search(v))
-
-
-def _may_assign(lowered: str) -> bool:
-    return any(word in lowered for word in _MAY_ASSIGN)
 
 
 def _spans(text: str) -> Iterator[tuple]:
@@ -368,13 +366,14 @@ def _spans(text: str) -> Iterator[tuple]:
         yield from _credentials(text)
     if "uthorization" in text or "UTHORIZATION" in text:
         yield from _groups(HEADER, text)
-    if ("=" in text or ":" in text) and _may_assign(text.lower()):
+    may_assign = ("=" in text or ":" in text) and _MAY_ASSIGN.search(text.lower()) is not None
+    if may_assign:
         yield from _assignments(text)
     if "password" in text and ("machine" in text or "default" in text):
         yield from _groups(NETRC, text)
     if "ookie" in text or "OOKIE" in text:
         yield from _cookies(text)
-    if '\\"' in text and text.lstrip()[:1] in ("{", "["):
+    if text.lstrip()[:1] in ("{", "[") and ('\\"' in text or may_assign):
         yield from _nested(text)
 
 

@@ -52,6 +52,7 @@ def test_redacting_twice_changes_nothing_more():
     f"machine api.example.com\n  login alice\n  password {SECRET}\n",  # netrc
     f"Cookie: sessionid={SECRET}; theme=dark",                       # a cookie header
     json.dumps({"body": json.dumps({"db": {"password": SECRET}})}),  # JSON inside a JSON string
+    json.dumps({"credentials": {"user": "alice", "pass": SECRET}}),   # a JSON text's object of credentials
 ])
 def test_common_secret_shapes_in_text_are_redacted(text):
     out = redactor(environ={}, key=KEY).value({"content": [{"type": "text", "text": text}]})
