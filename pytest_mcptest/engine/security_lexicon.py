@@ -180,7 +180,12 @@ SECRET_FILE = words(
     r"\.cursor/[a-z]", r"wallet\.dat", r"\.(?:bash|zsh)_history", r"login\s+data", r"cookies\.sqlite",
     r"\.config/(?:gh|gcloud|hub|op|doctl|rclone)", r"\.azure/", r"\.vault-token", r"\.terraformrc",
     r"(?:credentials|service[_-]account[a-z0-9_-]*|client_secrets?|secrets)\.(?:json|ya?ml|toml)", r"\.htpasswd",
-    r"master\.key", r"\.pgpass", r"\.my\.cnf", r"keychain", r"keyring", r"/proc/self/environ", r"\.git/config")
+    r"master\.key", r"\.pgpass", r"\.my\.cnf", r"keychain", r"keyring", r"/proc/self/environ", r"\.git/config",
+    r"logins\.json", r"key[34]\.db", r"\.m2/settings\.xml", r"gradle\.properties", r"\.cargo/credentials(?:\.toml)?",
+    r"terraform\.tfstate", r"[a-z0-9_-]+\.tfvars", r"wp-config\.php", r"\.config/github-copilot", r"hosts\.yml",
+    r"application_default_credentials\.json", r"\.boto", r"\.s3cfg", r"\.dockercfg", r"\.password-store",
+    r"\.yarnrc(?:\.yml)?", r"pip\.conf", r"secring\.gpg", r"\.electrum", r"local\s+state", r"\.vault_pass",
+    r"id_[a-z0-9]+_key", r"[a-z0-9_-]*private[_-]?key(?:\.[a-z0-9]+)?")
 #: kinds of credential
 SECRET = words(
     r"api[\s_-]?keys?", r"(?:access|auth|bearer|refresh|session|oauth|github|gitlab|slack|openai|anthropic|jwt|id|api|"

@@ -309,6 +309,10 @@ _ADDRESSED = _C(
     r"send|forward|e-?mail|fetch|open|visit|post|upload|delete|transfer|create|write|ignore|disregard|reply|respond|"
     r"tell|include|append|add|grant|approve|merge|push|deploy|pay|buy|read)\b"
     r"|\byou\s+(?:must|should|need\s+to|have\s+to|are\s+to)\s+(?:now|immediately)\s+\w+"
+    r"|\b(?:new|updated|urgent|additional|important|revised)\s+(?:instructions?|task|directive|orders?|steps?)\s+(?:for|to)\s+"
+    r"(?:you|the\s+(?:assistant|ai|agent|model|llm))\b"
+    r"|\bthe\s+following\s+(?:instructions?|steps?|tasks?|directives?)\s+(?:are|is)\s+(?:meant\s+)?for\s+(?:you|the\s+"
+    r"(?:assistant|ai|agent|model|llm))\b"
     r"|@(?:ai|llm|assistant|agent|bot|claude|copilot|gpt|chatgpt|gemini)[a-z0-9_-]*\s*[,:]?\s+(?:please\s+)?(?:ignore|do|"
     r"call|send|run|stop|forget|push|delete|forward|read|open|fetch|execute|reply|respond|tell|include|disregard|grant|"
     r"merge|approve|upload|post|share|add)\b",
@@ -357,6 +361,9 @@ def _concealment(USER: str, USER_POSS: str) -> tuple:  # noqa: N803 - the lexico
         r"without\s+(?:a\s+word|fuss|(?:any\s+)?notice|(?:any\s+)?notification|telling\s+anyone|a\s+trace))\b"
         r"|\b(?:say|answer|reply|respond|report|claim|tell|state|confirm|return)\w*\b" + GAP(40) + r"\b(?:no\s+matter\s+"
         r"what|regardless\s+of\s+(?:what|the\s+(?:result|outcome|scan|findings?|output|actual|real|truth)))\b"
+        r"|\b" + NEG + r"\s+(?:ever\s+)?" + TELL + r"\b" + GAP(40) + r"\b(?:tool\s+)?(?:calls?|actions?|steps?|requests?)\s+"
+        r"(?:that\s+)?you\s+(?:took|made|performed|ran|did|executed|sent)\b"
+        r"|\b" + NEG + r"\s+(?:ever\s+)?" + TELL + r"\s+(?:this|that|these)\s+(?:call|tool|action|step|request|operation)s?\b"
         r"|\b(?:make|made|makes|making)\s+no\s+(?:reference|mention|note|remark|allusion)s?\b|\bno\s+mention\s+(?:of|"
         r"that)\b"
         r"|\b(?:leave|keep|left|leaves|keeps)\s+" + GAP(40) + r"\bout\b" + GAP(30) + r"(?:\b" + RESPONSE + r"|\bit\b|$|[.!?])"
@@ -469,15 +476,18 @@ def _quoted_mention(low: str, start: int, end: int) -> bool:
 
 #: SEC-003
 _MARKUP = _C(
-    r"<\s*/?\s*(?:important|system|system[_-]?prompt|instructions?|secret|hidden|admin|critical|urgent|"
-    r"sidenote|side[_-]note|assistant|ai[_-]?instructions?|override|priority|context|internal|note\s+to\s+\w+|"
-    r"tool[_-]?instructions?|model[_-]?instructions?)\s*>"
-    r"|\[\s*/?\s*(?:system|inst|admin|hidden|internal|secret|important)(?:\s+(?:instructions?|override|note|"
-    r"message|directive))?\s*\]"
-    r"|<<\s*/?\s*sys\s*>>|<\|\s*(?:im_start|im_end|system|endoftext|start_header_id)\s*\|>"
+    r"<\s*/?\s*[a-z_-]{0,24}(?:important|system|instructions?|secret|hidden|admin|critical|urgent|sidenote|side[_-]note|"
+    r"assistant|ai[_-]instructions?|override|priority|internal|directives?|mandatory|reminder|attention|"
+    r"notice|llm|sys|inst|confidential|private|rules?|policy|prompt|note[_-]to[_-]\w+)[a-z_-]{0,24}"
+    r"(?:\s+[a-z_-]+\s*=\s*[\"'][^\"'<>]{0,60}[\"'])*\s*/?>"
+    r"|<\s*/?\s*(?:context|note\s+to\s+\w+|ai|agent|model)\s*>"
+    r"|\[\s*/?\s*(?:system|inst|sys|admin|hidden|internal|secret|important|assistant|ai|llm|note\s+to\s+(?:the\s+)?"
+    r"(?:ai|assistant|model|agent))(?:\s+(?:instructions?|override|note|message|directive|notice|prompt|alert))?\s*\]"
+    r"|<<\s*/?\s*sys\s*>>|<\|\s*[a-z_]{2,30}\s*\|>|\{\{\s*(?:system|instructions?|assistant)\s*\}\}"
     r"|\bstyle\s*=\s*[\"'][^\"'>]{0,80}(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0"
     r"(?:[;\"']|\.0)|color\s*:\s*(?:white|#fff\b|#ffffff|transparent))|<[a-z]+\s[^>]{0,80}\bhidden\b[^>]{0,40}>"
-    r"|<!--|(?m:^[ \t]*#{1,6}[ \t]*(?:system|instructions?|admin)\b)",
+    r"|<!--|(?m:^[ \t]*(?:#{1,6}|>)[ \t]*\**[ \t]*(?:system|instructions?|admin|assistant|ai\s+instructions|"
+    r"note\s+to\s+(?:the\s+)?(?:ai|assistant|model|agent))\b)",
 )
 
 #: SEC-004/014: a secret file named (``_B`` consumed before it, one character after it).
@@ -563,6 +573,11 @@ _ASKS_FOR_CONTEXT = re.compile(
 
 #: SEC-007
 _OTHER_TOOLS = _C(
+    r"\b(?:prefer|use|choose|pick|select|call|invoke)\s+this\s+(?:tool|function|one|server)\s+(?:instead\s+of|over|"
+    r"rather\s+than|in\s+place\s+of|before)\s+(?:any|all|every|each|other|the\s+other)\b"
+    r"|\b(?:this|the)\s+(?:tool|function|server)\s+(?:must|should|shall|is\s+to)\s+(?:always\s+)?(?:be\s+)?(?:used|called|"
+    r"chosen|preferred|selected)\s+(?:instead\s+of|over|rather\s+than|in\s+place\s+of)\s+(?:any|all|every|each|"
+    r"other|the\s+other)\b|"
     r"\b(?:outranks?|overrides?|supersedes?|takes?\s+(?:precedence|priority)\s+over|replaces?|trumps?)\b" + GAP(40)
     + r"\b(?:any|all|every|each|the)\s+other\s+(?:[a-z-]+\s+)?(?:tools?|functions?|servers?|mcp\s+servers?|plugins?|"
     r"integrations?|extensions?|connectors?)\b"
@@ -589,7 +604,12 @@ _OTHER_TOOLS = _C(
     r"(?:be\s+)?(?:sent|forwarded|routed|cc" + APOS + r"?d|bcc" + APOS + r"?d|redirected|copied|include|add|go|invite|"
     r"mirrored)\b")
 _OTHER_TOOLS_DIRECTED = _C(
-    r"\b(?:any|all|every|each|the)\s+other\s+(?:[a-z-]+\s+)?(?:tools?|functions?|servers?|mcp\s+servers?|plugins?|integrations?|"
+    r"\b(?:any|all|every|each)\s+(?:[a-z0-9-]+\s+){1,2}(?:tools?|functions?|integrations?|servers?|plugins?|"
+    r"connectors?)\b"
+    r"|\b" + WHEN + r"\b" + GAP(30) + r"\b(?:the|a|any|an)\s+(?:[a-z0-9-]+\s+){1,2}(?:integration|server|plugin|"
+    r"connector|mcp\s+server)s?(?:" + APOS + r"s\s+[a-z_]+)?\s+(?:is\s+|are\s+|gets?\s+)?(?:called|used|invoked|runs?|sends?|"
+    r"posts?|creates?|calls?|writes?|executes?|deletes?|uploads?|transfers?|pays?)\b"
+    r"|\b(?:any|all|every|each|the)\s+other\s+(?:[a-z-]+\s+)?(?:tools?|functions?|servers?|mcp\s+servers?|plugins?|integrations?|"
     r"extensions?|connectors?)\b|\bother\s+(?:tools|servers)" + APOS + r"\s|\b(?:all|every|any|each)\s+(?:tool|function)"
     r"\s+calls?\b|\b(?:of|from|on|in|by)\s+(?:another|a\s+different|other|the\s+other|any\s+other|a\s+separate)\s+"
     r"(?:server|integration|plugin|mcp|extension|connector|service)s?\b")
@@ -605,6 +625,8 @@ _TOOL_REF = _C(
     + CALLED + r"\b"
     r"|\b" + WHEN + r"\s+(?:" + AGENT + r"\s+)?(?:next\s+|later\s+|ever\s+)?" + CALLS + r"\s+(?:the\s+)?"
     + _SERVER_OF.format("srv2") + _IDENT.format("w2")
+    + r"|\b(?:do\s+not|don" + APOS + r"t|never|stop|avoid)\s+(?:using|calling|invoking|running|use|call|invoke|run)\s+"
+    r"(?:the\s+)?" + _IDENT.format("w12")
     + r"|\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:" + AGENT + r"\s+)?(?:calling|using|invoking|running)?\s*"
     r"(?:the\s+)?" + _IDENT.format("w3")
     + r"|\b(?:calls?|requests?|invocations?)\s+(?:to|of)\s+(?:the\s+)?" + _IDENT.format("w4")
@@ -948,7 +970,7 @@ def _tool_reference(reader: _Reader, ctx: ToolContext, result: bool) -> Optional
     for i, ref in enumerate(_TOOL_REF.finditer(low)):
         if i >= MAX_CANDIDATES:
             break
-        group = next((g for g in ("w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9", "w10", "w11", "q")
+        group = next((g for g in ("w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9", "w10", "w11", "w12", "q")
                       if ref.group(g) is not None), None)
         if group is None:
             continue
@@ -983,7 +1005,7 @@ def _tool_reference(reader: _Reader, ctx: ToolContext, result: bool) -> Optional
                 continue
         elif group == "w11" or server_named:
             pass  # a tool of a server named as another one
-        elif not like and not ((quoted or named_tool) and group in ("w1", "w2", "w3", "w7", "w10")):
+        elif not like and not ((quoted or named_tool) and group in ("w1", "w2", "w3", "w7", "w10", "w12")):
             continue
         where = f", a tool of server {foreign!r}" if foreign else ""
         return ref.start(), ref.end(), f"refers to tool {raw!r}{where}"
