@@ -446,36 +446,6 @@ def as_json(cassette: Cassette) -> dict:
     return msgspec.json.decode(msgspec.json.encode(_record(cassette)))
 
 
-def keep_unknown(raw, written, kept_runs: int) -> None:
-    """Put back into ``written`` (the JSON of the merged cassette) what the existing file held
-    that the typed model has no field for: keys a user or another tool added at the top,
-    in a run, a call, a message, the conversation or its token counts (the format is open
-    to them). The runs kept from the file are its first ``kept_runs``, in order; a key the
-    writer left out (a false flag, an empty list) reads the same when put back."""
-    if not isinstance(raw, dict) or not isinstance(written, dict):
-        return
-    _graft(raw, written)
-    old, new = raw.get("runs"), written.get("runs")
-    if isinstance(old, list) and isinstance(new, list):
-        for before, after in zip(old[:kept_runs], new):
-            _graft(before, after)
-            if not (isinstance(before, dict) and isinstance(after, dict)):
-                continue
-            for key in ("tool_calls", "messages"):
-                for a, b in zip(before.get(key) or (), after.get(key) or ()):
-                    _graft(a, b)
-            said, says = before.get("conversation"), after.get("conversation")
-            _graft(said, says)  # the conversation's own keys, then its token counts' (a cache-read count, say)
-            if isinstance(said, dict) and isinstance(says, dict):
-                _graft(said.get("tokens"), says.get("tokens"))
-
-
-def _graft(before, after) -> None:
-    if isinstance(before, dict) and isinstance(after, dict):
-        for key, value in before.items():
-            after.setdefault(key, value)
-
-
 def write_cassette(path: str, cassette: Optional[Cassette], overwrite: bool = False,
                    text: str | None = None) -> str:
     """Write ``cassette`` at ``path``: a temporary file beside it, then a rename, so a failure
