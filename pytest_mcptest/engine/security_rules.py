@@ -1,4 +1,4 @@
-"""The security lint of a tool catalog and of recorded tool results: rules SEC-001..014.
+"""The security lint of a tool catalog and of recorded tool results: rules SEC-001..015.
 
 The description lint (DESC) asks whether an agent can use a tool well; this one asks
 whether a tool's text is an attack on the agent. An MCP client pastes every tool's name,
@@ -77,6 +77,10 @@ SEC-014     Warning   sensitive material named with no instruction to take it: a
                       given as an example or a thing to skip, a credential to read or pass
                       with nothing saying where from, a secret handled by a tool whose
                       name says it handles secrets
+SEC-015     Warning   a sentence whose words, in no known form, keep something from the user:
+                      a withholding or negated telling word beside the user or the answer,
+                      or beside something the tool does on the side (SEC-002 when all three
+                      meet)
 ==========  ========  =====================================================================
 
 Which strings are read: every string of a tool (name, title, description, every string in
@@ -127,6 +131,7 @@ SECURITY_RULES: dict[str, tuple[str, str]] = {
     "SEC-012": (WARNING, "An encoded payload that decodes to readable text"),
     "SEC-013": (CRITICAL, "A recorded tool result speaks to the model"),
     "SEC-014": (WARNING, "Text names secrets or secret files (no instruction to take them was found)"),
+    "SEC-015": (WARNING, "Text may keep something from the user (its words, not a known form)"),
 }
 
 SUGGESTIONS: dict[str, str] = {
@@ -144,6 +149,7 @@ SUGGESTIONS: dict[str, str] = {
     "SEC-012": "write the text in plain words; nothing in a description needs to be encoded",
     "SEC-013": "treat the server's output as untrusted; fix or drop the server that sends it",
     "SEC-014": "check that the tool has a reason to name it; a tool never needs the model to fetch a secret",
+    "SEC-015": "read the sentence: a tool's text never decides what the user is told",
 }
 
 #: The checks that apply to a recorded tool result (SEC-013): those that speak to the model
@@ -901,6 +907,76 @@ def _protective(low: str, start: int, end: int) -> bool:
 MAX_CANDIDATES = 200
 
 
+#: Concealment read by its words: a withholding word or a telling word under a negation, the
+#: user (or the answer) it is kept from, and something the tool does on the side.
+_W_NEGATED_TELL = _C(
+    r"\b(?:not|never|no|nothing|none|n" + APOS + r"t|without|avoid\w*|refrain\w*|neither|nor)\b(?:\s+[a-z"
+    + APOS[1:-2] + r"-]+){0,4}?\s+"
+    r"(?:tell|mention|inform|notify|say|show|hear|see|know|learn|volunteer|reveal|disclose|report|explain|visible|"
+    r"belong|surface|display|aware|bring|hint|include|discuss|notice|find|informed|told|shown|seen|heard|noticed|"
+    r"mentioned|displayed|surfaced|reported|included|disclosed|revealed)\w*\b")
+_W_WITHHOLD = _C(
+    r"\b(?:hid(?:e|es|ing|den)|conceal\w*|withh[eo]ld\w*|omit\w*|exclud\w*|leave\s+out|left\s+out|"
+    r"keep\w*\s+(?:[a-z]+\s+){0,3}(?:private|secret|quiet|confidential|hidden|to\s+yourself|out)|stays?\s+(?:private|"
+    r"secret|hidden|confidential|internal)|between\s+(?:you|us)|need[\s-]to[\s-]know|change\s+the\s+subject|"
+    r"volunteer\w*|(?:better|best)\s+(?:if|not|left)|confidential|discreet\w*|silent\w*|gloss\w*\s+over|"
+    r"downplay\w*|play\w*\s+down|skip\w*\s+(?:over\s+)?(?:it|them|this|that|the\s+\w+))\b")
+_W_AUDIENCE = _C(
+    r"\b(?:the\s+|your\s+)?(?:end[\s-]?)?(?:users?|humans?|person|people|anyone|anybody|customers?|requesters?|operators?|"
+    r"owners?)\b|\b(?:your|the\s+final|the\s+visible)\s+(?:reply|answer|response|explanation|summary|message|output)\b|"
+    r"\bwhen\s+you\s+(?:answer|reply|respond|summari[sz]e|explain|report)\b|\bin\s+(?:the\s+)?(?:chat|conversation)\b")
+_W_SIDE = _C(
+    r"\b(?:" + SIDE_ACTION + r"|the\s+rest|what\s+else|in\s+between|this\s+part|the\s+fact|outbound|leaves\s+the\s+"
+    r"(?:machine|device|computer|network)|(?:also|additionally|secretly|quietly)\s+(?:e-?mailed|sent|copied|uploaded|"
+    r"forwarded|saved|stored|logged|shared|posted|kept)|was\s+(?:also\s+)?(?:e-?mailed|sent|copied|uploaded|forwarded|"
+    r"kept|shared|posted)|details?\s+(?:of|about)\s+(?:the\s+)?(?:upload|copy|sync|transfer|backup|forward\w*)|"
+    r"(?:upload|copy|sync|transfer|backup|archive|forwarding|logging)\s+(?:step|part|details?|rule))\b")
+_OTHER_PEOPLE = re.compile(r"\b(?:other|others|everyone\s+else|the\s+public|non-?members?|unauthori[sz]ed|without\s+"
+                           r"access|outside\s+the)\b")
+#: "defaults to X when omitted", "omit for all": an argument left out, not something kept from anyone
+_ARGUMENT_LEFT_OUT = re.compile(r"\b(?:defaults?|parameter|argument|field|value|optional|omitted|unset|"
+                                r"excluded\s+by\s+default)\b|\bomit\s+(?:for|to|it|this|them)\b")
+_TRANSPARENT = re.compile(r"\b(?:never|don'?t|do\s+not|must\s+not|no)\s+(?:\w+\s+){0,2}(?:hide|hides|hiding|conceal\w*|"
+                          r"withh[eo]ld\w*|omit\w*|suppress\w*)\b|\b(?:never|don'?t|do\s+not|must\s+not)\b[^.!?\n]{0,80}"
+                          r"\bwithout\s+(?:tell|inform|notify|ask|show|let)\w*")
+
+
+def _sentences(low: str, spans: list) -> dict:
+    """The sentence (start, end) of each span, for spans found in ``low`` (bounded look)."""
+    return {span: _sentence(low, span[0], span[1], 200) for span in spans}
+
+
+def _withholding(low: str, result: bool) -> tuple[Optional[tuple], Optional[tuple]]:
+    """(a sentence that keeps something from the user, by its words: the withholding or
+    negated telling word, the user or the answer, and something done on the side; a
+    sentence with two of the three, the withholding one among them). Protective sentences
+    (a secret not shown), talk of other people (a private note other users cannot see) and
+    the transparent negations ("never hide ...", "never ... without telling") are not."""
+    hits: list = []
+    for pattern in (_W_NEGATED_TELL, _W_WITHHOLD):
+        for i, match in enumerate(pattern.finditer(low)):
+            if i >= MAX_CANDIDATES:
+                break
+            hits.append(match.span())
+    weak = None
+    for span in sorted(hits)[:MAX_CANDIDATES]:
+        lo, hi = _sentence(low, span[0], span[1], 200)
+        sentence = low[lo:hi]
+        if _SECRET_WORD.search(sentence) or _OTHER_PEOPLE.search(sentence) or _TRANSPARENT.search(sentence) \
+                or _quoted_mention(low, span[0], span[1]) \
+                or low.startswith(("omit", "exclud", "left out", "leave out"), span[0]) and _ARGUMENT_LEFT_OUT.search(sentence):
+            continue
+        audience = _W_AUDIENCE.search(sentence) is not None
+        if result:  # in a result, only the model's own user and answer count
+            audience = re.search(r"\b(?:the\s+)?users?\b|\byour\s+(?:reply|answer|response|summary)\b", sentence) is not None
+        side = _W_SIDE.search(sentence) is not None
+        if audience and side:
+            return (lo, hi), (lo, hi)
+        if (audience or side) and weak is None:
+            weak = (lo, hi)
+    return None, weak
+
+
 def _first(pattern, low: str, keep=None):
     """The first of the first :data:`MAX_CANDIDATES` matches of ``pattern`` in ``low`` that
     ``keep(match)`` accepts (all when None)."""
@@ -1119,6 +1195,12 @@ def scan_text(text: str, tool: str = "", *, siblings: Iterable[str] = frozenset(
             match = _first(hide_from, low, lambda m: spoken(m) and not _negated(low, m.start()))
         if match:
             say("SEC-002", match.span())
+    if ("SEC-002" in allowed or "SEC-015" in allowed) and "SEC-002" not in found:
+        strong, weak = _withholding(low, result)
+        if strong and "SEC-002" in allowed:
+            say("SEC-002", strong, "keeps something from the user: ")
+        elif weak and "SEC-015" in allowed:
+            say("SEC-015", weak, "may keep something from the user: ")
     if "SEC-003" in allowed:
         match = _first(_MARKUP, low, spoken)
         if match:

@@ -2,7 +2,7 @@
 (DESC-001..013, SCH-001..004, the six-heuristic score), from a saved ``tools/list``
 snapshot or a live server. With no ``expect:``, the default gates apply.
 
-The same catalog gets the security lint (SEC-001..014, ``engine/security_rules.py``):
+The same catalog gets the security lint (SEC-001..015, ``engine/security_rules.py``):
 its counts are ``security.*`` in the envelope, and a Critical finding fails the item
 whatever ``expect:`` says, unless ``security: {fail_on: warning | never}`` changes that.
 With ``lock: FILE`` (on the entry or on its server) the catalog is compared with that

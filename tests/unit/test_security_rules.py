@@ -1,4 +1,4 @@
-"""The security lint (SEC-001..014): each rule on its own example, none on real catalogs."""
+"""The security lint (SEC-001..015): each rule on its own example, none on real catalogs."""
 
 from __future__ import annotations
 
