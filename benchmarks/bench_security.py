@@ -27,9 +27,10 @@ missed. Usage::
     python benchmarks/bench_security.py --heldout    # the frozen held-out set, real catalogs, hostile input
 
 ``--heldout`` scores ``benchmarks/security_heldout/`` (written by someone who never read the
-rules, frozen before they were tuned: never tune against it) as a user would lint it: each
-file is one catalog (its tools are each other's siblings), its label key ``x-heldout`` left
-out. It prints the poisoned tools flagged Critical and with any finding, the tricky benign
+rules, frozen before they were tuned: never tune against it) as a user lints it with
+``mcptest doctor --security --catalog FILE``: each file is one catalog (its tools are each
+other's siblings; the label key ``x-heldout`` is a vendor extension, which the lint does not
+read, as hosts do not show it to the model). It prints the poisoned tools flagged Critical and with any finding, the tricky benign
 tools given a Critical (and a Warning), the tool results, the in-sample figures of
 ``security_corpus.py``, the real catalogs' Criticals and Warning rate, and the time 1 MB of
 hostile text takes through every rule (goal < 1 s).
@@ -214,12 +215,9 @@ def heldout() -> dict:
     def read(name):
         return json.loads((HELDOUT / name).read_text(encoding="utf-8"))
 
-    def unlabelled(data):
-        return {"tools": [{k: v for k, v in t.items() if k != "x-heldout"} for t in data["tools"]]}
-
     poisoned, benign, results = read("poisoned.json"), read("benign.json"), read("results.json")
-    p_worst = [_worst(fs) for fs in _per_tool(unlabelled(poisoned))]
-    b_worst = [_worst(fs) for fs in _per_tool(unlabelled(benign))]
+    p_worst = [_worst(fs) for fs in _per_tool(poisoned)]
+    b_worst = [_worst(fs) for fs in _per_tool(benign)]
     r_flag = [(r["id"], r["poisoned"], _result_flagged(r["tool"], r["text"])) for r in results]
     by_category: dict[str, list[int]] = {}
     for tool, worst in zip(poisoned["tools"], p_worst):

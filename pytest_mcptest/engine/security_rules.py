@@ -1337,6 +1337,12 @@ def catalog_context(tools: Sequence[Mapping]) -> tuple[frozenset, frozenset]:
     return frozenset(names), frozenset(params)
 
 
+def _not_shown(key: Any) -> bool:
+    """Whether a tool's top-level key is one no host shows the model: a vendor extension
+    (``x-...``) or ``_meta``; what it holds never reaches the model, so it is not read."""
+    return isinstance(key, str) and (key.startswith("x-") or key == "_meta")
+
+
 def lint_tool_security(tool: Mapping, prefix: Sequence = (), siblings: Iterable[str] = (),
                        foreign: Optional[Mapping[str, str]] = None,
                        params: Iterable[str] = ()) -> tuple[SecurityFinding, ...]:
@@ -1350,6 +1356,8 @@ def lint_tool_security(tool: Mapping, prefix: Sequence = (), siblings: Iterable[
                       dict(foreign or {}), _secret_purpose(name, _title(tool)))
     out = []
     for parts, text, is_key in _strings(tool, []):
+        if parts and _not_shown(parts[0]):
+            continue
         if parts == ["name"] and not is_key or is_key:
             checks: Optional[tuple] = ("SEC-010", "SEC-011")  # a name's own rules are SEC-008/009
         else:
