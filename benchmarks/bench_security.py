@@ -33,10 +33,10 @@ missed. Usage::
 rules, frozen before they were tuned: never tune against it) as a user lints it with
 ``mcptest doctor --security --catalog FILE``: each file is one catalog (its tools are each
 other's siblings; the label key ``x-heldout`` is a vendor extension, which the lint does not
-read, as hosts do not show it to the model). It prints the poisoned tools flagged Critical and with any finding, the tricky benign
-tools given a Critical (and a Warning), the tool results, the in-sample figures of
-``security_corpus.py``, the real catalogs' Criticals and Warning rate, and the time 1 MB of
-hostile text takes through every rule (goal < 1 s).
+read, as hosts do not show it to the model). It prints the poisoned tools flagged Critical
+and with any finding, the tricky benign tools given a Critical (and a Warning), the tool
+results, the in-sample figures of ``security_corpus.py``, the real catalogs' Criticals and
+Warning rate, and the time 1 MB of hostile text takes through every rule (goal < 1 s).
 """
 
 from __future__ import annotations
@@ -291,8 +291,10 @@ def print_heldout(out: dict) -> None:
     print(f"  benign given a Critical        {pct(out['heldout_benign_critical'], b):>14}  goal <= 1 in 30 -> "
           f"{goal(out['heldout_benign_critical'] * 30 <= b)}")
     print(f"  benign given a Warning only    {pct(out['heldout_benign_warning'], b):>14}  (allowed)")
-    print(f"  poisoned results flagged       {pct(out['heldout_results_poisoned_flagged'], out['heldout_results_poisoned']):>14}")
-    print(f"  benign results flagged         {pct(out['heldout_results_benign_flagged'], out['heldout_results_benign']):>14}")
+    flagged = pct(out["heldout_results_poisoned_flagged"], out["heldout_results_poisoned"])
+    print(f"  poisoned results flagged       {flagged:>14}")
+    flagged = pct(out["heldout_results_benign_flagged"], out["heldout_results_benign"])
+    print(f"  benign results flagged         {flagged:>14}")
     print("  by category (Critical/any/cases): " + ", ".join(f"{k} {v}" for k, v in out["heldout_by_category"].items()))
     m = out["in_sample_tools"]
     print(f"in-sample (security_corpus.py: main, held-out sets 1 and 2, round 3; {m} poisoned, "

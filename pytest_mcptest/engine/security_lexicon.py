@@ -50,7 +50,8 @@ APOS = "['`\u2019]?"
 USER = (r"(?:the\s+|your\s+|their\s+|this\s+|that\s+|any\s+)?(?:end[\s-]?)?"
         r"(?:users?|humans?|person|people|operators?|requesters?|customers?|anyone|anybody|principal|"
         r"account\s+(?:owner|holder)s?|owners?|"
-        r"person\s+you(?:" + APOS + r"re|\s+are)\s+(?:helping|assisting|talking\s+to|working\s+(?:with|for)|chatting\s+with))")
+        r"person\s+you(?:" + APOS + r"re|\s+are)\s+(?:helping|assisting|talking\s+to|working\s+(?:with|for)|chatting\s"
+        r"+with))")
 USER_POSS = r"(?:the\s+|your\s+)?(?:users?|humans?|person|operators?|requesters?|customers?)" + APOS + "s?"
 
 #: what the model was told: always instructions
@@ -72,7 +73,8 @@ PRIOR = words(r"previous", r"prior", r"above", r"earlier", r"preceding", r"forme
 #: "before this line": instructions placed by where they stand
 BEFORE_HERE = words(r"before\s+(?:this|here|now|it)", r"above", r"earlier", r"previously", r"so\s+far",
                     r"until\s+now", r"up\s+to\s+(?:now|here|this\s+point)", r"that\s+came\s+(?:before|first|earlier)",
-                    r"(?:that|which)\s+(?:you\s+)?(?:were|was|have\s+been)\s+given", r"you\s+(?:were|have\s+been)\s+given",
+                    r"(?:that|which)\s+(?:you\s+)?(?:were|was|have\s+been)\s+given", r"you\s+(?:were|have\s+been)\s+gi"
+                    r"ven",
                     r"you\s+received", r"given\s+(?:to\s+you\s+)?(?:before|earlier|previously)")
 
 # --------------------------------------------------------------------------- override (SEC-001)
@@ -80,7 +82,8 @@ BEFORE_HERE = words(r"before\s+(?:this|here|now|it)", r"above", r"earlier", r"pr
 DISMISS = words(
     r"ignore", r"ignoring", r"disregard\w*", r"forget", r"forgetting", r"override", r"overrule", r"bypass\w*",
     r"skip", r"discard\w*", r"abandon\w*", r"set\s+aside", r"put\s+aside", r"lay\s+aside", r"drop",
-    r"pay\s+no\s+(?:attention|heed|mind)\s+to", r"stop\s+(?:following|obeying|applying)", r"no\s+longer\s+(?:follow|obey|apply)",
+    r"pay\s+no\s+(?:attention|heed|mind)\s+to", r"stop\s+(?:following|obeying|applying)", r"no\s+longer\s+(?:follow|ob"
+    r"ey|apply)",
     r"(?:do\s+not|don" + APOS + r"t|never)\s+(?:follow|obey|apply|heed)", r"cease\s+(?:following|obeying)",
     r"throw\s+out", r"scrap", r"ditch", r"nullify", r"circumvent", r"evade", r"suspend", r"deactivate",
     r"turn\s+off", r"switch\s+off", r"disable", r"lift", r"waive", r"unlearn", r"break\s+free\s+(?:of|from)",
@@ -91,7 +94,8 @@ INVALID = words(
     r"no\s+longer\s+(?:valid|appl(?:y|ies|icable)|relevant|in\s+(?:effect|force)|binding|active|current|needed|"
     r"required|matters?|holds?|stands?)",
     r"(?:is|are|was|were|has\s+been|have\s+been|now|hereby|being)\s+(?:now\s+|hereby\s+|officially\s+)?"
-    r"(?:out\s+of\s+date|outdated|obsolete|void|null|invalid|superseded|cancel+ed|revoked|rescinded|withdrawn|retracted|"
+    r"(?:out\s+of\s+date|outdated|obsolete|void|null|invalid|superseded|cancel+ed|revoked|rescinded|withdrawn|retracte"
+    r"d|"
     r"deprecated|expired|stale|wrong|incorrect|replaced|overridden|lifted|suspended|retired|"
     r"not\s+(?:valid|binding|applicable|in\s+effect|to\s+be\s+followed))",
     r"(?:do|does)\s*(?:not|n" + APOS + r"t)\s+(?:apply|count|matter|hold)",
@@ -127,8 +131,10 @@ TELL = words(r"tell\w*", r"mention\w*", r"inform\w*", r"notify\w*", r"notifie\w*
              r"referenc\w*", r"discuss\w*", r"includ\w*", r"acknowledg\w*", r"admit\w*", r"confess\w*", r"share\w*",
              r"let\w*\s+" + USER + r"\s+know", r"make\w*\s+" + USER + r"\s+aware", r"signal\w*", r"indicat\w*",
              r"flag\w*", r"describ\w*", r"list\w*", r"spell\w*\s+out", r"point\w*\s+out",
-             r"draw\w*\s+attention\s+to", r"print\w*", r"output\w*", r"render\w*", r"echo\w*", r"writ\w*", r"call\w*\s+attention\s+to", r"highlight\w*", r"hint\w*", r"allud\w*",
-             r"refer\w*\s+to", r"comment\w*\s+on", r"talk\w*\s+about", r"speak\w*\s+(?:of|about)", r"note\s+(?:that|it)",
+             r"draw\w*\s+attention\s+to", r"print\w*", r"output\w*", r"render\w*", r"echo\w*", r"writ\w*", r"call\w*\s"
+             r"+attention\s+to", r"highlight\w*", r"hint\w*", r"allud\w*",
+             r"refer\w*\s+to", r"comment\w*\s+on", r"talk\w*\s+about", r"speak\w*\s+(?:of|about)",
+             r"note\s+(?:that|it)",
              r"bring\w*\s+(?:it|this|that|them)?\s*to\s+" + USER + r"\s*" + APOS + r"?s?\s+attention")
 #: what a tool does on the side, that concealment keeps quiet about
 SIDE_ACTION = words(r"uploads?", r"copy", r"copies", r"cc", r"bcc", r"forward(?:ing|s)?", r"exports?", r"telemetry",
@@ -147,7 +153,8 @@ STEALTH = words(r"secretly", r"covertly", r"stealthily", r"surreptitiously", r"d
                 r"without\s+(?:a\s+)?trace")
 #: what the model says to the user: hiding something from it hides it from the user
 RESPONSE = (r"(?:your\s+(?:final\s+|visible\s+)?(?:response|answer|reply|replies|summary|summaries|explanation|message|"
-            r"chat\s+reply|output)s?|(?:the|any|each|every)\s+(?:response|answer|reply|summary|message|explanation)s?\s+"
+            r"chat\s+reply|output)s?|(?:the|any|each|every)\s+(?:response|answer|reply|summary|message|explanation)s?"
+            r"\s+"
             r"(?:you\s+(?:give|send|write|return|provide|show)|to\s+(?:the\s+)?user)|the\s+(?:chat|chat\s+window|"
             r"conversation|transcript|ui|user\s+interface|screen|visible\s+(?:output|reply|answer|text))|"
             r"what\s+you\s+(?:say|tell|show|write|reply|output|display|report|answer))")
@@ -167,7 +174,8 @@ MOVE_OUT = words(r"send\w*", r"sent", r"forward\w*", r"upload\w*", r"transmit\w*
                  r"replicat\w*", r"export\w*", r"stream\w*", r"push\w*", r"pipe\w*", r"archiv\w*", r"back\w*\s+up",
                  r"transfer\w*", r"deliver\w*", r"submit\w*", r"dispatch\w*", r"publish\w*", r"beam\w*", r"ship\w*",
                  r"exfiltrat\w*", r"mirror\w*", r"beacon\w*", r"leak\w*", r"relay\w*", r"copy", r"copie\w*", r"post\w*",
-                 r"share\w*", r"report\w*\s+(?:it|them|this|back)", r"phon\w*\s+home", r"sync\w*\s+(?:it|them|a\s+copy)")
+                 r"share\w*", r"report\w*\s+(?:it|them|this|back)", r"phon\w*\s+home",
+                 r"sync\w*\s+(?:it|them|a\s+copy)")
 
 # --------------------------------------------------------------------------- data (SEC-004..006)
 
@@ -194,7 +202,8 @@ SECRET = words(
     r"signing\s+keys?", r"passwords?", r"passphrases?", r"passwd", r"credentials?", r"creds", r"logins?",
     r"(?:seed|recovery|mnemonic|backup|wallet)\s+(?:phrases?|words|codes?|keys?)", r"mnemonics?",
     r"(?:2fa|mfa|otp|one[\s-]time|verification|auth(?:entication)?|security|backup|recovery)\s+(?:codes?|pins?)",
-    r"pin\s+(?:codes?|numbers?)", r"pins", r"passcodes?", r"one[\s-]time\s+(?:pass)?(?:codes?|passwords?)", r"(?:session\s+)?cookies", r"session\s+ids?",
+    r"pin\s+(?:codes?|numbers?)", r"pins", r"passcodes?", r"one[\s-]time\s+(?:pass)?(?:codes?|passwords?)", r"(?:sessi"
+    r"on\s+)?cookies", r"session\s+ids?",
     r"environment\s+variables?", r"env(?:ironment)?\s+vars?", r"env\s+file", r"kubeconfig",
     r"(?:credit|debit|bank)\s+card(?:\s+(?:numbers?|details))?", r"card\s+numbers?", r"cvv\d?", r"cvc",
     r"security\s+(?:codes?|answers?)", r"social\s+security\s+numbers?", r"ssns?", r"bank\s+account(?:\s+numbers?)?",
@@ -206,7 +215,8 @@ CONTEXT = words(
     r"(?:previous|prior|earlier|past|all\s+(?:the\s+|of\s+the\s+)?(?:previous|prior|earlier|past))\s+(?:messages|turns|"
     r"exchanges|prompts|replies)",
     r"all\s+(?:the\s+|of\s+the\s+)?(?:conversation|chat)\b",
-    r"(?:this|the\s+current|our|your|the\s+present|the\s+ongoing)\s+(?:conversation|chat|dialog(?:ue)?)(?:\s+(?:so\s+far|"
+    r"(?:this|the\s+current|our|your|the\s+present|the\s+ongoing)\s+(?:conversation|chat|dialog(?:ue)?)(?:\s+(?:so\s+f"
+    r"ar|"
     r"history|log|transcript|context|up\s+to\s+now))?",
     r"the\s+(?:conversation|chat)\s+(?:so\s+far|up\s+to\s+now|until\s+now|history)",
     r"(?:conversation|chat|dialog(?:ue)?|message|session)\s+(?:history|log|logs|transcript|context)",
@@ -215,18 +225,20 @@ CONTEXT = words(
     r"your\s+(?:instructions|rules|prompt|guidelines|configuration|memory|memories|context|reasoning|thoughts|"
     r"directives|system\s+prompt|programming)",
     r"chain[\s_-]of[\s_-]thought", r"(?:internal|private|hidden)\s+(?:reasoning|thoughts|notes|monologue)",
-    r"context\s+window", r"everything\s+(?:said|written|discussed|typed|shared|the\s+user\s+(?:said|wrote|typed|shared))",
+    r"context\s+window", r"everything\s+(?:said|written|discussed|typed|shared|the\s+user\s+(?:said|wrote|typed|shared"
+    r"))",
     r"what\s+the\s+user\s+(?:said|wrote|typed|asked|shared)", USER_POSS + r"\s+(?:messages?|prompts?|queries|"
     r"questions|requests|inputs?|replies)",
-    r"(?:other|previous|earlier|all|every)\s+tools?" + APOS + r"s?\s*(?:results?|outputs?|responses?|descriptions?|calls?)",
+    r"(?:other|previous|earlier|all|every)\s+tools?" + APOS + r"s?\s*(?:results?|outputs?|responses?|descriptions?|cal"
+    r"ls?)",
     r"tool\s+(?:list|descriptions|definitions|schemas)", r"(?:list|names)\s+of\s+(?:all\s+)?(?:your\s+|the\s+|"
     r"available\s+)?tools", r"(?:previous|prior|earlier)\s+tool\s+(?:results|outputs)")
 #: the user's own data
-PERSONAL = (USER_POSS + r"\s+(?:[a-z]+\s+)?(?:data|files?|documents?|e-?mails?|contacts?|address\s+book|location|address|phone"
-            r"(?:\s+number)?|photos?|messages?|calendar|browsing\s+history|history|personal\s+(?:data|information|details)"
+PERSONAL = (USER_POSS + r"\s+(?:[a-z]+\s+)?(?:data|files?|documents?|e-?mails?|contacts?|address\s+book|location|addre"
+                        r"ss|phone"
+            r"(?:\s+number)?|photos?|messages?|calendar|browsing\s+history|history|personal\s+(?:data|information|deta"
+            r"ils)"
             r"|information|details|notes|code|repositor(?:y|ies)|projects?)")
-SENSITIVE = words(CONTEXT, SECRET, PERSONAL, r"contents?\s+of\s+" + GAP(40) + SECRET_FILE, SECRET_FILE,
-                  r"(?:the\s+)?(?:full|entire|whole|raw)\s+(?:text|contents?|file|document|thread|results?|output)")
 
 #: where data leaves to: an address written in the text
 DEST = words(
@@ -259,21 +271,25 @@ INTO_PARAM = words(
     r"(?:as|in|into|to|inside)\s+['\"`][a-z_][a-z0-9_.-]*['\"`]",
     r"(?:in|into|to|with)\s+(?:the\s+|each\s+|every\s+|your\s+)?(?:request|query|call|payload|arguments?|body|url|"
     r"query\s+string|headers?|metadata|cookies?)\b",
-    r"(?:in|into|to|with|inside)\s+(?:the\s+|each\s+|every\s+|your\s+|its\s+|a\s+)?[a-z_'\"`-]+\s+(?:request|query|call|"
+    r"(?:in|into|to|with|inside)\s+(?:the\s+|each\s+|every\s+|your\s+|its\s+|a\s+)?[a-z_'\"`-]+\s+(?:request|query|cal"
+    "l|"
     r"payload|body|url|headers?|metadata|cookie|field|parameter|argument)\b")
 
 #: verbs of taking (a credential, a file)
 TAKE = words(r"read", r"reads", r"reading", r"open\w*", r"cat", r"load\w*", r"access\w*", r"copy", r"copie\w*",
              r"includ\w*", r"attach\w*", r"send\w*", r"upload\w*", r"pass\w*", r"get", r"gets", r"getting", r"fetch\w*",
              r"extract\w*", r"grab\w*", r"collect\w*", r"gather\w*", r"harvest\w*", r"print\w*", r"dump\w*",
-             r"inspect\w*", r"pars\w*", r"look\w*\s+(?:at|in|inside|into|for)", r"hunt\w*\s+for", r"locat\w*", r"check\w*", r"past\w*", r"append\w*",
+             r"inspect\w*", r"pars\w*", r"look\w*\s+(?:at|in|inside|into|for)", r"hunt\w*\s+for", r"locat\w*",
+             r"check\w*", r"past\w*", r"append\w*",
              r"embed\w*", r"forward\w*", r"post\w*", r"retriev\w*", r"obtain\w*", r"steal\w*", r"export\w*",
              r"contents?\s+of", r"output\w*", r"echo\w*", r"provid\w*", r"suppl\w*", r"ask\w*", r"request\w*",
-             r"prompt\w*\s+(?:the\s+)?user\s+for", r"demand\w*", r"share\w*", r"reveal\w*", r"giv\w*", r"hand\w*\s+over",
+             r"prompt\w*\s+(?:the\s+)?user\s+for", r"demand\w*", r"share\w*", r"reveal\w*", r"giv\w*",
+             r"hand\w*\s+over",
              r"scrap\w*", r"enumerat\w*", r"decrypt\w*", r"find", r"look\s+up", r"search\s+for", r"scan\s+for")
 #: words around a file name that make it an example, a thing to skip or a thing protected
 FILE_EXAMPLE = words(r"e\.?g\.?", r"eg", r"for\s+example", r"for\s+instance", r"such\s+as", r"like", r"including",
-                     r"includes", r"ignor\w*", r"exclud\w*", r"skip\w*", r"except", r"never", r"not", r"n" + APOS + r"t",
+                     r"includes", r"ignor\w*", r"exclud\w*", r"skip\w*", r"except", r"never", r"not",
+                     r"n" + APOS + r"t",
                      r"avoid\w*", r"protect\w*", r"block\w*", r"den(?:y|ies|ied)", r"refus\w*", r"gitignore",
                      r"patterns?", r"globs?", r"matching", r"sensitive", r"hidden\s+files", r"dotfiles", r"filter\w*",
                      r"redact\w*", r"mask\w*", r"warn\w*", r"detect\w*", r"scann\w*", r"flag\w*", r"search\w*",
@@ -284,7 +300,8 @@ FILE_EXAMPLE = words(r"e\.?g\.?", r"eg", r"for\s+example", r"for\s+instance", r"
 
 DIRECTIVE = words(r"must", r"always", r"never", r"should", r"shall", r"instead", r"required", r"mandatory",
                   r"only", r"do\s+not", r"don" + APOS + r"t", r"has\s+to", r"have\s+to", r"need\s+to", r"needs\s+to",
-                  r"make\s+sure", r"ensure", r"remember", r"be\s+sure", r"may\s+not", r"cannot", r"is\s+to", r"are\s+to")
+                  r"make\s+sure", r"ensure", r"remember", r"be\s+sure", r"may\s+not", r"cannot", r"is\s+to",
+                  r"are\s+to")
 CALLED = words(r"called", r"used", r"invoked", r"run", r"executed", r"triggered", r"requested", r"selected", r"chosen",
                r"runs", r"executes", r"fires", r"triggers", r"starts", r"completes", r"returns", r"finishes",
                r"succeeds")

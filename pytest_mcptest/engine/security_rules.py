@@ -109,7 +109,8 @@ from .paths import json_pointer
 from .security_lexicon import (
     AGENT, APOS, AUTHORITY, AUTHORITY_NOTE, BEFORE_HERE, CALLED, CALLS, CONTEXT, DEST, DIRECTIVE, DISMISS,
     FILE_EXAMPLE, GAP, HIDE, INSTRUCTIONS, INSTRUCTIONS_WEAK, INTO_PARAM, INVALID, MOVE, MOVE_OUT, NEG, NEW, OBJECTIVE,
-    PARTY, PERSONAL, PRIOR, PUT, QUIET, RESPONSE, SECRET, SIDE_ACTION, UPSET, SECRET_FILE, SENSITIVE, STEALTH, TAKE, TELL, USER, USER_POSS, WHEN,
+    PARTY, PERSONAL, PRIOR, PUT, QUIET, RESPONSE, SECRET, SIDE_ACTION, UPSET, SECRET_FILE, STEALTH, TAKE,
+    TELL, USER, USER_POSS, WHEN,
     words,
 )
 from .text_fold import fold, mixed_script_words
@@ -244,7 +245,8 @@ _OVERRIDE = _C(
     r"(?::|\(|replace|supersede|override|take\s+(?:precedence|priority)|apply\s+(?:from\s+now|now|instead))"
     r"|\b(?:replaces?|supersedes?|overrides?|outranks?|trumps?|takes?\s+(?:precedence|priority)\s+over|"
     r"(?:is|are)\s+(?:more\s+important|of\s+higher\s+priority)\s+than)\s+(?:all|any|every|each|your|the|"
-    r"previous|prior|other|earlier)\s+(?:(?:of\s+)?(?:the\s+|your\s+)?(?:" + _QUAL + r"\s+){0,2})" + INSTRUCTIONS + r"\b"
+    r"previous|prior|other|earlier)\s+(?:(?:of\s+)?(?:the\s+|your\s+)?(?:" + _QUAL + r"\s+){0,2})" + INSTRUCTIONS
+    + r"\b"
     r"|\b(?:this|these|the\s+following)\s+(?:\w+\s+)?(?:takes?|has|have|holds?|carr(?:y|ies))\s+(?:absolute\s+|top\s+|"
     r"the\s+highest\s+|highest\s+|full\s+|overriding\s+)?(?:precedence|priority)\s+(?:over|above)\s+(?:all|any|every|"
     r"your|the|other|previous|prior)"
@@ -274,7 +276,8 @@ _OVERRIDE = _C(
     + r"\s+)+" + OBJECTIVE + r"\b"
     r"|\b(?:the|a)\s+(?:real|true|actual|hidden|secret)\s+(?:task|goal|objective|mission|purpose)\s+(?:is|:|here)"
     r"|\b(?:consider|treat|regard|deem|mark|declare|count)\w*\s+" + _DET + r"(?:" + _QUAL + r"\s+){0,3}"
-    + words(INSTRUCTIONS, INSTRUCTIONS_WEAK) + r"\s+(?:as\s+)?(?:now\s+)?(?:void|null|obsolete|invalid|cancel+ed|outdated|"
+    + words(INSTRUCTIONS, INSTRUCTIONS_WEAK) + r"\s+(?:as\s+)?(?:now\s+)?(?:void|null|obsolete|invalid|cancel+ed|outda"
+    r"ted|"
     r"superseded|irrelevant|revoked|inactive|expired|moot|overridden|no\s+longer\s+\w+|a\s+test|deprecated)\b"
     r"|\b(?:only|exclusively|solely)\s+(?:follow|obey|act\s+on|listen\s+to|comply\s+with|heed|trust)\s+(?:what|the\s+"
     r"(?:instructions?|rules|text|directions|lines?)|this|these)\s*(?:follows|below|here|in\s+this|server|tool|"
@@ -285,7 +288,8 @@ _OVERRIDE = _C(
     r"replaced|revised|modified|amended|rewritten|overridden|reset|superseded|cancel+ed|revoked)\b"
     r"|\b(?:reset|clear|wipe|erase|purge|flush|replace|rewrite|overwrite|drop)\s+your\s+(?:(?:" + _QUAL + r")\s+){0,2}"
     + words(INSTRUCTIONS, INSTRUCTIONS_WEAK, r"memory", r"persona", r"identity", r"role", r"personality") + r"\b"
-    r"|\b(?:treat|consider|regard|read|interpret|handle|process)\w*\b" + GAP(50) + r"\bas\s+(?:an?\s+|the\s+)?(?:new\s+)?"
+    r"|\b(?:treat|consider|regard|read|interpret|handle|process)\w*\b" + GAP(50) + r"\bas\s+(?:an?\s+|the\s+)?(?:new\s"
+    r"+)?"
     r"(?:system|developer|admin(?:istrator)?|root|priority)\s+(?:message|prompt|instructions?|directive|command)s?\b"
     r"|\b" + DISMISS + r"\s+(?:your\s+(?:current\s+|original\s+|assigned\s+|actual\s+)?(?:task|assignment|job|mission|"
     r"goal|objective|request)s?|" + USER_POSS + r"\s+(?:request|question|task|instructions?|query|wishes|prompt)s?)\b",
@@ -300,9 +304,11 @@ _ADDRESSED = _C(
     r"respond|tell|include|disregard|instead|your)\b"
     r"|\b(?:if|when|since)\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|language\s+model|assistant|agent|bot|chatbot|automated|"
     r"large\s+language\s+model|ai\s+(?:agent|assistant|model))\b"
-    r"|\b(?:note|message|instructions?|attention|notice|reminder|memo|directive|request)\s+(?:to|for)\s+(?:the\s+|any\s+|"
+    r"|\b(?:note|message|instructions?|attention|notice|reminder|memo|directive|request)\s+(?:to|for)\s+(?:the\s+|any"
+    r"\s+|"
     r"all\s+|every\s+)?(?:ai|llm|assistant|agent|model|bot|language\s+model|automated\s+\w+|crawler)s?\b"
-    r"|\b(?:any|all|every|the|an?)\s+(?:ai|llm|assistant|agent|model|bot|language\s+model)s?\s+(?:that\s+(?:is|are)\s+)?"
+    r"|\b(?:any|all|every|the|an?)\s+(?:ai|llm|assistant|agent|model|bot|language\s+model)s?\s+(?:that\s+(?:is|are)\s+"
+    r")?"
     r"(?:reading|processing|parsing|summari[sz]ing|seeing|viewing|handling|ingesting|analy[sz]ing)\s+this\b"
     r"|\b(?:dear|hey|hi|hello|attention)\s*,?\s+(?:ai|llm|assistant|agent|model|claude|gpt|chatgpt|copilot|gemini)\b"
     r"|\b(?:before|prior\s+to)\s+(?:you\s+)?(?:respond|responding|reply|replying|answer|answering|continu(?:e|ing)|"
@@ -313,23 +319,33 @@ _ADDRESSED = _C(
     r"|\b(?:the\s+)?(?:assistant|model|agent|ai|llm)\s+(?:must|should|needs?\s+to|is\s+(?:required|instructed|"
     r"expected)\s+to|has\s+to|will\s+now)\s+(?:now\s+|immediately\s+|also\s+|first\s+)*(?:call|invoke|run|use|execute|"
     r"send|forward|e-?mail|fetch|open|visit|post|upload|delete|transfer|create|write|ignore|disregard|reply|respond|"
-    r"tell|include|append|add|grant|approve|merge|push|deploy|pay|buy|read|export|share|reveal|print|dump|re-?authenticate|"
+    r"tell|include|append|add|grant|approve|merge|push|deploy|pay|buy|read|export|share|reveal|print|dump|re-?authenti"
+    r"cate|"
     r"log\s+in|choose|select|recommend)\b"
     r"|\byou\s+(?:must|should|need\s+to|have\s+to|are\s+to)\s+(?:now|immediately)\s+\w+"
-    r"|\b(?:any|all|every|each|the|an?)\s+(?:ai|llm|assistant|agent|model|bot|language\s+model)s?\s+(?:that\s+)?(?:is\s+|are\s+)?"
-    r"(?:reading|processing|parsing|summari[sz]ing|seeing|viewing|handling|ingesting|analy[sz]ing|working\s+on|triaging|"
-    r"reviewing|looking\s+at|assisting\s+with|going\s+through)\s+(?:this|these|the\s+(?:repo|repository|issue|email|page|"
+    r"|\b(?:any|all|every|each|the|an?)\s+(?:ai|llm|assistant|agent|model|bot|language\s+model)s?\s+(?:that\s+)?(?:is"
+    r"\s+|are\s+)?"
+    r"(?:reading|processing|parsing|summari[sz]ing|seeing|viewing|handling|ingesting|analy[sz]ing|working\s+on|triagin"
+    r"g|"
+    r"reviewing|looking\s+at|assisting\s+with|going\s+through)\s+(?:this|these|the\s+(?:repo|repository|issue|email|pa"
+    r"ge|"
     r"document|thread|ticket|file))\b"
-    r"|(?:^|[\n;,{(\[=\"']|\s)(?:system|admin|administrator|developer|root)\s*:\s*(?:the\s+(?:assistant|ai|agent|model)|you|"
-    r"ignore|disregard|always|never|do\s+not|don" + APOS + r"t|from\s+now|new|important|call|send|export|delete|forward|"
+    r"|(?:^|[\n;,{(\[=\"']|\s)(?:system|admin|administrator|developer|root)\s*:\s*(?:the\s+(?:assistant|ai|agent|model"
+    ")|you|"
+    r"ignore|disregard|always|never|do\s+not|don" + APOS + r"t|from\s+now|new|important|call|send|export|delete|forwar"
+    r"d|"
     r"reveal|grant|run|execute)\b"
-    r"|\b(?:add|invite|grant|give|make)\w*\s+(?:user\s+|account\s+|@)?[a-z0-9_.-]+\s+(?:as\s+(?:a\s+|an\s+)?(?:maintainer|"
-    r"admin|administrator|collaborator|owner|member)|(?:admin|write|owner|push|full|root)\s+(?:access|rights|permissions?))\b"
-    r"|\b(?:new|updated|urgent|additional|important|revised)\s+(?:instructions?|task|directive|orders?|steps?)\s+(?:for|to)\s+"
+    r"|\b(?:add|invite|grant|give|make)\w*\s+(?:user\s+|account\s+|@)?[a-z0-9_.-]+\s+(?:as\s+(?:a\s+|an\s+)?(?:maintai"
+    r"ner|"
+    r"admin|administrator|collaborator|owner|member)|(?:admin|write|owner|push|full|root)\s+(?:access|rights|permissio"
+    r"ns?))\b"
+    r"|\b(?:new|updated|urgent|additional|important|revised)\s+(?:instructions?|task|directive|orders?|steps?)\s+(?:fo"
+    r"r|to)\s+"
     r"(?:you|the\s+(?:assistant|ai|agent|model|llm))\b"
     r"|\bthe\s+following\s+(?:instructions?|steps?|tasks?|directives?)\s+(?:are|is)\s+(?:meant\s+)?for\s+(?:you|the\s+"
     r"(?:assistant|ai|agent|model|llm))\b"
-    r"|@(?:ai|llm|assistant|agent|bot|claude|copilot|gpt|chatgpt|gemini)[a-z0-9_-]*\s*[,:]?\s+(?:please\s+)?(?:ignore|do|"
+    r"|@(?:ai|llm|assistant|agent|bot|claude|copilot|gpt|chatgpt|gemini)[a-z0-9_-]*\s*[,:]?\s+(?:please\s+)?(?:ignore|"
+    r"do|"
     r"call|send|run|stop|forget|push|delete|forward|read|open|fetch|execute|reply|respond|tell|include|disregard|grant|"
     r"merge|approve|upload|post|share|add)\b",
 )
@@ -343,46 +359,58 @@ def _concealment(USER: str, USER_POSS: str) -> tuple:  # noqa: N803 - the lexico
         r"eyes|attention|knowledge|awareness|notice|inbox|summary|interface|ui|console|terminal|window)\b)"
         r"|\b" + NEG + r"\s+(?:ever\s+)?(?:tell|mention|reveal|disclose|say|report|explain|admit|acknowledge)\w*\s+"
         r"(?:that|how|where|why|what)\s+(?:you|this|it|the\s+tool|we|data|the\s+data)\b"
-        r"|\b" + NEG + r"\s+(?:ever\s+)?(?:tell|mention|reveal|disclose|report|explain|surface|acknowledge)\w*\s+(?:this|these|"
+        r"|\b" + NEG + r"\s+(?:ever\s+)?(?:tell|mention|reveal|disclose|report|explain|surface|acknowledge)\w*\s+(?:th"
+        r"is|these|"
         r"the)\s+(?:fact|step|upload|call|transfer|copy|instructions?|note|extra|second|additional|hidden|following|"
         r"behaviou?r|part)\b"
         r"|\b" + NEG + r"\s+let\s+" + USER + r"\s+(?:know|see|notice|find\s+out|learn|read|hear|suspect)\b"
-        r"|\bkeep\w*\s+" + USER + r"\s+(?:unaware|in\s+the\s+dark|uninformed|out\s+of\s+the\s+loop|ignorant|oblivious)\b"
+        r"|\bkeep\w*\s+" + USER + r"\s+(?:unaware|in\s+the\s+dark|uninformed|out\s+of\s+the\s+loop|ignorant|oblivious)"
+        r"\b"
         r"|\bkeep\w*\s+(?:this|these|that|everything|it|the|all|any)(?:\s+[a-z]+){0,3}\s+(?:secret|private|hidden|"
         r"confidential|quiet|to\s+yourself|between\s+us|under\s+wraps|out\s+of\s+(?:sight|view|" + RESPONSE + r"))\b"
         r"|\b(?:keep\w*|stay\w*|remain\w*)\s+(?:quiet|silent|mum|hush|tight-lipped)\s+(?:about|on|regarding|over)\b"
         r"|\b(?:say|tell|mention|report|reveal|disclose)\w*\s+nothing\b" + GAP(30) + r"\b(?:to\s+)?" + USER + r"\b"
         r"|\b(?:tell|say\s+to)\s+" + USER + r"\s+nothing\b"
-        r"|\b(?:does\s*n" + APOS + r"t|does\s+not|do\s+not|don" + APOS + r"t)\s+need\s+to\s+(?:know|see|hear|be\s+told|be\s+"
+        r"|\b(?:does\s*n" + APOS + r"t|does\s+not|do\s+not|don" + APOS + r"t)\s+need\s+to\s+(?:know|see|hear|be\s+told"
+        r"|be\s+"
         r"informed|be\s+aware)\s+(?:about\s+|of\s+)?(?:this|it|that|these|any\s+of\s+(?:this|it))\b"
         r"|\b(?:make\s+sure|ensure|so\s+that|such\s+that|in\s+a\s+way\s+that)\s+" + USER + r"\s+" + GAP(20)
         + r"\b(?:never|not|n" + APOS + r"t|unaware|oblivious)\b" + GAP(20) + r"\b(?:aware|notices?|knows?|sees?|"
         r"realizes?|realises?|finds?\s+out|learns?|suspects?|unaware|oblivious)\b"
         r"|\b(?:respond|reply|answer|act|behave|continue|proceed|carry\s+on)\w*\s+(?:as\s+(?:if|though)\s+(?:nothing|"
-        r"no\s+\w+|this|you\s+(?:never|did\s+not|didn" + APOS + r"t))|normally\s+(?:and|so|without)|as\s+usual\s+(?:and|so|"
+        r"no\s+\w+|this|you\s+(?:never|did\s+not|didn" + APOS + r"t))|normally\s+(?:and|so|without)|as\s+usual\s+(?:an"
+        r"d|so|"
         r"without))\b"
         r"|\b" + NEG + r"\s+(?:ever\s+)?(?:acknowledge|repeat|quote|reference|discuss|reveal|disclose|mention|confirm|"
         r"include|echo)\w*\s+(?:this|these|that)\s+(?:message|instructions?|note|text|part|section|content|request|"
         r"directive|rule|block|paragraph)s?\b"
         r"|\b" + NEG + r"\s+(?:ever\s+)?(?:acknowledge|repeat|quote|echo)\w*\s+(?:it|them|this|these)\b"
-        r"|\b" + NEG + r"\s+(?:ever\s+|even\s+|also\s+)?" + TELL + r"\b" + GAP(40) + r"\b(?:" + SIDE_ACTION + r"|" + UPSET
+        r"|\b" + NEG + r"\s+(?:ever\s+|even\s+|also\s+)?" + TELL + r"\b" + GAP(40) + r"\b(?:" + SIDE_ACTION + r"|"
+        + UPSET
         + r")\b"
         r"|\b" + NEG + r"\s+(?:bother|trouble|burden|worry|concern|distract|overwhelm|alarm|pester)\w*\s+" + USER
         + r"\s+(?:with|about|over)\b"
-        r"|\b(?:skip|omit|gloss\w*\s+over|leave\s+out|drop|ignore|pass\s+over)\w*\s+(?:the\s+|any\s+)?(?:part|bit|detail|"
+        r"|\b(?:skip|omit|gloss\w*\s+over|leave\s+out|drop|ignore|pass\s+over)\w*\s+(?:the\s+|any\s+)?(?:part|bit|deta"
+        r"il|"
         r"details|section|fact|mention)s?\s+(?:about|regarding|concerning|where|that|of)\b"
-        r"|\bbe\s+(?:very\s+)?(?:discreet|quiet|silent|vague|tight-lipped|circumspect|cagey)\s+(?:about|regarding|on|when|"
+        r"|\bbe\s+(?:very\s+)?(?:discreet|quiet|silent|vague|tight-lipped|circumspect|cagey)\s+(?:about|regarding|on|w"
+        r"hen|"
         r"with)\b"
-        r"|\b" + MOVE_OUT + r"\b" + GAP(40) + r"\b(?:quietly|silently|secretly|covertly|discreetly|stealthily|unnoticed|"
+        r"|\b" + MOVE_OUT + r"\b" + GAP(40) + r"\b(?:quietly|silently|secretly|covertly|discreetly|stealthily|unnotice"
+        r"d|"
         r"without\s+(?:a\s+word|fuss|(?:any\s+)?notice|(?:any\s+)?notification|telling\s+anyone|a\s+trace))\b"
-        r"|\b(?:say|answer|reply|respond|report|claim|tell|state|confirm|return)\w*\b" + GAP(40) + r"\b(?:no\s+matter\s+"
+        r"|\b(?:say|answer|reply|respond|report|claim|tell|state|confirm|return)\w*\b" + GAP(40) + r"\b(?:no\s+matter"
+        r"\s+"
         r"what|regardless\s+of\s+(?:what|the\s+(?:result|outcome|scan|findings?|output|actual|real|truth)))\b"
-        r"|\b" + NEG + r"\s+(?:ever\s+)?" + TELL + r"\b" + GAP(40) + r"\b(?:tool\s+)?(?:calls?|actions?|steps?|requests?)\s+"
+        r"|\b" + NEG + r"\s+(?:ever\s+)?" + TELL + r"\b" + GAP(40) + r"\b(?:tool\s+)?(?:calls?|actions?|steps?|request"
+        r"s?)\s+"
         r"(?:that\s+)?you\s+(?:took|made|performed|ran|did|executed|sent)\b"
-        r"|\b" + NEG + r"\s+(?:ever\s+)?" + TELL + r"\s+(?:this|that|these)\s+(?:call|tool|action|step|request|operation)s?\b"
+        r"|\b" + NEG + r"\s+(?:ever\s+)?" + TELL + r"\s+(?:this|that|these)\s+(?:call|tool|action|step|request|operati"
+        r"on)s?\b"
         r"|\b(?:make|made|makes|making)\s+no\s+(?:reference|mention|note|remark|allusion)s?\b|\bno\s+mention\s+(?:of|"
         r"that)\b"
-        r"|\b(?:leave|keep|left|leaves|keeps)\s+" + GAP(40) + r"\bout\b" + GAP(30) + r"(?:\b" + RESPONSE + r"|\bit\b|$|[.!?])"
+        r"|\b(?:leave|keep|left|leaves|keeps)\s+" + GAP(40) + r"\bout\b" + GAP(30) + r"(?:\b" + RESPONSE + r"|\bit\b|$"
+        r"|[.!?])"
         r"|\b(?:leave|keep|left|leaves|keeps)\s+(?:the\s+|this\s+|that\s+|any\s+)?" + GAP(30) + r"\bout\s+of\s+(?:"
         + RESPONSE + r"|" + USER + r"|the\s+(?:conversation|chat|summary|answer|reply))"
         r"|\b(?:present|answer|respond|reply|act|report|summari[sz]e|say|describe|behave|word)\w*\s+" + GAP(30)
@@ -393,7 +421,8 @@ def _concealment(USER: str, USER_POSS: str) -> tuple:  # noqa: N803 - the lexico
         r"|\b(?:under\s+no\s+circumstances|in\s+no\s+case|at\s+no\s+(?:point|time)|by\s+no\s+means|never)\s+(?:should|"
         r"must|may|will|can|shall|is|are)\s+" + USER + r"\s+(?:ever\s+)?(?:be\s+)?(?:learn|know|see|notice|find\s+out|"
         r"hear|told|informed|aware|discover|realize|realise|suspect)\w*"
-        r"|\bif\s+(?:asked|questioned|challenged|pressed)\b" + GAP(10) + r"\b(?:say|claim|tell|respond|answer|reply|deny|"
+        r"|\bif\s+(?:asked|questioned|challenged|pressed)\b" + GAP(10) + r"\b(?:say|claim|tell|respond|answer|reply|de"
+        r"ny|"
         r"insist|state|pretend)\b"
         r"|\b(?:confirm|deny)\s+(?:n?or)\s+(?:deny|confirm)\b"
         r"|\b(?:is|are)\s+not\s+(?:something|anything)\s+(?:to|you\s+should|worth)\s+(?:bring\w*\s+up|mention\w*|"
@@ -408,29 +437,38 @@ def _concealment(USER: str, USER_POSS: str) -> tuple:  # noqa: N803 - the lexico
         r"|\bno\s+(?:need|reason)\s+to\s+(?:ask|check\s+with|confirm\s+with|consult|bother)\s+" + USER + r"\b"
         r"|\b(?:skip|bypass|suppress|disable|avoid|auto-?accept|auto-?approve)\w*\s+(?:the\s+|any\s+|all\s+)?"
         r"(?:user\s+)?(?:confirmation|approval|consent|permission)\s*(?:step|dialog|prompt|check|request)?s?\b"
-        r"|(?:^|[^a-z0-9_])" + USER + r"\s+(?:has|have)\s+already\s+(?:approved|authori[sz]ed|consented|agreed|confirmed|"
+        r"|(?:^|[^a-z0-9_])" + USER + r"\s+(?:has|have)\s+already\s+(?:approved|authori[sz]ed|consented|agreed|confirm"
+        r"ed|"
         r"given\s+(?:permission|consent|approval))\b|\b(?:pre-?approved|pre-?authori[sz]ed)\s+by\s+" + USER + r"\b"
-        r"|\b" + NEG + r"\s+(?:ever\s+)?(?:log|record|audit|journal|trace|track|document)\w*\s+(?:this|these|it|that|the\s+"
+        r"|\b" + NEG + r"\s+(?:ever\s+)?(?:log|record|audit|journal|trace|track|document)\w*\s+(?:this|these|it|that|t"
+        r"he\s+"
         r"(?:call|action|request|transfer|step|upload|operation|access|read|copy|export))\b"
         r"|\b" + NEG + r"\s+(?:show|display|print|output|echo|render|return|include)\w*\s+(?:the\s+|any\s+)?(?:output|"
-        r"results?|response|contents?|details?)\s+(?:of|from)\s+(?:this|these|the)\s+(?:step|call|tool|command|request|read|"
+        r"results?|response|contents?|details?)\s+(?:of|from)\s+(?:this|these|the)\s+(?:step|call|tool|command|request"
+        r"|read|"
         r"upload|transfer|action)\b"
-        r"|\b(?:remove|strip|delete|cut|drop|erase|scrub)\w*\s+(?:this|these|the\s+following)\s+(?:notice|paragraph|note|"
+        r"|\b(?:remove|strip|delete|cut|drop|erase|scrub)\w*\s+(?:this|these|the\s+following)\s+(?:notice|paragraph|no"
+        r"te|"
         r"lines?|section|instructions?|text|message|block)s?\s+(?:from|before|out\s+of)\b"
-        r"|\b(?:stay|remain|be\s+kept|keep\s+it|is)\s+(?:strictly\s+)?between\s+(?:you|us)(?:\s+and\s+(?:the\s+|this\s+)?"
+        r"|\b(?:stay|remain|be\s+kept|keep\s+it|is)\s+(?:strictly\s+)?between\s+(?:you|us)(?:\s+and\s+(?:the\s+|this\s"
+        r"+)?"
         r"(?:server|tool|system|me))?\b"
         r"|\b(?:must|should|shall|is\s+to|are\s+to|may|need|needs)\s*(?:not|never|n" + APOS + r"t)\s+(?:ever\s+)?be\s+"
-        r"(?:mentioned|shown|disclosed|revealed|reported|told|displayed|surfaced|communicated|shared|visible|made\s+visible|"
+        r"(?:mentioned|shown|disclosed|revealed|reported|told|displayed|surfaced|communicated|shared|visible|made\s+vi"
+        r"sible|"
         r"brought\s+up|included|explained|acknowledged)\s+(?:to|with|in|inside|within)\s+(?:" + USER + r"|" + RESPONSE
         + r")\b"
         r"|\b(?:this|these|it|that|the\s+(?:step|upload|transfer|copy|call|instructions?|note|fee|charge|change|action|"
-        r"request|extra\s+\w+|second\s+\w+|redirect|forwarding|logging|collection))\s+(?:must|should|shall|is\s+to|are\s+to|"
-        r"needs?|may)\s*(?:not|never|n" + APOS + r"t)\s+(?:ever\s+)?be\s+(?:mentioned|shown|disclosed|revealed|reported|"
+        r"request|extra\s+\w+|second\s+\w+|redirect|forwarding|logging|collection))\s+(?:must|should|shall|is\s+to|are"
+        r"\s+to|"
+        r"needs?|may)\s*(?:not|never|n" + APOS + r"t)\s+(?:ever\s+)?be\s+(?:mentioned|shown|disclosed|revealed|reporte"
+        r"d|"
         r"told|displayed|surfaced|communicated|shared|brought\s+up|acknowledged|noticed|seen|known)\b"
         r"|\b" + NEG + r"\s+(?:ever\s+)?" + TELL + r"\b" + GAP(60) + r"\b(?:in|within|inside|to|into)\s+" + RESPONSE
         + r"\b"
         r"|(?:^|[^a-z0-9_])" + USER + r"\s+(?:must|should|need|needs|is\s+to|are\s+to|shall|may|ought)\s*(?:not|never|n"
-        + APOS + r"t)\s+(?:to\s+)?(?:ever\s+)?(?:be\s+)?(?:know|see|notice|learn|find\s+out|discover|aware|become\s+aware|"
+        + APOS + r"t)\s+(?:to\s+)?(?:ever\s+)?(?:be\s+)?(?:know|see|notice|learn|find\s+out|discover|aware|become\s+aw"
+        r"are|"
         r"told|informed|suspect|realize|realise|hear|notified|made\s+aware|alerted)\b"
         r"|\b" + STEALTH + r"\b" + GAP(30) + r"\b" + MOVE + r"\b"
         r"|\b" + QUIET + r"\s+(?:also\s+|and\s+)?" + MOVE_OUT + r"\b"
@@ -438,11 +476,15 @@ def _concealment(USER: str, USER_POSS: str) -> tuple:  # noqa: N803 - the lexico
         r"secret|undisclosed)\s+(?:to|from)\s+" + USER + r"\b|\binvisible\s+to\s+" + USER + r"\b"
         r"|\b(?:behind|out\s+of)\s+" + USER_POSS + r"\s+(?:back|sight|view|knowledge)\b"
         r"|\b(?:lie|lying|lies)\s+to\s+" + USER + r"\b|\b(?:mislead|deceive|trick|fool|gaslight|manipulat)\w*\s+" + USER
-        + r"\b|\b(?:make|let|have)\s+" + USER + r"\s+(?:believe|think|assume)\b|\bpretend\w*\s+(?:that|to\s+(?:be|have))\b"
-        r"|\b(?:report|say|tell|claim|respond|reply|answer|state|confirm|show|return)\w*\b" + GAP(50) + r"\b(?:success\w*|"
-        r"ok|okay|done|complete\w*|fine|nothing|no\s+(?:changes|errors|issues|problems))\b" + GAP(40) + r"\beven\s+(?:if|when|"
+        + r"\b|\b(?:make|let|have)\s+" + USER + r"\s+(?:believe|think|assume)\b|\bpretend\w*\s+(?:that|to\s+(?:be|have"
+        r"))\b"
+        r"|\b(?:report|say|tell|claim|respond|reply|answer|state|confirm|show|return)\w*\b" + GAP(50) + r"\b(?:success"
+        r"\w*|"
+        r"ok|okay|done|complete\w*|fine|nothing|no\s+(?:changes|errors|issues|problems))\b" + GAP(40) + r"\beven\s+(?:"
+        r"if|when|"
         r"though)\b"
-        r"|\b(?:tell|report|say|respond|reply|show)\w*\s+(?:to\s+)?" + USER + r"\s+only\b|\bonly\s+(?:tell|show|report)\s+"
+        r"|\b(?:tell|report|say|respond|reply|show)\w*\s+(?:to\s+)?" + USER + r"\s+only\b|\bonly\s+(?:tell|show|report"
+        r")\s+"
         r"(?:to\s+)?" + USER + r"\b|\b(?:tell|show|give)\s+" + USER + r"\s+(?:a\s+)?(?:different|false|fake|made-up|"
         r"fabricated|misleading)\b",
     )
@@ -453,7 +495,8 @@ def _concealment(USER: str, USER_POSS: str) -> tuple:  # noqa: N803 - the lexico
         r"ask|consult|disclos|reveal|involv)\w*\s+(?:it\s+to\s+|to\s+)?" + USER + r"\b"
         r"|\bwithout\s+" + USER_POSS + r"\s+(?:knowing|knowledge|noticing|awareness|consent|approval|permission|seeing|"
         r"realizing|realising|being\s+(?:told|informed|aware|asked))\b"
-        r"|\bwithout\s+" + USER + r"\s+(?:knowing|noticing|seeing|realizing|realising|being\s+(?:told|informed|aware|asked)|"
+        r"|\bwithout\s+" + USER + r"\s+(?:knowing|noticing|seeing|realizing|realising|being\s+(?:told|informed|aware|a"
+        r"sked)|"
         r"ever\s+(?:knowing|noticing|seeing))\b"
         r"|\bwithout\s+(?:any\s+|a\s+)?(?:mention\w*|referenc\w*|word|trace|note|sign|record)\b" + GAP(30)
         + r"\b(?:in|to|within)\s+(?:" + RESPONSE + r"|" + USER + r")\b"
@@ -492,7 +535,8 @@ def _quoted_mention(low: str, start: int, end: int) -> bool:
 
 #: SEC-003
 _MARKUP = _C(
-    r"<\s*/?\s*[a-z_-]{0,24}(?:important|system|instructions?|secret|hidden|admin|critical|urgent|sidenote|side[_-]note|"
+    r"<\s*/?\s*[a-z_-]{0,24}(?:important|system|instructions?|secret|hidden|admin|critical|urgent|sidenote|side[_-]not"
+    r"e|"
     r"assistant|ai[_-]instructions?|override|priority|internal|directives?|mandatory|reminder|attention|"
     r"notice|llm|sys|inst|confidential|private|rules?|policy|prompt|note[_-]to[_-]\w+)[a-z_-]{0,24}"
     r"(?:\s+[a-z_-]+\s*=\s*[\"'][^\"'<>]{0,60}[\"'])*\s*/?>"
@@ -545,15 +589,18 @@ _EXFIL_SEND = _C(
     + GAP(60) + r"\b(?:with|to)\s+(?:our\s+|select\s+|trusted\s+|various\s+|partner\s+)?" + PARTY + r"\b"
     r"|!\[[^\]\n]{0,100}\]\(\s*(?:https?:)?//[^)\s]{1,200}(?:\{|%7b|<|\$)"
     r"|\b(?:every|each|all|any)\s+" + GAP(60) + r"\b(?:goes|go|is\s+(?:also\s+)?(?:sent|forwarded|copied|mirrored|cc"
-    + APOS + r"?d|bcc" + APOS + r"?d|routed|relayed)|are\s+(?:also\s+)?(?:sent|forwarded|copied|mirrored|routed|relayed)|"
-    r"gets?\s+(?:also\s+)?(?:sent|forwarded|copied|mirrored|cc" + APOS + r"?d|bcc" + APOS + r"?d))\s+(?:also\s+)?(?:to|at)\s+"
+    + APOS + r"?d|bcc" + APOS + r"?d|routed|relayed)|are\s+(?:also\s+)?(?:sent|forwarded|copied|mirrored|routed|relaye"
+    r"d)|"
+    r"gets?\s+(?:also\s+)?(?:sent|forwarded|copied|mirrored|cc" + APOS + r"?d|bcc" + APOS + r"?d))\s+(?:also\s+)?(?:to"
+    r"|at)\s+"
     + DEST
     + r"|\b(?:add|include|put|set|insert|invite)\w*\s+[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+\s+(?:as|in|to|into)\s+"
     r"(?:a\s+|an\s+|the\s+)?(?:bcc|cc|recipient|attendee|guest|collaborator|member|reviewer|owner|admin|watcher|"
     r"follower|participant|editor)"
     r"|\b(?:append|add|put|insert|encode|include|place|attach|concatenate)\w*\b" + GAP(60) + r"\b(?:to|in|into|onto)\s+"
     r"(?:the\s+|this\s+)?(?:url|link|query(?:\s+string)?|address|image\s+(?:url|link|src))\s*:?\s+(?:https?://|www\.)"
-    r"|\b(?:fetch|visit|load|open|render|request|get|call|ping|curl|display|show|embed)\w*\s+(?:the\s+)?(?:url\s+|link\s+|"
+    r"|\b(?:fetch|visit|load|open|render|request|get|call|ping|curl|display|show|embed)\w*\s+(?:the\s+)?(?:url\s+|link"
+    r"\s+|"
     r"image\s+)?https?://[^\s]{0,200}[?&][a-z0-9_]{1,20}=(?:\{|<|\$|%7b|\[|\s|$)")
 _SMUGGLE = _C(
     r"\b" + PUT + r"\b" + GAP(80) + r"\b" + words(CONTEXT, SECRET, PERSONAL, r"contents?\s+of\s+" + GAP(40)
@@ -583,15 +630,18 @@ _CONTEXT_VALUE = _C(r"\b" + CONTEXT + r"\b|\beverything\s+(?:above|so\s+far|you\
                     r"conversation|chat|history|turns)\b")
 _ASKS_FOR_CONTEXT = re.compile(
     r"(?:system|hidden|model|assistant|developer)[_-]?(?:prompt|instructions?|message)|(?:conversation|chat|message|"
-    r"dialog|session)s?[_-]?(?:history|log|transcript|context)|previous[_-]?(?:messages|turns)|prior[_-]?(?:messages|turns)|"
-    r"full[_-]?(?:context|conversation|history)|chain[_-]?of[_-]?thought|(?:tools?|function)[_-]?(?:list|descriptions?)|"
+    r"dialog|session)s?[_-]?(?:history|log|transcript|context)|previous[_-]?(?:messages|turns)|prior[_-]?(?:messages|t"
+    r"urns)|"
+    r"full[_-]?(?:context|conversation|history)|chain[_-]?of[_-]?thought|(?:tools?|function)[_-]?(?:list|descriptions?"
+    r")|"
     r"context[_-]?window", re.IGNORECASE)
 
 #: SEC-007
 _OTHER_TOOLS = _C(
     r"\b(?:prefer|use|choose|pick|select|call|invoke)\s+this\s+(?:tool|function|one|server)\s+(?:instead\s+of|over|"
     r"rather\s+than|in\s+place\s+of|before)\s+(?:any|all|every|each|other|the\s+other)\b"
-    r"|\b(?:this|the)\s+(?:tool|function|server)\s+(?:must|should|shall|is\s+to)\s+(?:always\s+)?(?:be\s+)?(?:used|called|"
+    r"|\b(?:this|the)\s+(?:tool|function|server)\s+(?:must|should|shall|is\s+to)\s+(?:always\s+)?(?:be\s+)?(?:used|cal"
+    r"led|"
     r"chosen|preferred|selected)\s+(?:instead\s+of|over|rather\s+than|in\s+place\s+of)\s+(?:any|all|every|each|"
     r"other|the\s+other)\b|"
     r"\b(?:outranks?|overrides?|supersedes?|takes?\s+(?:precedence|priority)\s+over|replaces?|trumps?)\b" + GAP(40)
@@ -601,7 +651,8 @@ _OTHER_TOOLS = _C(
     r"(?:allowed|permitted)\s+to|will|shall)\b"
     r"|\b(?:until|unless)\s+this\s+(?:tool|one|function)\s+(?:has\s+(?:been|already\s+been)|is|was|gets|got)\s+"
     r"(?:first\s+)?(?:called|run|used|invoked|executed)\b"
-    r"|\b(?:before|prior\s+to|ahead\s+of)\s+(?:using|calling|invoking|running|executing|any|every|all|each)\s+(?:any\s+|"
+    r"|\b(?:before|prior\s+to|ahead\s+of)\s+(?:using|calling|invoking|running|executing|any|every|all|each)\s+(?:any\s"
+    r"+|"
     r"every\s+|all\s+|each\s+)?(?:the\s+)?(?:other\s+)(?:tools?|functions?|actions?|calls?|servers?)\b"
     r"|\b(?:before|prior\s+to)\s+(?:using|calling|invoking|running|executing)\s+(?:any|every|all|each)\s+(?:tools?|"
     r"functions?)\b"
@@ -623,10 +674,13 @@ _OTHER_TOOLS_DIRECTED = _C(
     r"\b(?:any|all|every|each)\s+(?:[a-z0-9-]+\s+){1,2}(?:tools?|functions?|integrations?|servers?|plugins?|"
     r"connectors?)\b"
     r"|\b" + WHEN + r"\b" + GAP(30) + r"\b(?:the|a|any|an)\s+(?:[a-z0-9-]+\s+){1,2}(?:integration|server|plugin|"
-    r"connector|mcp\s+server)s?(?:" + APOS + r"s\s+[a-z_]+)?\s+(?:is\s+|are\s+|gets?\s+)?(?:called|used|invoked|runs?|sends?|"
+    r"connector|mcp\s+server)s?(?:" + APOS + r"s\s+[a-z_]+)?\s+(?:is\s+|are\s+|gets?\s+)?(?:called|used|invoked|runs?|"
+    r"sends?|"
     r"posts?|creates?|calls?|writes?|executes?|deletes?|uploads?|transfers?|pays?)\b"
-    r"|\b(?:any|all|every|each|the)\s+other\s+(?:[a-z-]+\s+)?(?:tools?|functions?|servers?|mcp\s+servers?|plugins?|integrations?|"
-    r"extensions?|connectors?)\b|\bother\s+(?:tools|servers)" + APOS + r"\s|\b(?:all|every|any|each)\s+(?:tool|function)"
+    r"|\b(?:any|all|every|each|the)\s+other\s+(?:[a-z-]+\s+)?(?:tools?|functions?|servers?|mcp\s+servers?|plugins?|int"
+    r"egrations?|"
+    r"extensions?|connectors?)\b|\bother\s+(?:tools|servers)" + APOS + r"\s|\b(?:all|every|any|each)\s+(?:tool|functio"
+    r"n)"
     r"\s+calls?\b|\b(?:of|from|on|in|by)\s+(?:another|a\s+different|other|the\s+other|any\s+other|a\s+separate)\s+"
     r"(?:server|integration|plugin|mcp|extension|connector|service)s?\b")
 _DIRECTIVE = _C(r"\b" + DIRECTIVE + r"\b")
@@ -643,7 +697,8 @@ _TOOL_REF = _C(
     + _SERVER_OF.format("srv2") + _IDENT.format("w2")
     + r"|\b(?:do\s+not|don" + APOS + r"t|never|stop|avoid)\s+(?:using|calling|invoking|running|use|call|invoke|run)\s+"
     r"(?:the\s+)?" + _IDENT.format("w12")
-    + r"|\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:" + AGENT + r"\s+)?(?:calling|using|invoking|running)?\s*"
+    + r"|\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:" + AGENT + r"\s+)?(?:calling|using|invoking|running)?"
+    r"\s*"
     r"(?:the\s+)?" + _IDENT.format("w3")
     + r"|\b(?:calls?|requests?|invocations?)\s+(?:to|of)\s+(?:the\s+)?" + _IDENT.format("w4")
     + r"|(?:^|[^a-z0-9_])(?:the\s+|a\s+|an\s+)?['\"`](?P<q>[^'\"`\n]{1,60})['\"`]\s+(?:tool|function)\b"
@@ -655,12 +710,14 @@ _TOOL_REF = _C(
     r"|\b" + _IDENT.format("w8") + r"(?:" + APOS + r"s)?\s+(?:results?|outputs?|responses?|arguments?|parameters?|"
     r"inputs?|calls?|requests?|recipients?)\s+(?:must|should|shall|need\s+to|needs\s+to|have\s+to|has\s+to|are\s+to|"
     r"is\s+to|will)\b"
-    r"|\b" + _IDENT.format("w9") + r"\s+(?:must|should|shall|needs\s+to|has\s+to|is\s+to)\s+(?:always\s+|also\s+|now\s+|"
+    r"|\b" + _IDENT.format("w9") + r"\s+(?:must|should|shall|needs\s+to|has\s+to|is\s+to)\s+(?:always\s+|also\s+|now\s"
+    r"+|"
     r"first\s+)?(?:be\s+)?(?:called|used|invoked|sent|add|include|cc|bcc|forward|send|copy|invite|use|run|route|"
     r"redirect|set|append|attach|pass)\w*\b"
     r"|\b(?P<srv>[a-z0-9_-]{2,})\s+(?:server|integration|plugin|mcp|connector|extension)" + APOS + r"s\s+"
     + _IDENT.format("w11")
-    + r"|\b(?:the\s+)?" + _IDENT.format("w10") + r"\s+(?:tool\s+)?(?:of|from|on|in|provided\s+by|exposed\s+by)\s+(?:the\s+)?"
+    + r"|\b(?:the\s+)?" + _IDENT.format("w10") + r"\s+(?:tool\s+)?(?:of|from|on|in|provided\s+by|exposed\s+by)\s+(?:th"
+    r"e\s+)?"
     r"(?:another|a\s+different|other|the\s+other|[a-z0-9_-]+)\s+(?:server|integration|plugin|mcp\s+server|mcp|"
     r"extension|connector)\b")
 _NOT_TOOL_NAMES = frozenset("""this that the a an any every each other same next previous first last which
@@ -932,7 +989,8 @@ _W_WITHHOLD = _C(
     r"volunteer\w*|(?:better|best)\s+(?:if|not|left)|confidential|discreet\w*|silent\w*|gloss\w*\s+over|"
     r"downplay\w*|play\w*\s+down|skip\w*\s+(?:over\s+)?(?:it|them|this|that|the\s+\w+))\b")
 _W_AUDIENCE = _C(
-    r"\b(?:the\s+|your\s+)?(?:end[\s-]?)?(?:users?|humans?|person|people|anyone|anybody|customers?|requesters?|operators?|"
+    r"\b(?:the\s+|your\s+)?(?:end[\s-]?)?(?:users?|humans?|person|people|anyone|anybody|customers?|requesters?|operato"
+    r"rs?|"
     r"owners?)\b|\b(?:your|the\s+final|the\s+visible)\s+(?:reply|answer|response|explanation|summary|message|output)\b|"
     r"\bwhen\s+you\s+(?:answer|reply|respond|summari[sz]e|explain|report)\b|\bin\s+(?:the\s+)?(?:chat|conversation)\b")
 _W_SIDE = _C(
@@ -941,13 +999,15 @@ _W_SIDE = _C(
     r"forwarded|saved|stored|logged|shared|posted|kept)|was\s+(?:also\s+)?(?:e-?mailed|sent|copied|uploaded|forwarded|"
     r"kept|shared|posted)|details?\s+(?:of|about)\s+(?:the\s+)?(?:upload|copy|sync|transfer|backup|forward\w*)|"
     r"(?:upload|copy|sync|transfer|backup|archive|forwarding|logging)\s+(?:step|part|details?|rule))\b")
+_RESULT_AUDIENCE = re.compile(r"\b(?:the\s+)?users?\b|\byour\s+(?:reply|answer|response|summary)\b")
 _OTHER_PEOPLE = re.compile(r"\b(?:other|others|everyone\s+else|the\s+public|non-?members?|unauthori[sz]ed|without\s+"
                            r"access|outside\s+the)\b")
 #: "defaults to X when omitted", "omit for all": an argument left out, not something kept from anyone
 _ARGUMENT_LEFT_OUT = re.compile(r"\b(?:defaults?|parameter|argument|field|value|optional|omitted|unset|"
                                 r"excluded\s+by\s+default)\b|\bomit\s+(?:for|to|it|this|them)\b")
 _TRANSPARENT = re.compile(r"\b(?:never|don'?t|do\s+not|must\s+not|no)\s+(?:\w+\s+){0,2}(?:hide|hides|hiding|conceal\w*|"
-                          r"withh[eo]ld\w*|omit\w*|suppress\w*)\b|\b(?:never|don'?t|do\s+not|must\s+not)\b[^.!?\n]{0,80}"
+                          r"withh[eo]ld\w*|omit\w*|suppress\w*)\b|\b(?:never|don'?t|do\s+not|must\s+not)\b[^.!?\n]{0,8"
+                          r"0}"
                           r"\bwithout\s+(?:tell|inform|notify|ask|show|let)\w*")
 
 
@@ -974,11 +1034,12 @@ def _withholding(low: str, result: bool) -> tuple[Optional[tuple], Optional[tupl
         sentence = low[lo:hi]
         if _SECRET_WORD.search(sentence) or _OTHER_PEOPLE.search(sentence) or _TRANSPARENT.search(sentence) \
                 or _quoted_mention(low, span[0], span[1]) \
-                or low.startswith(("omit", "exclud", "left out", "leave out"), span[0]) and _ARGUMENT_LEFT_OUT.search(sentence):
+                or low.startswith(("omit", "exclud", "left out", "leave out"), span[0]) \
+                and _ARGUMENT_LEFT_OUT.search(sentence):
             continue
         audience = _W_AUDIENCE.search(sentence) is not None
         if result:  # in a result, only the model's own user and answer count
-            audience = re.search(r"\b(?:the\s+)?users?\b|\byour\s+(?:reply|answer|response|summary)\b", sentence) is not None
+            audience = _RESULT_AUDIENCE.search(sentence) is not None
         side = _W_SIDE.search(sentence) is not None
         if audience and side:
             return (lo, hi), (lo, hi)
@@ -1264,7 +1325,8 @@ def scan_text(text: str, tool: str = "", *, siblings: Iterable[str] = frozenset(
             if invisible:
                 found["SEC-011"] = f"contains {', '.join(invisible[:4])}"
             elif mixed:
-                found["SEC-011"] = f"mixes Latin letters with look-alikes of another script: {', '.join(map(repr, mixed))}"
+                words_ = ", ".join(map(repr, mixed))
+                found["SEC-011"] = f"mixes Latin letters with look-alikes of another script: {words_}"
     if "SEC-012" in allowed and depth == 0:
         payloads = decoded_payloads(text)
         if payloads:

@@ -254,7 +254,7 @@ REVIEWED_PYTHON_PATTERNS = {
     "_NEGATION", "_MENTION_CUE", "_EXAMPLE_WORDS", "_ANOTHER", "_SERVER_NAMED",  # on slices of at most ~250 chars
     "_ASKS_FOR_CONTEXT",  # an object key of at most 128 characters
     "_FOREIGN_LETTERS",  # text_fold: one class
-    "_OTHER_PEOPLE", "_TRANSPARENT", "_ARGUMENT_LEFT_OUT",  # on one sentence of at most ~400 chars
+    "_OTHER_PEOPLE", "_TRANSPARENT", "_ARGUMENT_LEFT_OUT", "_RESULT_AUDIENCE",  # one sentence, at most ~400 chars
 }
 
 
