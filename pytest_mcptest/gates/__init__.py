@@ -40,6 +40,7 @@ BUILTIN_SECTIONS: dict[str, tuple[str, ...]] = {
     "tool_quality": ("tool_quality",),
     "tool_bench": ("tool_bench",),
     "verify": ("verify",),
+    "conformance": ("conformance",),
 }
 _BUILTIN_KINDS = frozenset(BUILTIN_SECTIONS)
 _GATES: dict[str, Gate] = {}  # the added gates, by kind
