@@ -1,11 +1,11 @@
 """Patterns that run in time linear in their input: RE2, for every pattern the security lint runs.
 
 Python's ``re`` backtracks: a pattern such as ``<\\s*/?\\s*(?:important|system)>`` tries every
-split of a run of spaces between its two ``\\s*`` from every start position, so ``"<"`` and
-8,000 spaces took 2.5 s and 100,000 newlines over 30 s (issue 42): a hostile server could
-stall ``mcptest doctor`` and every ``tool_quality:`` item. RE2 (``google-re2``) compiles a
-pattern to an automaton and reads each input character a bounded number of times, whatever
-the pattern: the time is linear in the text by construction, not by care.
+split of a run of spaces between its two ``\\s*`` from every start position: time quadratic in
+a run of blanks, so a hostile server's description could stall ``mcptest doctor`` and every
+``tool_quality:`` item (figures in ``benchmarks/README.md``, "The security lint"). RE2
+(``google-re2``) compiles a pattern to an automaton and reads each input character a bounded
+number of times, whatever the pattern: the time is linear in the text by construction.
 
 RE2 has no look-around and no back-references; the lint's patterns are written without them
 (a boundary such as "not after a letter" is a consumed ``(?:^|[^a-z])``). Matching is done

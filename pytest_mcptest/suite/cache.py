@@ -77,9 +77,9 @@ class CollectedSuite:
 
     One pickle for the file, not one per block: pickled together, the blocks share what they
     hold alike (the rules a file's scenarios repeat are built once, see ``Doc.built_once``,
-    and pickled once; each word and class once), so a realistic file of 100 scenarios is
-    pickled in about 16 us a scenario instead of 77 (one pickle per block, with their alike
-    rules found and shared by hand), and built again in about 34 instead of 57. A file whose
+    and pickled once; each word and class once), several times cheaper to pickle and to
+    build again than one pickle per block (``benchmarks/README.md``, "One pickle per suite
+    file"). A file whose
     items do not run one after another (a random order, or pytest-xdist sending them to a
     worker apart) would be built again at each return: the second time it is built, it is
     kept for the rest of the session (:attr:`_builds`). Not frozen: what is built and how

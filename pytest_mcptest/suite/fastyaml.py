@@ -18,16 +18,11 @@ indentation that closes to no open collection, plain scalars that start with an 
 or hold ``: `` (in flow collections any ':', '#' or '?'), infinities and NaN.
 ``tests/unit/test_fastyaml.py`` holds it to libyaml's results, types and lines included.
 
-Why it is kept (measured 2026-11-27, ``benchmarks/README.md``): reading realistic suites,
-libyaml's C loader only composing the nodes (``yaml.compose_all`` with ``CSafeLoader``, no
-construction yet) takes about five times what this reader takes to build the finished
-objects (686 against 131 us a scenario on a loaded machine), and the libyaml path with
-its construction ten times. Reading is already the largest part of a cold collection
-(about 75 us a scenario on a quiet machine): libyaml alone would add 0.3 or more to the
-collect-only cold ratio, whose goal (1.25) is already missed. So this reader stays, with
-libyaml behind it for what it does not read (two paths, each needed: an open point of
-issue 28). rapidyaml 0.15 parses in C++ in a third of this reader's time, but walking its
-tree from Python (a call per node, strings untyped) took 786 us a scenario, more than libyaml.
+Why it is kept: reading realistic suites, libyaml's loaders (composing the nodes alone,
+let alone constructing them) cost several times what this reader takes to build the finished
+objects, and reading is the largest part of a cold collection; libyaml stays behind it for
+what it does not read. The figures, and the other readers measured (rapidyaml, yaml-rs,
+ryaml), are in ``benchmarks/README.md`` ("Reading YAML").
 """
 
 from __future__ import annotations
