@@ -11,10 +11,12 @@ from __future__ import annotations
 import sys
 from typing import Optional, Sequence
 
-from . import conformance, doctor, import_log, init, judge, mock, power, record, report, run, serve, tool_bench, verify
+from . import (conformance, doctor, import_log, init, judge, mock, power, probe, record, report, run, serve, tool_bench,
+               verify)
 from .common import Parser
 
-COMMANDS = (run, doctor, tool_bench, report, power, mock, record, serve, verify, import_log, init, conformance, judge)
+COMMANDS = (run, doctor, tool_bench, report, power, mock, record, serve, verify, import_log, init, conformance, probe,
+            judge)
 
 
 def build_parser() -> Parser:
