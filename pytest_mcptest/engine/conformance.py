@@ -273,8 +273,9 @@ class McpSchema:
         """``{method: definition}`` of the members of a union (ClientRequest, ...)."""
         found: dict = {}
         node = self.defs.get(union) or {}
-        members = node.get("anyOf") or ([node] if "$ref" in node else [])
-        for member in members:
+        if "anyOf" not in node and "$ref" not in node:  # a union of one, written out in place (2026-07-28)
+            node = {"anyOf": [{"$ref": f"#/{self.key}/{union}"}]}
+        for member in node.get("anyOf") or [node]:
             ref = member.get("$ref", "") if isinstance(member, dict) else ""
             name = ref.rpartition("/")[2]
             method = ((self.defs.get(name) or {}).get("properties") or {}).get("method") or {}
@@ -413,6 +414,11 @@ class _Session:
         discovered = self._result(self.discover)
         hello = self.init_result if isinstance(self.init_result, dict) else discovered
         self.hello = hello if isinstance(hello, dict) else {}
+        info = self.hello.get("serverInfo")
+        if not isinstance(info, dict):  # 2026-07-28: under the discover result's _meta
+            meta_ = self.hello.get("_meta")
+            info = meta_.get("io.modelcontextprotocol/serverInfo") if isinstance(meta_, dict) else None
+        self.server_info = info if isinstance(info, dict) else {}
         caps = self.hello.get("capabilities")
         self.server_caps = caps if isinstance(caps, dict) else {}
         params = self.init_request.params if self.init_request is not None else None
@@ -535,13 +541,9 @@ def check_session(messages: Iterable[tuple[str, Any]], meta: Optional[Mapping] =
     _tools(session, schema, version, found)
     _progress(session, found)
     _cancellation(session, found)
-    _ping(session, found)
+    _ping(session, schema, found)
     _http(session, found)
-    server = session.hello.get("serverInfo")
-    if not isinstance(server, dict):
-        info = (session.hello.get("_meta") or {}).get("io.modelcontextprotocol/serverInfo") \
-            if isinstance(session.hello.get("_meta"), dict) else None
-        server = info if isinstance(info, dict) else {}
+    server = session.server_info
     checks = tuple(_conclude(info, found[info.id], version) for info in CHECKS)
     return Conformance(version, {k: v for k, v in server.items() if k in ("name", "version", "title")}, checks)
 
@@ -588,7 +590,7 @@ def _handshake(s: _Session, schema: Optional[McpSchema], version: Optional[str],
         error = answer.get("error") if isinstance(answer.get("error"), dict) else {}
         life.add(FAILURE, s.pointer(hello.answer), f"{hello.method} answered with error {error.get('code')!r}: "
                  f"{_short(str(error.get('message')), 120)}")
-    server = s.hello.get("serverInfo") if isinstance(s.hello.get("serverInfo"), dict) else {}
+    server = s.server_info
     words = f"server {server.get('name', '?')} {server.get('version', '?')}, protocol version {version or '?'}"
     info.add(INFO, s.pointer(hello.answer) if hello.answer is not None else where, words)
     if version is not None and schema is None:
@@ -1054,8 +1056,11 @@ def _cancellation(s: _Session, found: dict) -> None:
         f.skip("the host cancelled no request still in flight (mcptest probe cancels one)")
 
 
-def _ping(s: _Session, found: dict) -> None:
+def _ping(s: _Session, schema: Optional[McpSchema], found: dict) -> None:
     f = found["ping-answered"]
+    if schema is not None and "ping" not in schema.client_requests:
+        f.skip(f"protocol version {schema.version} has no ping")
+        return
     for request in s.host_requests():
         if request.method != "ping":
             continue

@@ -8,7 +8,9 @@ malformed) and sends, in this order:
 
 1. ``initialize`` (the version asked: ``--protocol-version``, default 2025-11-25, no client
    capabilities), then ``tools/list`` before ``notifications/initialized`` (a request before
-   initialized), then ``notifications/initialized``;
+   initialized), then ``notifications/initialized``; from 2026-07-28 on, ``server/discover``
+   instead, each request carrying the version, client info and capabilities under ``_meta``
+   (that version has no ``initialize`` and no ``ping``: a ``tools/list`` stands in for ping);
 2. ``ping``, and every list of a capability the server declared, page after page; one list of
    a capability it did not declare;
 3. a request of an unknown method, a notification of an unknown method, a ``tools/call``
@@ -63,6 +65,7 @@ class _Wire:
         self.deliberate: list[dict] = []
         self.unreadable = 0
         self.closed = False
+        self.meta: Optional[dict] = None  # 2026-07-28 on: the _meta every request carries
 
         def read() -> None:
             try:
@@ -96,6 +99,8 @@ class _Wire:
         """Send a request and read until its answer (or ``wait`` seconds): the answer, or None."""
         request_id = self.new_id() if request_id is None else request_id
         message = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if self.meta is not None and (params is None or isinstance(params, dict)):
+            params = {**(params or {}), "_meta": dict(self.meta)}
         if params is not None:
             message["params"] = params
         self.send(message, what)
@@ -217,15 +222,24 @@ def probe_session(command: list[str], env: Optional[dict] = None, cwd: Optional[
 
 
 def _drive(wire: _Wire, version: str, oversize_kb: int, calls: tuple, settle: float) -> None:
-    hello = wire.request("initialize", {"protocolVersion": version, "capabilities": {}, "clientInfo": PROBE_CLIENT})
+    modern = version >= "2026"  # 2026-07-28 on: server/discover, each request's _meta, no initialize or ping
+    if modern:
+        wire.meta = {"io.modelcontextprotocol/protocolVersion": version, "io.modelcontextprotocol/clientInfo": PROBE_CLIENT,
+                     "io.modelcontextprotocol/clientCapabilities": {}}
+        hello = wire.request("server/discover")
+    else:
+        hello = wire.request("initialize", {"protocolVersion": version, "capabilities": {},
+                                            "clientInfo": PROBE_CLIENT})
     if hello is None or not isinstance(hello.get("result"), dict):
         return  # nothing more to ask: the cassette shows what the handshake got
     caps = hello["result"].get("capabilities")
     caps = caps if isinstance(caps, dict) else {}
-    wire.request("tools/list" if "tools" in caps else "ping", None, what="request-before-initialized",
-                 wait=min(wire.timeout, 3.0))
-    wire.notify("notifications/initialized")
-    wire.request("ping")
+    ping = "tools/list" if modern else "ping"  # a request every server answers
+    if not modern:
+        wire.request("tools/list" if "tools" in caps else "ping", None, what="request-before-initialized",
+                     wait=min(wire.timeout, 3.0))
+        wire.notify("notifications/initialized")
+        wire.request("ping")
     undeclared = None
     for capability, method in LISTS:
         if isinstance(caps.get(capability), dict):
@@ -249,20 +263,23 @@ def _drive(wire: _Wire, version: str, oversize_kb: int, calls: tuple, settle: fl
     listed = next((m for c, m in LISTS if isinstance(caps.get(c), dict)), None)
     if listed is not None:
         wire.request(listed, {"cursor": BOGUS_CURSOR}, what="bogus-cursor")
-    wire.request("ping", request_id="mcptest-probe-string-id")
+    wire.request(ping, request_id="mcptest-probe-string-id")
     # A request cancelled at once: both lines in one go, so the server may read the
     # cancellation before it answers (an answer that crossed it is allowed; one that the
     # cancellation caused is not).
     cancelled = wire.new_id()
-    method = listed or "ping"
-    wire.send({"jsonrpc": "2.0", "id": cancelled, "method": method}, what="cancelled")
+    method = listed or ping
+    message = {"jsonrpc": "2.0", "id": cancelled, "method": method}
+    if wire.meta is not None:
+        message["params"] = {"_meta": dict(wire.meta)}
+    wire.send(message, what="cancelled")
     wire.notify("notifications/cancelled", {"requestId": cancelled, "reason": "mcptest probe: cancelled at once"},
                 what="cancellation")
     wire.pump(2 * settle, cancelled)
     if "tools" in caps:
         wire.request("tools/call", {"name": MISSING_TOOL, "arguments": {"payload": "x" * (oversize_kb * 1024)}},
                      what="oversized-argument")
-    wire.request("ping")
+    wire.request(ping)
 
 
 def _pages(wire: _Wire, method: str) -> None:
