@@ -7,12 +7,20 @@ clashing across servers and descriptions naming another server's tool are found;
 ``--cassette FILE`` lints what a cassette recorded: the catalog of each server and every
 tool result (SEC-013). Exit status: 0 passed, 1 a gate failed (a Critical finding,
 a locked tool that changed), 2 bad input.
+
+``--judge MODEL`` adds the second tier (``docs/security.md``): the model's recorded verdict
+on each tool (and, with ``--cassette``, each tool result) is replayed from the verdicts
+file (``<catalog>.security-verdicts.json``, or the cassette's ``meta.security_verdicts``),
+and the model is asked, through the live tier, only for the verdicts that are missing
+(``--judge recorded`` asks nothing). Both tiers are printed side by side with their
+agreement, and ``--require`` says which must pass.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from typing import Optional
 
 import attrs
 
@@ -20,7 +28,7 @@ from ..errors import InputError
 from ..text import json_printable, printable
 from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, judge
 
-
+RECORDED = "recorded"  # --judge recorded: replay the verdicts, ask no model
 
 
 def write_new_lock(block, path: str) -> int:
@@ -51,8 +59,9 @@ def _in_cassette(finding, server: str):
     return attrs.evolve(finding, pointer=json_pointer(["catalog", server]) + finding.pointer)
 
 
-def cassette_security(path: str, as_json: bool) -> int:
-    """The security lint of a cassette: its recorded catalogs and tool results."""
+def cassette_security(path: str, as_json: bool, args=None) -> int:
+    """The security lint of a cassette: its recorded catalogs and tool results; with
+    ``--judge``, the judge's verdicts on each of them beside the rules'."""
     from ..formats.cassette import load_cassette
     from ..engine.catalog import CatalogError
     from ..engine.security_rules import lint_results, lint_servers_security, security_counts
@@ -74,15 +83,122 @@ def cassette_security(path: str, as_json: bool) -> int:
     findings = [_in_cassette(f, server) for server, fs in by_server.items() for f in fs]
     findings += lint_results(cassette.runs)
     counts = security_counts(findings)
+    judged = None
+    if args is not None and args.judge:
+        judged = _cassette_judge(path, cassette, findings, args)
+        if isinstance(judged, int):
+            return judged
+    report = {**counts, "findings": [f.to_dict() for f in findings]}
+    if judged is not None:
+        report["judge"] = judged.envelope
     if as_json:
-        sys.stdout.write(json_printable(dumps({"cassette": path, "security": {
-            **counts, "findings": [f.to_dict() for f in findings]}})))
+        sys.stdout.write(json_printable(dumps({"cassette": path, "security": report})))
     else:
         _print_findings(findings)
         print(f"security: {counts['critical_count']} critical, {counts['warning_count']} warnings in "
               f"{len(cassette.catalog)} recorded catalogs and {sum(len(r.tool_calls) for r in cassette.runs)} "
               f"tool results of {path}")
+        if judged is not None:
+            from ..gates.tool_quality import judge_lines
+
+            for line in judge_lines(judged.envelope):
+                print(printable(line))
+            for failure in judged.failures:
+                print(printable(f"FAILED {failure.gate}: {failure.message}"))
+    if judged is not None:
+        rules_fail = counts["critical_count"] and args.require != "either"
+        return EXIT_FAILED if judged.failures or rules_fail else EXIT_OK
     return EXIT_FAILED if counts["critical_count"] else EXIT_OK
+
+
+def _cassette_judge(path: str, cassette, findings, args):
+    """``--cassette FILE --judge``: the verdicts on every recorded catalog's tools and every
+    result, asked for (into the cassette, or ``--verdicts FILE``) when missing, then read
+    against the rules' findings. An int is an exit status (a dry run, bad input)."""
+    import shlex
+
+    from ..engine.security_verdicts import distinct, find, result_subjects, tool_subjects
+    from ..gates.tool_quality import judge_tier
+    from ..live import security_judge as sj
+
+    subjects = [s for server in sorted(cassette.catalog)
+                for s in tool_subjects(cassette.catalog[server], server, ["catalog", server], server)]
+    subjects += result_subjects(cassette.runs)
+    target = args.verdicts or path
+    try:
+        entries = (sj.read_verdicts(args.verdicts, args.verdicts) if args.verdicts
+                   else sj.cassette_verdicts(cassette.meta, path))
+        missing = distinct([s for s in subjects if find(s, entries)[0] is None])
+        if missing and args.judge != RECORDED:
+            task = sj.JudgeTask(args.judge, tuple(missing), target, len(distinct(subjects)) - len(missing))
+            if args.dry_run:
+                print(task.dry_run())
+                return EXIT_OK
+            recording = sj.judge_subjects(task, _models(args, None), concurrency=args.concurrency)
+            save = sj.save_verdicts if args.verdicts else sj.save_into_cassette
+            save(target, target, subjects, recording.entries)
+            _say_recording(recording, args.judge, target, args.json)
+            entries = (sj.read_verdicts(args.verdicts, args.verdicts) if args.verdicts
+                       else sj.cassette_verdicts(_meta_of(path), path))
+        elif not missing:
+            _say(f"security judge: every verdict replayed from {target} (no model called)", args.json)
+    except InputError as exc:
+        print(exc.render(), file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:  # noqa: BLE001 - a LiveError (no key, no SDK): one line, no traceback
+        if type(exc).__name__ != "LiveError":
+            raise
+        print(printable(f"security judge: {exc}"), file=sys.stderr)
+        return EXIT_USAGE
+    how = (f"record with mcptest doctor --cassette {shlex.quote(path)} --security --judge MODEL"
+           + (f" --verdicts {shlex.quote(args.verdicts)}" if args.verdicts else ""))
+    return judge_tier(subjects, entries, findings, target, "critical", args.require, False, how)
+
+
+def _meta_of(path: str) -> dict:
+    from ..formats.cassette import load_cassette
+
+    return load_cassette(path, path, keep=False).meta
+
+
+def _say(line: str, as_json: bool) -> None:
+    """A line about the recording: on stdout, or on stderr beside a JSON report."""
+    print(printable(line), file=sys.stderr if as_json else sys.stdout)
+
+
+def _say_recording(recording, model: str, target: str, as_json: bool) -> None:
+    from ..live.security_judge import spend_lines
+
+    _say(f"security judge: recorded {len(recording.entries)} security verdict(s) of {model} into {target}", as_json)
+    for line in list(recording.notes) + spend_lines(recording):
+        _say(f"  {line}", as_json)
+    if recording.stopped:
+        print(printable(f"security judge: asking stopped: {recording.stopped}"), file=sys.stderr)
+
+
+def _models(args, config: Optional[str]) -> dict:
+    """The ``models:`` block for the judge: the suite's (with ``--config``), with
+    ``--max-tokens`` and ``--max-cost-usd`` as the judge model's ``item_max_tokens`` and
+    ``item_max_cost_usd`` (the live tier's per-item budget)."""
+    from ..live.provider import parse_model
+
+    models: dict = {}
+    if config:
+        from ..suite.doc import plain
+        from ..suite.loader import load_documents, read_text
+
+        for root, _ in load_documents(config, read_text(config)):
+            if isinstance(root, dict) and isinstance(root.get("models"), dict):
+                models.update(plain(root["models"]))
+    key = str(parse_model(args.judge))
+    entry = dict(models.get(key) or {})
+    if args.max_tokens is not None:
+        entry["item_max_tokens"] = args.max_tokens
+    if args.max_cost_usd is not None:
+        entry["item_max_cost_usd"] = args.max_cost_usd
+    if entry:
+        models[key] = entry
+    return models
 
 
 def _print_findings(findings) -> None:
@@ -160,7 +276,49 @@ def add_parser(sub) -> None:
     doctor.add_argument("--server", metavar="NAME", help="a server of --config's servers:")
     doctor.add_argument("--config", metavar="SUITE", help="the suite that declares --server")
     doctor.add_argument("--json", action="store_true", help="print the report object")
+    judge_options = doctor.add_argument_group("the security judge (a second, semantic tier, recorded once)")
+    judge_options.add_argument("--judge", metavar="MODEL", help="with --security: replay each tool's (and result's) "
+                               "recorded verdict and ask MODEL (provider:name, through the live tier) for the missing "
+                               "ones; 'recorded' asks no model")
+    judge_options.add_argument("--verdicts", metavar="FILE", help="the verdicts file (default: <catalog>"
+                               ".security-verdicts.json, <server>.security-verdicts.json beside the suite, or the "
+                               "cassette itself)")
+    judge_options.add_argument("--require", choices=("both", "either", "rules"), default="both",
+                               help="which tiers must pass each tool: both (default: a tool either flags fails), "
+                               "either (only a tool both flag fails), rules (the verdicts are only compared)")
+    judge_options.add_argument("--dry-run", action="store_true", help="say what the judge would be asked, call nothing")
+    judge_options.add_argument("--max-tokens", type=_positive_int, metavar="N", help="stop asking once N tokens are "
+                               "spent (the live tier's item_max_tokens)")
+    judge_options.add_argument("--max-cost-usd", type=_positive, metavar="USD", help="stop asking once this is "
+                               "spent (item_max_cost_usd)")
+    judge_options.add_argument("--concurrency", type=_positive_int, default=4, metavar="N",
+                               help="requests at once (default 4), within the models: block's rate limits")
     doctor.set_defaults(func=run)
+
+
+def _positive_int(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {text!r}")
+    return value
+
+
+def _positive(text: str) -> float:
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number above 0, found {text!r}") from None
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"expected a number above 0, found {text!r}")
+    return value
 
 
 def doctor_block(args, **how):
@@ -195,23 +353,109 @@ def run(args) -> int:
     (see ``doctor.py``); ``--cassette`` lints a recording."""
     from ..gates.tool_quality import security_summary_lines, summary_lines
 
+    problem = _judge_usage(args)
+    if problem:
+        print(f"mcptest doctor: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     if args.cassette:
         if args.catalog or args.server or args.lock or args.lint_descriptions:
             print("mcptest doctor --cassette: lints a recording on its own; give no --catalog, --server, --lock "
                   "or --lint-descriptions with it", file=sys.stderr)
             return EXIT_USAGE
-        return cassette_security(args.cassette, args.json)
+        return cassette_security(args.cassette, args.json, args)
     if args.security and args.config and not args.server and not args.catalog and not args.lock:
+        if args.judge:
+            print("mcptest doctor --judge: judges one catalog; name it with --server NAME (or --catalog FILE)",
+                  file=sys.stderr)
+            return EXIT_USAGE
         return suite_security(args.config, args.json)
     lint = args.lint_descriptions or not (args.security or args.lock)
     lock = os.path.abspath(args.lock) if args.lock else None
     try:
         block = doctor_block(args, lint=lint, security=lint or args.security, lock=lock)
+        if args.judge:
+            block = _with_judge(block, args)
     except InputError as exc:
         print(exc.render(), file=sys.stderr)
         return EXIT_USAGE
     if lock and not os.path.lexists(lock):
         return write_new_lock(block, args.lock)
     describe = summary_lines if lint else security_summary_lines if args.security else lock_summary_lines
+    if args.judge:
+        return _judge_recorded(block, args, describe)
     return judge(block, args.json, describe)
+
+
+def _judge_usage(args) -> str:
+    """What is wrong with the judge's options, or empty."""
+    judge_only = [name for name, given in (("--verdicts", args.verdicts), ("--dry-run", args.dry_run),
+                                           ("--max-tokens", args.max_tokens is not None),
+                                           ("--max-cost-usd", args.max_cost_usd is not None)) if given]
+    if judge_only and not args.judge:
+        return f"{judge_only[0]} goes with --judge MODEL"
+    if args.judge and not (args.security or args.cassette):
+        return "--judge is the security lint's second tier: give it with --security (or --cassette)"
+    if args.judge and args.judge != RECORDED:
+        from ..live.provider import LiveError, parse_model
+
+        try:
+            parse_model(args.judge)
+        except LiveError as exc:
+            return f"--judge: {exc} (or 'recorded' to replay without asking)"
+    return ""
+
+
+def _with_judge(block, args):
+    """The doctor's block with the judge's tier: the verdicts file, ``--require``, and the
+    model to ask for what is missing (none with ``--judge recorded``)."""
+    from ..gates.tool_quality import default_verdicts
+
+    verdicts = os.path.abspath(args.verdicts) if args.verdicts else default_verdicts(
+        block.server, block.source, os.path.dirname(os.path.abspath(args.config)) if args.config else os.getcwd())
+    model = None if args.judge == RECORDED else args.judge
+    return attrs.evolve(block, judge=verdicts, require=args.require, judge_model=model,
+                        models=_models(args, args.config) if model else {})
+
+
+def _judge_recorded(block, args, describe) -> int:
+    """Judge the block as its pytest item would, in record mode ``once`` when a model is
+    named (the gate asks it for the missing verdicts first, ``gates/tool_quality.py``):
+    what the recording did is said first, then the lines and the failure text, or the JSON
+    report (what the recording did then goes to stderr)."""
+    from ..gates.context import Context
+    from ..gates.evaluate import evaluate
+    from ..gates.sources import NOTES
+    from ..record.modes import RecordMode
+    from ..report.document import build_report, dumps, item_entry
+    from ..report.render import render_verdict
+
+    ctx = Context(root=os.getcwd(), record_mode=RecordMode.ONCE if block.judge_model else RecordMode.NONE,
+                  dry_run=args.dry_run, live_concurrency=args.concurrency)
+    verdict = evaluate(block, ctx)
+    if verdict.skipped is not None:  # --dry-run
+        print(printable(verdict.skipped))
+        return EXIT_OK
+    said = [line for section, line in verdict.summary if section == NOTES]
+    for line in said:
+        _say(f"security judge: {line}", args.json)
+    judged = ((verdict.envelope or {}).get("security") or {}).get("judge") or {}
+    if not said and judged.get("status") == "judged":
+        _say(f"security judge: every verdict replayed from {judged['verdicts']} (no model called)", args.json)
+    if verdict.problems:
+        for problem in verdict.problems:
+            print(printable(problem.message), file=sys.stderr)
+        return EXIT_USAGE
+    if args.dry_run:
+        print(f"nothing to ask: every verdict is recorded in {os.path.relpath(block.judge)}")
+        return EXIT_OK
+    if args.json:
+        entry = item_entry(f"{block.file}::{block.name}", block, verdict)
+        entry["outcome"] = "passed" if verdict.passed else "failed"
+        sys.stdout.write(json_printable(dumps(build_report([entry], {}))))
+    else:
+        for line in describe(verdict.envelope):
+            print(printable(line))
+        if not verdict.passed:
+            print(render_verdict(verdict))
+    return EXIT_OK if verdict.passed else EXIT_FAILED
 
