@@ -143,7 +143,7 @@ CHECKS: tuple[CheckInfo, ...] = (
     CheckInfo("progress-token-live", "progress notifications name a token of a request still in flight, with "
               "progress increasing", "progressToken in host requests, notifications/progress",
               "basic/utilities/progress", "basic/patterns/progress"),
-    CheckInfo("cancellation-respected", "no answer to a request after the host cancelled it",
+    CheckInfo("cancellation-respected", "no error answer caused by a cancellation (a result that crossed it is INFO)",
               "notifications/cancelled and the answers after it", "basic/utilities/cancellation",
               "basic/patterns/cancellation"),
     CheckInfo("ping-answered", "ping answered with an empty result", "ping requests and their answers",
