@@ -231,10 +231,15 @@ def distinct(subjects: Sequence[Subject]) -> list[Subject]:
 
 
 def _key(s: Any) -> tuple:
+    """What a verdict is kept and found by: the subject and the hash of its text."""
     if isinstance(s, Subject):
-        return (s.kind, s.server, s.name) if s.kind == "tool" else (s.kind, s.name, s.text_sha256)
-    return (s["kind"], s.get("server", ""), s["name"]) if s["kind"] == "tool" else (s["kind"], s["name"],
-                                                                                    s["text_sha256"])
+        return (s.kind, s.server, s.name, s.text_sha256)
+    return (s["kind"], s.get("server", ""), s["name"], s["text_sha256"])
+
+
+def _named(s: Any) -> tuple:
+    """The subject without its text: a tool by its name (to say what changed)."""
+    return _key(s)[:3]
 
 
 # --------------------------------------------------------------------------- the verdicts' format
@@ -298,12 +303,20 @@ def _order(entry: Mapping) -> tuple:
 
 
 def merged(old: Sequence[Mapping], new: Sequence[Mapping], subjects: Sequence[Subject]) -> list[dict]:
-    """What to write: each subject's new verdict, else its old one (kept even when its text
-    changed, so the next read can say what changed); verdicts of tools and results that are
-    no longer there are dropped. Sorted, so the file's diff is small."""
-    keys = {_key(s) for s in subjects}
-    out = {_key(e): dict(e) for e in old if _key(e) in keys}
+    """What to write: the new verdicts, the old ones that still match a subject's text, and,
+    for a tool whose text has no verdict, its latest old one (so the next read can say what
+    changed since). Verdicts of tools and results that are no longer there are dropped.
+    Sorted, so the file's diff is small."""
+    out = {_key(e): dict(e) for e in old if _key(e) in {_key(s) for s in subjects}}
     out.update({_key(e): dict(e) for e in new})
+    judged = {k[:3] for k in out}
+    for s in subjects:
+        if s.kind == "tool" and _named(s) not in judged:
+            before = [e for e in old if _named(e) == _named(s)]
+            if before:
+                latest = max(before, key=lambda e: e["recorded_at"])
+                out[_key(latest)] = dict(latest)
+                judged.add(_named(s))
     return sorted(out.values(), key=_order)
 
 
@@ -335,18 +348,19 @@ def find(subject: Subject, entries: Sequence[Mapping]) -> tuple[Optional[Mapping
     """``subject``'s recorded verdict, or (None, why there is none): never judged, its
     text changed since (naming the fields), or judged with another prompt."""
     for e in entries:
-        if _key(e) == _key(subject) and e["text_sha256"] == subject.text_sha256:
+        if _key(e) == _key(subject):
             if e["prompt_sha256"] == PROMPT_SHA256:
                 return e, ""
             return None, (f"its verdict ({e['recorded_at'][:10]}, {e['model']}) was asked with another version of "
                           f"the judge's prompt")
     if subject.kind == "tool":
-        for e in entries:
-            if _key(e) == _key(subject):
-                before = e.get("fields_sha256") or {}
-                changed = sorted(k for k in set(before) | set(subject.fields) if before.get(k) != subject.fields.get(k))
-                what = " and ".join(changed) if changed else "text"
-                return None, f"its {what} changed since it was judged ({e['recorded_at'][:10]}, {e['model']})"
+        before = [e for e in entries if _named(e) == _named(subject)]
+        if before:
+            e = max(before, key=lambda e: e["recorded_at"])
+            old = e.get("fields_sha256") or {}
+            changed = sorted(k for k in set(old) | set(subject.fields) if old.get(k) != subject.fields.get(k))
+            what = " and ".join(changed) if changed else "text"
+            return None, f"its {what} changed since it was judged ({e['recorded_at'][:10]}, {e['model']})"
     return None, "never judged"
 
 

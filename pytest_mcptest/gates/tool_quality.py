@@ -150,31 +150,30 @@ def _record_verdicts(block: ToolQualityBlock, catalog, ctx: Context) -> list[str
     ``rewrite``), and write them; what to say once. ``--mcptest-dry-run`` says what it
     would ask instead."""
     from ..engine.security_verdicts import distinct, find, tool_subjects
-    from ..errors import RecordingError
     from ..live.provider import LiveError
     from ..live.security_judge import JudgeTask, judge_subjects, read_verdicts, save_verdicts, spend_lines
 
+    from ..formats.files import locked
+
     shown = display(block.judge, ctx.root)
     subjects = tool_subjects(catalog, label=block.server)
-    try:
-        entries = read_verdicts(block.judge, shown)
-    except InputError as exc:
-        raise RecordingUnavailable("security_judge", shown, exc.render()) from None
     anew = ctx.record_mode in ("all", "rewrite")
-    asked = distinct([s for s in subjects if anew or find(s, entries)[0] is None])
-    if not asked:
-        return []
-    task = JudgeTask(block.judge_model, tuple(asked), shown, len(subjects) - len(asked))
-    if ctx.dry_run:
-        raise DryRun(task.dry_run())
     try:
-        recording = judge_subjects(task, block.models, concurrency=ctx.live_concurrency, rate_dir=ctx.rate_dir)
-        save_verdicts(block.judge, shown, subjects, recording.entries)
+        # Items that share a verdicts file (pytest -n 2) ask once: the second finds the verdicts written.
+        with locked(block.judge):
+            entries = read_verdicts(block.judge, shown)
+            asked = distinct([s for s in subjects if anew or find(s, entries)[0] is None])
+            if not asked:
+                return []
+            task = JudgeTask(block.judge_model, tuple(asked), shown, len(distinct(subjects)) - len(asked))
+            if ctx.dry_run:
+                raise DryRun(task.dry_run())
+            recording = judge_subjects(task, block.models, concurrency=ctx.live_concurrency, rate_dir=ctx.rate_dir)
+            save_verdicts(block.judge, shown, subjects, recording.entries)
     except LiveError as exc:
         raise RecordingUnavailable("security_judge", shown, f"recording security verdicts failed: {exc}") from None
-    except (InputError, RecordingError) as exc:
-        message = exc.render() if isinstance(exc, InputError) else str(exc)
-        raise RecordingUnavailable("security_judge", shown, f"cannot write the security verdicts: {message}") from None
+    except InputError as exc:
+        raise RecordingUnavailable("security_judge", shown, exc.render()) from None
     if recording.stopped:
         raise RecordingUnavailable("security_judge", shown, f"recording security verdicts stopped: {recording.stopped}"
                                    f" (the {len(recording.entries)} had are written to {shown})")
