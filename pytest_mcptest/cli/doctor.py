@@ -120,11 +120,13 @@ def _cassette_judge(path: str, cassette, findings, args):
     from ..engine.security_verdicts import distinct, find, result_subjects, tool_subjects
     from ..gates.tool_quality import judge_tier
     from ..live import security_judge as sj
+    from ..live.provider import LiveError
 
     subjects = [s for server in sorted(cassette.catalog)
                 for s in tool_subjects(cassette.catalog[server], server, ["catalog", server], server)]
     subjects += result_subjects(cassette.runs)
     target = args.verdicts or path
+    recording = None
     try:
         entries = (sj.read_verdicts(args.verdicts, args.verdicts) if args.verdicts
                    else sj.cassette_verdicts(cassette.meta, path))
@@ -145,10 +147,10 @@ def _cassette_judge(path: str, cassette, findings, args):
     except InputError as exc:
         print(exc.render(), file=sys.stderr)
         return EXIT_USAGE
-    except Exception as exc:  # noqa: BLE001 - a LiveError (no key, no SDK): one line, no traceback
-        if type(exc).__name__ != "LiveError":
-            raise
+    except LiveError as exc:  # no key, no SDK, a bad models: setting: one line, no traceback
         print(printable(f"security judge: {exc}"), file=sys.stderr)
+        return EXIT_USAGE
+    if recording is not None and recording.stopped:
         return EXIT_USAGE
     how = (f"record with mcptest doctor --cassette {shlex.quote(path)} --security --judge MODEL"
            + (f" --verdicts {shlex.quote(args.verdicts)}" if args.verdicts else ""))
@@ -393,6 +395,9 @@ def _judge_usage(args) -> str:
                                            ("--max-cost-usd", args.max_cost_usd is not None)) if given]
     if judge_only and not args.judge:
         return f"{judge_only[0]} goes with --judge MODEL"
+    asking = [name for name in judge_only if name != "--verdicts"]
+    if asking and args.judge == RECORDED:
+        return f"{asking[0]} goes with a model to ask: --judge recorded asks none"
     if args.judge and not (args.security or args.cassette):
         return "--judge is the security lint's second tier: give it with --security (or --cassette)"
     if args.judge and args.judge != RECORDED:

@@ -212,11 +212,14 @@ def tool_subjects(catalog: Any, server: str = "", prefix: Sequence = (), label: 
 
 
 def result_subjects(runs: Sequence[Any]) -> list[Subject]:
-    """Every recorded tool result of a cassette's runs (``run.tool_calls[].result``)."""
+    """Every recorded tool result of a cassette's runs (``run.tool_calls[].result``); a
+    call with none (unanswered, an error the server sent instead) has nothing to judge."""
     out = []
     for r, run in enumerate(runs):
         for c, call in enumerate(run.tool_calls):
             result = call.result
+            if result is None:
+                continue
             out.append(Subject("result", call.name, call.server or "", sha256(result),
                                json_pointer(["runs", r, "tool_calls", c, "result"]), {}, result))
     return out
