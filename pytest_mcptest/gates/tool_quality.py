@@ -150,10 +150,9 @@ def _record_verdicts(block: ToolQualityBlock, catalog, ctx: Context) -> list[str
     ``rewrite``), and write them; what to say once. ``--mcptest-dry-run`` says what it
     would ask instead."""
     from ..engine.security_verdicts import distinct, find, tool_subjects
+    from ..formats.files import locked
     from ..live.provider import LiveError
     from ..live.security_judge import JudgeTask, judge_subjects, read_verdicts, save_verdicts, spend_lines
-
-    from ..formats.files import locked
 
     shown = display(block.judge, ctx.root)
     subjects = tool_subjects(catalog, label=block.server)
@@ -175,8 +174,10 @@ def _record_verdicts(block: ToolQualityBlock, catalog, ctx: Context) -> list[str
     except InputError as exc:
         raise RecordingUnavailable("security_judge", shown, exc.render()) from None
     if recording.stopped:
+        spent = "; ".join(spend_lines(recording))
         raise RecordingUnavailable("security_judge", shown, f"recording security verdicts stopped: {recording.stopped}"
-                                   f" (the {len(recording.entries)} had are written to {shown})")
+                                   f" (the {len(recording.entries)} had are written to {shown}"
+                                   + (f"; spent: {spent})" if spent else ")"))
     return ([f"recorded {len(recording.entries)} security verdict(s) of {block.judge_model} into {shown}"]
             + list(recording.notes) + spend_lines(recording))
 
