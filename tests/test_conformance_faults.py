@@ -45,7 +45,7 @@ FAULTS = {
     "answer-cancelled": ("cancellation-respected", "WARNING"),
     "ping-not-empty": ("ping-answered", "FAILURE"),
 }
-# Checks no server fault can break: the host's side, what only a response over HTTP holds, an INFO.
+# Checks no fault of the stdio server can break: the host's side, the HTTP transport (judged below), an INFO.
 NOT_A_SERVER_FAULT = {"host-wire-schema-valid", "host-capability-respected", "http-transport", "server-info"}
 
 
@@ -84,3 +84,49 @@ def test_each_fault_fails_exactly_its_check(fault):
     found = result.check(check)
     assert found.findings and found.findings[0].pointer.startswith("/runs/0/messages/")
     assert found.spec.startswith("https://modelcontextprotocol.io/specification/2025-11-25/")
+
+
+class HttpServer:
+    """The broken server over Streamable HTTP on 127.0.0.1 (a free port it prints), ended by its id."""
+
+    def __init__(self, fault: str):
+        self.proc = subprocess.Popen([sys.executable, str(SERVER), "--http", fault], stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True)
+        self.url = f"http://127.0.0.1:{int(self.proc.stdout.readline())}/mcp"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.terminate()
+        self.proc.wait(10)
+        self.proc.stdout.close()
+
+
+def probed_http(fault: str):
+    from pytest_mcptest.record.probe import probe_http
+
+    with HttpServer(fault) as server:
+        cassette = probe_http(server.url, timeout=5.0, settle=0.1, oversize_kb=4, calls=CALLS,
+                              errlog=subprocess.DEVNULL)
+    run = cassette.runs[0]
+    messages = [(m.sender, m.message) for m in run.messages]
+    version = session_version(messages, run.meta)
+    return check_session(messages, run.meta, mcp_schema(version), version=version), run
+
+
+def test_over_http_the_clean_server_passes_and_each_post_is_kept():
+    result, run = probed_http("none")
+    assert [c.id for c in result.checks if c.status in ("FAILURE", "WARNING")] == []
+    assert result.check("http-transport").status == "SUCCESS"
+    exchanges = run.meta["http"]
+    assert exchanges[0]["kind"] == "request" and exchanges[0]["status"] == 200 and len(exchanges[0]["session_id"]) == 32
+    assert {e["status"] for e in exchanges if e["kind"] == "notification"} == {202}
+    assert exchanges[-1] == {"kind": "delete", "status": 200}
+
+
+def test_over_http_a_notification_answered_200_fails_http_transport():
+    result, _ = probed_http("http-notification-200")
+    bad = {c.id: c.status for c in result.checks if c.status in ("FAILURE", "WARNING")}
+    assert bad == {"http-transport": "FAILURE"}
+    assert result.check("http-transport").findings[0].pointer.startswith("/runs/0/meta/http/")

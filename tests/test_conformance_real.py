@@ -1,5 +1,5 @@
 """Conformance on sessions of real servers (issue 45, item 5): recordings of mcp-server-time,
-mcp-server-git, server-everything, server-memory and server-filesystem (tests/data/conformance,
+mcp-server-git, server-everything (stdio and Streamable HTTP), server-memory and server-filesystem (tests/data/conformance,
 README there) give the findings docs/conformance.md explains, and no other; mcp-server-time,
 installed with the project's test extras, is also probed live."""
 
@@ -27,6 +27,7 @@ EXPECTED = {
     "time-probe.json": PY_SDK,
     "git-probe.json": PY_SDK,
     "everything-probe.json": TS_SDK,
+    "everything-http-probe.json": TS_SDK,  # over Streamable HTTP: http-transport SUCCESS
     "memory-probe.json": TS_SDK,
     "filesystem-probe.json": TS_SDK,
     "everything-ordinary.json": (set(), set()),
@@ -57,6 +58,8 @@ def test_the_rich_session_exercises_the_traffic_checks():
                   "structured-content-matches-output-schema", "ping-answered", "tool-output-schema"):
         assert result.check(check).status == "SUCCESS", check
     assert judged("time-2026-ordinary.json").version == "2026-07-28"
+    assert judged("everything-http-probe.json").check("http-transport").status == "SUCCESS"
+    assert judged("everything-probe.json").check("http-transport").status == "SKIPPED"
 
 
 def test_the_typescript_sdk_known_failures(capsys):

@@ -13,7 +13,8 @@ from .common import EXIT_OK, EXIT_USAGE, cassette_path_problem, seconds
 def add_parser(sub) -> None:
     pro = sub.add_parser("probe", help="send a server the edge requests a host rarely sends and record the session",
                          usage="mcptest probe --out FILE [--force] [--protocol-version V] [--timeout SECONDS] "
-                               "[--oversize-kb N] [--server-name NAME] -- COMMAND [ARGS...]")
+                               "[--oversize-kb N] [--server-name NAME] [--call TOOL=JSON]... "
+                               "(-- COMMAND [ARGS...] | --http URL [--header 'NAME: VALUE']...)")
     pro.add_argument("--out", required=True, metavar="FILE", help="the cassette to write")
     pro.add_argument("--force", action="store_true", help="replace FILE if it exists")
     pro.add_argument("--protocol-version", default="2025-11-25", metavar="V",
@@ -27,24 +28,27 @@ def add_parser(sub) -> None:
                      help="also call TOOL with these arguments (a JSON object; default {}), after the lists "
                           "(repeatable): structuredContent is then checked against the tool's outputSchema")
     pro.add_argument("--redact", action="append", metavar="REGEX", help="also redact what REGEX matches (repeatable)")
-    pro.add_argument("--http", metavar="URL", help=argparse.SUPPRESS)
+    pro.add_argument("--http", metavar="URL", help="probe this Streamable HTTP endpoint instead of a stdio command "
+                     "(each POST's status, content type and session id are kept for the http-transport check)")
+    pro.add_argument("--header", action="append", metavar="'NAME: VALUE'",
+                     help="with --http: send this header (repeatable); its value is redacted in the cassette")
     pro.add_argument("server_command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
     pro.set_defaults(func=run)
 
 
 def run(args) -> int:
     from ..errors import InputError
-    from ..record.probe import ProbeError, probe_session, write_probe
+    from ..record.probe import ProbeError, probe_http, probe_session, write_probe
     from ..record.proxy import resolve_command
     from ..record.redact import redactor
 
     command = args.server_command[1:] if args.server_command[:1] == ["--"] else args.server_command
-    if args.http:
-        print("mcptest probe: --http is not supported yet; probe a stdio server (-- COMMAND)", file=sys.stderr)
+    if bool(command) == bool(args.http):
+        print("mcptest probe: give the server command after -- (mcptest probe --out FILE -- COMMAND [ARGS...]) or a "
+              "Streamable HTTP endpoint (--http URL), not both", file=sys.stderr)
         return EXIT_USAGE
-    if not command:
-        print("mcptest probe: give the server command after -- (mcptest probe --out FILE -- COMMAND [ARGS...])",
-              file=sys.stderr)
+    if args.header and not args.http:
+        print("mcptest probe: --header goes with --http (a stdio server takes no headers)", file=sys.stderr)
         return EXIT_USAGE
     if not 0 <= args.oversize_kb <= 64 * 1024:
         print("mcptest probe: --oversize-kb takes 0 to 65536", file=sys.stderr)
@@ -58,15 +62,25 @@ def run(args) -> int:
     try:
         scrub = redactor(args.redact or (), where="mcptest probe --redact")
         calls = tuple(_call(text) for text in args.call or ())
+        headers = {}
+        if args.header:
+            from ..record.headers import parse_headers, redactor_hiding
+
+            headers = parse_headers(args.header)
+            scrub = redactor_hiding(headers, args.redact or ())
     except ValueError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_USAGE
+    options = dict(timeout=args.timeout, protocol_version=args.protocol_version, oversize_kb=args.oversize_kb,
+                   server_name=args.server_name, calls=calls)
     try:
-        cassette = probe_session(resolve_command(command), timeout=args.timeout,
-                                 protocol_version=args.protocol_version, oversize_kb=args.oversize_kb,
-                                 server_name=args.server_name, calls=calls)
+        if args.http:
+            cassette = probe_http(args.http, headers, **options)
+        else:
+            cassette = probe_session(resolve_command(command), **options)
     except ProbeError as exc:
-        print(f"mcptest probe: the MCP server `{' '.join(command)}` {exc}; nothing written", file=sys.stderr)
+        print(f"mcptest probe: the MCP server `{args.http or ' '.join(command)}` {exc}; nothing written",
+              file=sys.stderr)
         return EXIT_USAGE
     try:
         write_probe(cassette, args.out, scrub, args.force)

@@ -159,6 +159,143 @@ class _Wire:
         self.write(answer)
 
 
+class _HttpWire(_Wire):
+    """The same session over Streamable HTTP: each message a POST; what each POST got back
+    (status, content type, body size, session id) is kept in ``exchanges``, which the
+    ``http-transport`` check reads from the run's ``meta.http``. An answer that comes as an
+    event stream is read until the answer to the request posted; no GET stream is opened."""
+
+    def __init__(self, url: str, log: SessionLog, timeout: float, errlog, headers: Optional[dict] = None):
+        from urllib.parse import urlsplit
+
+        self.url, self.parts = url, urlsplit(url)
+        if self.parts.scheme not in ("http", "https") or not self.parts.hostname:
+            raise ProbeError(f"{url!r} is not an http:// or https:// URL")
+        self.log, self.timeout, self.errlog = log, timeout, errlog
+        self.headers = dict(headers or {})
+        self.inbox = queue.Queue()
+        self.next_id, self.deliberate, self.unreadable, self.closed, self.meta = 0, [], 0, False, None
+        self.session_id: Optional[str] = None
+        self.protocol_version: Optional[str] = None
+        self.exchanges: list[dict] = []
+        self.process = None
+
+    def _connection(self):
+        import http.client
+
+        cls = http.client.HTTPSConnection if self.parts.scheme == "https" else http.client.HTTPConnection
+        return cls(self.parts.hostname, self.parts.port, timeout=self.timeout)
+
+    def _headers(self) -> dict:
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **self.headers}
+        if self.session_id is not None:
+            headers["Mcp-Session-Id"] = self.session_id
+        if self.protocol_version is not None:
+            headers["MCP-Protocol-Version"] = self.protocol_version
+        return headers
+
+    def write(self, message: dict) -> None:
+        kind = "request" if "method" in message and "id" in message else (
+            "notification" if "method" in message else "response")
+        exchange: dict = {"index": len(self.log.messages) - 1, "kind": kind}
+        self.exchanges.append(exchange)
+        body = json.dumps(message, ensure_ascii=False).encode()
+        path = self.parts.path or "/"
+        if self.parts.query:
+            path += "?" + self.parts.query
+        connection = self._connection()
+        try:
+            connection.request("POST", path, body, self._headers())
+            response = connection.getresponse()
+            exchange["status"] = response.status
+            exchange["content_type"] = response.getheader("Content-Type") or ""
+            session = response.getheader("Mcp-Session-Id")
+            if session is not None:
+                exchange["session_id"] = session
+                if self.session_id is None:
+                    self.session_id = session
+            if exchange["content_type"].split(";")[0].strip().lower() == "text/event-stream":
+                exchange["body_bytes"] = self._events(response, message.get("id") if kind == "request" else None)
+            else:
+                data = response.read(1 << 26)
+                exchange["body_bytes"] = len(data)
+                self._body(data, exchange, message)
+        except (OSError, ValueError) as exc:  # http.client's errors are OSError or HTTPException (a ValueError-like)
+            exchange["error"] = f"{type(exc).__name__}: {exc}"[:300]
+            self.errlog.write(f"mcptest probe: POST {self.url}: {exchange['error']}\n")
+        except Exception as exc:  # noqa: BLE001 - http.client.HTTPException and kin: said, the session goes on
+            exchange["error"] = f"{type(exc).__name__}: {exc}"[:300]
+        finally:
+            connection.close()
+
+    def _body(self, data: bytes, exchange: dict, message: dict) -> None:
+        if not data.strip():
+            return
+        try:
+            value = json.loads(data)
+        except ValueError:
+            exchange["body"] = data[:200].decode("utf-8", "replace")
+            return
+        answers = value if isinstance(value, list) else [value]
+        if exchange["status"] >= 400:
+            exchange["jsonrpc_error"] = any(isinstance(a, dict) and "error" in a for a in answers)
+        for answer in answers:
+            if not isinstance(answer, dict) or answer.get("jsonrpc") != "2.0":
+                exchange["body"] = json.dumps(answer, ensure_ascii=False)[:300]  # no JSON-RPC message: kept here
+                continue
+            if exchange["status"] >= 400 and answer.get("id") != message.get("id"):
+                exchange["body"] = json.dumps(answer, ensure_ascii=False)[:300]  # kept here, no JSON-RPC answer
+                continue
+            self.inbox.put(json.dumps(answer).encode())
+
+    def _events(self, response, until: Any) -> int:
+        """Read an event stream until the answer to ``until`` (or its end); returns the bytes read."""
+        read, data = 0, []
+        while True:
+            line = response.readline(1 << 26)
+            read += len(line)
+            if not line:
+                break
+            text = line.decode("utf-8", "replace").rstrip("\r\n")
+            if text.startswith("data:"):
+                data.append(text[5:].lstrip(" "))
+                continue
+            if text or not data:
+                continue
+            payload, data = "\n".join(data), []
+            if not payload.strip():
+                continue  # an event with no data: a priming event (a stream's id and retry, for resuming)
+            self.inbox.put(payload.encode())
+            try:
+                answer = json.loads(payload)
+            except ValueError:
+                continue
+            if until is not None and isinstance(answer, dict) and "method" not in answer and answer.get("id") == until:
+                break
+        if data:
+            self.inbox.put("\n".join(data).encode())
+        return read
+
+    def pump(self, seconds: float, until: Any = None) -> Optional[dict]:
+        # Whatever a POST brought back is in the inbox by the time it returns: nothing more to wait for.
+        return super().pump(min(seconds, 0.01), until)
+
+    def end(self) -> None:
+        """DELETE the session, when the server gave one (what it answers is kept, not judged)."""
+        if self.session_id is None:
+            return
+        connection = self._connection()
+        try:
+            connection.request("DELETE", self.parts.path or "/", headers=self._headers())
+            response = connection.getresponse()
+            response.read(1 << 16)
+            self.exchanges.append({"kind": "delete", "status": response.status})
+        except Exception as exc:  # noqa: BLE001 - a server gone already: said in the exchange
+            self.exchanges.append({"kind": "delete", "error": f"{type(exc).__name__}: {exc}"[:300]})
+        finally:
+            connection.close()
+
+
 def _decode(line: bytes) -> Optional[dict]:
     try:
         message = json.loads(line)
@@ -221,6 +358,34 @@ def probe_session(command: list[str], env: Optional[dict] = None, cwd: Optional[
     return Cassette(runs=(run,), meta=meta, catalog=log.catalog(command))
 
 
+def probe_http(url: str, headers: Optional[dict] = None, timeout: float = 10.0,
+               protocol_version: str = DEFAULT_VERSION, oversize_kb: int = 512, server_name: Optional[str] = None,
+               calls: tuple = (), settle: float = 0.5, errlog=None):
+    """:func:`probe_session` over Streamable HTTP at ``url`` (each request sent ``headers``): the
+    same requests, and what each POST got back (status, content type, body size, session id)
+    kept in the run's ``meta.http`` for the ``http-transport`` check."""
+    import attrs
+
+    from ..formats.cassette import Cassette
+    from .store import utc_now
+
+    errlog = sys.stderr if errlog is None else errlog
+    log = SessionLog(server_name)
+    wire = _HttpWire(url, log, timeout, errlog, headers)
+    _drive(wire, protocol_version, oversize_kb, tuple(calls), settle)
+    wire.end()
+    log.ended = "host closed the session"
+    if not any(entry["from"] == "server" for entry in log.messages):
+        failed = next((e["error"] for e in wire.exchanges if "error" in e), None)
+        raise ProbeError(f"answered nothing ({failed or 'no JSON-RPC answer came back'})")
+    recorded_at = utc_now()
+    run = log.run([url], recorder="mcptest probe", recorded_at=recorded_at)
+    probe_meta = {"protocol_version_asked": protocol_version, "deliberate": wire.deliberate, "transport": "http"}
+    run = attrs.evolve(run, meta={**run.meta, "probe": probe_meta, "http": wire.exchanges})
+    return Cassette(runs=(run,), meta={"recorder": "mcptest probe", "recorded_at": recorded_at},
+                    catalog=log.catalog([url]))
+
+
 def _drive(wire: _Wire, version: str, oversize_kb: int, calls: tuple, settle: float) -> None:
     modern = version >= "2026"  # 2026-07-28 on: server/discover, each request's _meta, no initialize or ping
     if modern:
@@ -234,6 +399,9 @@ def _drive(wire: _Wire, version: str, oversize_kb: int, calls: tuple, settle: fl
         return  # nothing more to ask: the cassette shows what the handshake got
     caps = hello["result"].get("capabilities")
     caps = caps if isinstance(caps, dict) else {}
+    if isinstance(wire, _HttpWire) and not modern:  # every later POST says the version (Streamable HTTP)
+        agreed = hello["result"].get("protocolVersion")
+        wire.protocol_version = agreed if isinstance(agreed, str) else None
     ping = "tools/list" if modern else "ping"  # a request every server answers
     if not modern:
         wire.request("tools/list" if "tools" in caps else "ping", None, what="request-before-initialized",

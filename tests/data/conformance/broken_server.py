@@ -15,7 +15,7 @@ import os
 import select
 import sys
 
-FAULT = sys.argv[1] if len(sys.argv) > 1 else "none"
+FAULT = next((a for a in sys.argv[1:] if not a.startswith("--")), "none")
 FAULTS = {
     "none": "the clean server",
     "initialize-error": "lifecycle-initialize: initialize answered with an error",
@@ -37,7 +37,9 @@ FAULTS = {
     "stray-progress": "progress-token-live: progress for a token no request gave",
     "answer-cancelled": "cancellation-respected: an error answer to a request the host cancelled",
     "ping-not-empty": "ping-answered: ping answered with {pong: true}",
+    "http-notification-200": "http-transport (with --http): a POSTed notification answered 200 with a body",
 }
+HTTP = "--http" in sys.argv  # Streamable HTTP on 127.0.0.1, a free port, printed on the first line of stdout
 if FAULT not in FAULTS:
     sys.exit(f"unknown fault {FAULT!r}; one of: {', '.join(FAULTS)}")
 
@@ -187,5 +189,48 @@ def main() -> None:
         send(answer(message))
 
 
+def serve_http() -> None:
+    """The same server over Streamable HTTP (no GET stream: the server sends nothing of its own)."""
+    import uuid
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    session = uuid.uuid4().hex
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def _reply(self, status: int, body: bytes = b"", ctype: str = "application/json", extra=()):
+            self.send_response(status)
+            if body:
+                self.send_header("Content-Type", ctype)
+            for name, value in extra:
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_DELETE(self):
+            self._reply(200)
+
+        def do_GET(self):
+            self._reply(405)
+
+        def do_POST(self):
+            message = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+            if "method" not in message or "id" not in message:  # a notification or an answer of the host's
+                if FAULT == "http-notification-200":
+                    self._reply(200, b"{}")
+                else:
+                    self._reply(202)
+                return
+            extra = [("Mcp-Session-Id", session)] if message["method"] == "initialize" else []
+            self._reply(200, json.dumps(answer(message)).encode(), extra=extra)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+
+
 if __name__ == "__main__":
-    main()
+    serve_http() if HTTP else main()
