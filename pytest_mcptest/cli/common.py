@@ -33,15 +33,20 @@ def cassette_path_problem(path: str) -> str:
 
 def judge(block, as_json: bool, describe) -> int:
     """Judge one block exactly as its pytest item would (the same evaluate() and the same
-    failure text), then print it: ``describe(envelope)`` lines and the failure text, or the
-    JSON report of that one item. A recording that cannot be had is bad input (exit 2)."""
+    failure text), then print it (:func:`print_verdict`)."""
     from ..gates.context import Context
     from ..gates.evaluate import evaluate
-    from ..report.render import render_verdict
+
+    return print_verdict(block, evaluate(block, Context(root=os.getcwd())), as_json, describe)
+
+
+def print_verdict(block, verdict, as_json: bool, describe) -> int:
+    """A judged block's ``describe(envelope)`` lines and failure text, or the JSON report of
+    that one item. A recording that could not be had is bad input (exit 2)."""
     from ..report.document import build_report, dumps, item_entry
+    from ..report.render import render_verdict
     from ..text import json_printable, printable
 
-    verdict = evaluate(block, Context(root=os.getcwd()))
     if verdict.problems:  # what was to be judged could not be read: the reason, nothing else
         for problem in verdict.problems:
             print(printable(problem.message), file=sys.stderr)

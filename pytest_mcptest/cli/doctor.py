@@ -26,7 +26,7 @@ import attrs
 
 from ..errors import InputError
 from ..text import json_printable, printable
-from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, judge
+from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, judge, print_verdict
 
 RECORDED = "recorded"  # --judge recorded: replay the verdicts, ask no model
 
@@ -431,8 +431,6 @@ def _judge_recorded(block, args, describe) -> int:
     from ..gates.evaluate import evaluate
     from ..gates.sources import NOTES
     from ..record.modes import RecordMode
-    from ..report.document import build_report, dumps, item_entry
-    from ..report.render import render_verdict
 
     ctx = Context(root=os.getcwd(), record_mode=RecordMode.ONCE if block.judge_model else RecordMode.NONE,
                   dry_run=args.dry_run, live_concurrency=args.concurrency)
@@ -446,21 +444,7 @@ def _judge_recorded(block, args, describe) -> int:
     judged = ((verdict.envelope or {}).get("security") or {}).get("judge") or {}
     if not said and judged.get("status") == "judged":
         _say(f"security judge: every verdict replayed from {judged['verdicts']} (no model called)", args.json)
-    if verdict.problems:
-        for problem in verdict.problems:
-            print(printable(problem.message), file=sys.stderr)
-        return EXIT_USAGE
-    if args.dry_run:
+    if args.dry_run and not verdict.problems:
         print(f"nothing to ask: every verdict is recorded in {os.path.relpath(block.judge)}")
         return EXIT_OK
-    if args.json:
-        entry = item_entry(f"{block.file}::{block.name}", block, verdict)
-        entry["outcome"] = "passed" if verdict.passed else "failed"
-        sys.stdout.write(json_printable(dumps(build_report([entry], {}))))
-    else:
-        for line in describe(verdict.envelope):
-            print(printable(line))
-        if not verdict.passed:
-            print(render_verdict(verdict))
-    return EXIT_OK if verdict.passed else EXIT_FAILED
-
+    return print_verdict(block, verdict, args.json, describe)
