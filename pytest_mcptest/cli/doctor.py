@@ -119,6 +119,7 @@ def _cassette_judge(path: str, cassette, findings, args):
 
     from ..engine.security_verdicts import distinct, find, result_subjects, tool_subjects
     from ..gates.tool_quality import judge_tier
+    from ..formats import security_verdicts as sv
     from ..live import security_judge as sj
     from ..live.provider import LiveError
 
@@ -128,8 +129,8 @@ def _cassette_judge(path: str, cassette, findings, args):
     target = args.verdicts or path
     recording = None
     try:
-        entries = (sj.read_verdicts(args.verdicts, args.verdicts) if args.verdicts
-                   else sj.cassette_verdicts(cassette.meta, path))
+        entries = (sv.read_verdicts(args.verdicts, args.verdicts) if args.verdicts
+                   else sv.cassette_verdicts(cassette.meta, path))
         missing = distinct([s for s in subjects if find(s, entries)[0] is None])
         if missing and args.judge != RECORDED:
             task = sj.JudgeTask(args.judge, tuple(missing), target, len(distinct(subjects)) - len(missing))
@@ -137,11 +138,11 @@ def _cassette_judge(path: str, cassette, findings, args):
                 print(task.dry_run())
                 return EXIT_OK
             recording = sj.judge_subjects(task, _models(args, None), concurrency=args.concurrency)
-            save = sj.save_verdicts if args.verdicts else sj.save_into_cassette
+            save = sv.save_verdicts if args.verdicts else sv.save_into_cassette
             save(target, target, subjects, recording.entries)
             _say_recording(recording, args.judge, target, args.json)
-            entries = (sj.read_verdicts(args.verdicts, args.verdicts) if args.verdicts
-                       else sj.cassette_verdicts(_meta_of(path), path))
+            entries = (sv.read_verdicts(args.verdicts, args.verdicts) if args.verdicts
+                       else sv.cassette_verdicts(_meta_of(path), path))
         elif not missing:
             _say(f"security judge: every verdict replayed from {target} (no model called)", args.json)
     except InputError as exc:

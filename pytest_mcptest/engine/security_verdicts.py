@@ -11,7 +11,7 @@ and the hash of that prompt, what it answers (:func:`parse_answer`), the verdict
 changed description is a missing verdict that says what changed), and how the two tiers
 compare and decide (:func:`agreement`: both flag, only rules, only model, neither, Cohen's
 kappa; :func:`decide`: ``require: both | either | rules``). Asking the model is
-``live/security_judge.py``'s; reading and writing the files, the callers'.
+``live/security_judge.py``'s; reading and writing the files, ``formats/security_verdicts.py``'s.
 
 A verdict, as written (a ``.security-verdicts.json`` file beside a catalog, or a cassette's
 ``meta.security_verdicts``)::
@@ -37,7 +37,7 @@ from typing import Any, Mapping, Optional, Sequence
 import attrs
 
 from .catalog import catalog_tools, tool_name
-from .catalog_lock import canonical, sha256
+from .catalog_lock import sha256
 from .paths import json_pointer
 
 VERSION = 1

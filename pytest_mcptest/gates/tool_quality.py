@@ -102,7 +102,7 @@ def default_verdicts(name: str, server: dict, folder: str) -> str:
     """Where a server's security verdicts are kept: beside its saved catalog
     (``<catalog>.security-verdicts.json``), or, for a live server, beside the suite
     (``<server>.security-verdicts.json``)."""
-    from ..live.security_judge import SUFFIX
+    from ..formats.security_verdicts import SUFFIX
 
     if isinstance(server.get("catalog"), str):
         return server["catalog"] + SUFFIX
@@ -152,7 +152,8 @@ def _record_verdicts(block: ToolQualityBlock, catalog, ctx: Context) -> list[str
     from ..engine.security_verdicts import distinct, find, tool_subjects
     from ..formats.files import locked
     from ..live.provider import LiveError
-    from ..live.security_judge import JudgeTask, judge_subjects, read_verdicts, save_verdicts, spend_lines
+    from ..formats.security_verdicts import read_verdicts, save_verdicts
+    from ..live.security_judge import JudgeTask, judge_subjects, spend_lines
 
     shown = display(block.judge, ctx.root)
     subjects = tool_subjects(catalog, label=block.server)
@@ -231,7 +232,7 @@ def judge_run(block: ToolQualityBlock, catalog, number: int, total: int, ctx: Co
 
 
 def _verdicts(block: ToolQualityBlock, ctx: Context) -> list:
-    from ..live.security_judge import read_verdicts
+    from ..formats.security_verdicts import read_verdicts
 
     try:
         return read_verdicts(block.judge, display(block.judge, ctx.root))

@@ -8,104 +8,18 @@ tool or distinct result, so a poisoned tool can reach only its own verdict, up t
 unjudged with a note; a failure of the provider or a spent budget stops the asking, and
 the verdicts already had are kept (the recording says how many remain).
 
-The verdicts live beside the catalog (``<catalog>.security-verdicts.json``, written by
-:func:`save_verdicts`) or in the cassette they judge (``meta.security_verdicts``,
-:func:`save_into_cassette`); :func:`read_verdicts` and :func:`cassette_verdicts` read them
-back on replay, which needs no SDK, no key and no network: this module imports the
-providers only when it asks.
+The verdicts live beside the catalog or in the cassette they judge, read and written by
+:mod:`~pytest_mcptest.formats.security_verdicts` (replay needs no SDK, no key and no network:
+this module imports the providers only when it asks).
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Mapping, Optional
 
 import attrs
 
-from ..engine.security_verdicts import (SYSTEM, Subject, VerdictError, check_entries, dump_verdicts, entry, merged,
-                                        parse_answer, parse_verdicts)
-from ..errors import InputError
-
-SUFFIX = ".security-verdicts.json"
-CASSETTE_KEY = "security_verdicts"  # under the cassette's meta
-
-
-def verdicts_beside(path: str) -> str:
-    """Where a catalog's verdicts are kept: ``<catalog>.security-verdicts.json``."""
-    return path + SUFFIX
-
-
-# --------------------------------------------------------------------------- reading (replay)
-
-
-def read_verdicts(path: str, shown: str) -> list[dict]:
-    """The verdicts in the file at ``path``; none when there is no file. A file that is not
-    one is an :class:`InputError` naming it and the JSON pointer."""
-    from ..formats.files import read_json
-
-    try:
-        data = read_json(path, shown, unique_keys=True)
-    except FileNotFoundError:
-        return []
-    try:
-        return parse_verdicts(data)
-    except VerdictError as exc:
-        raise InputError(shown, str(exc), pointer=exc.pointer) from None
-
-
-def cassette_verdicts(meta: Mapping, shown: str) -> list[dict]:
-    """The verdicts a cassette holds under ``meta.security_verdicts``."""
-    if not isinstance(meta, Mapping) or meta.get(CASSETTE_KEY) is None:
-        return []
-    try:
-        return check_entries(meta[CASSETTE_KEY], f"/meta/{CASSETTE_KEY}")
-    except VerdictError as exc:
-        raise InputError(shown, str(exc), pointer=exc.pointer) from None
-
-
-# --------------------------------------------------------------------------- writing
-
-
-def save_verdicts(path: str, shown: str, subjects: Sequence[Subject], new: Sequence[Mapping]) -> int:
-    """Merge ``new`` verdicts into the file at ``path`` (read again under its lock, so two
-    writers lose nothing) and write it atomically; how many verdicts it holds."""
-    from ..formats.files import atomic_write, locked, output_problem
-
-    problem = output_problem(path)
-    if problem:
-        raise InputError(shown, problem)
-    with locked(path):
-        entries = merged(read_verdicts(path, shown), new, subjects)
-        try:
-            atomic_write(path, dump_verdicts(entries))
-        except OSError as exc:
-            raise InputError(shown, f"cannot write: {exc.strerror or exc}") from None
-    return len(entries)
-
-
-def save_into_cassette(path: str, shown: str, subjects: Sequence[Subject], new: Sequence[Mapping]) -> int:
-    """Merge ``new`` verdicts into the cassette's ``meta.security_verdicts``: the file's own
-    JSON is changed there and nowhere else (every run kept as written), and written
-    atomically under its lock. Only a cassette v1 (with ``runs``) is written."""
-    from ..formats.cassette import json_text
-    from ..formats.files import atomic_write, locked, read_json
-
-    with locked(path):
-        data = read_json(path, shown, unique_keys=True)
-        if not isinstance(data, dict) or "runs" not in data:
-            raise InputError(shown, "only a cassette v1 (with a 'runs' list) can hold verdicts; convert it first "
-                             "(mcptest import auto)")
-        meta = data.get("meta")
-        if meta is not None and not isinstance(meta, dict):
-            raise InputError(shown, "meta is not an object", pointer="/meta")
-        meta = dict(meta or {})
-        meta[CASSETTE_KEY] = merged(cassette_verdicts(meta, shown), new, subjects)
-        data["meta"] = meta
-        try:
-            atomic_write(path, json_text(data))
-        except OSError as exc:
-            raise InputError(shown, f"cannot write: {exc.strerror or exc}") from None
-    return len(meta[CASSETTE_KEY])
-
+from ..engine.security_verdicts import SYSTEM, Subject, VerdictError, entry, parse_answer
 
 # --------------------------------------------------------------------------- asking
 
