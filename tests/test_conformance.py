@@ -304,3 +304,41 @@ conformance:
     out = result.stdout.str()
     assert "conf.mcptest.yml:4: conformance[0].known_failures[0] must be one of" in out
     assert "did you mean 'ping-answered'" in out
+
+
+def test_any_session_is_judged_without_an_exception():
+    """Sessions of real servers, bent at random (values of other types, keys dropped), are
+    judged: a malformed message is a finding, never a traceback (seeded, deterministic)."""
+    import copy
+    import random
+
+    rng = random.Random(45)
+    values = [None, 1, -1, 1.5, "x", "", [], {}, [1], {"a": 1}, True, {"type": "object"}, {"type": 5}]
+
+    def bend(node, depth=0):
+        if isinstance(node, dict) and node:
+            key = rng.choice(sorted(node))
+            if rng.random() < 0.4 or depth > 6:
+                node[key] = copy.deepcopy(rng.choice(values))
+            elif rng.random() < 0.1:
+                del node[key]
+            else:
+                bend(node[key], depth + 1)
+        elif isinstance(node, list) and node:
+            i = rng.randrange(len(node))
+            if rng.random() < 0.4 or depth > 6:
+                node[i] = copy.deepcopy(rng.choice(values))
+            else:
+                bend(node[i], depth + 1)
+
+    for name in ("everything-ordinary.json", "time-2026-ordinary.json"):
+        run = json.loads((DATA / name).read_text())["runs"][0]
+        base = [(m["from"], m["message"]) for m in run["messages"]]
+        for _ in range(60):
+            messages, meta = copy.deepcopy(base), copy.deepcopy(run["meta"])
+            for _ in range(rng.randint(1, 4)):
+                bend(rng.choice(messages)[1])
+            if rng.random() < 0.2:
+                bend(meta)
+            version = session_version(messages, meta)
+            json.dumps(check_session(messages, meta, mcp_schema(version), version=version).to_dict())

@@ -425,7 +425,7 @@ class _Session:
         client = params.get("capabilities") if isinstance(params, dict) else None
         self.client_caps = client if isinstance(client, dict) else None
         if self.client_caps is None and self.discover is not None:
-            meta_ = (self.discover.params or {}).get("_meta") if isinstance(self.discover.params, dict) else None
+            meta_ = self.discover.params.get("_meta") if isinstance(self.discover.params, dict) else None
             found = meta_.get("io.modelcontextprotocol/clientCapabilities") if isinstance(meta_, dict) else None
             self.client_caps = found if isinstance(found, dict) else None
 
@@ -706,7 +706,8 @@ def _error_codes(s: _Session, schema: Optional[McpSchema], found: dict) -> None:
         if request.method == "tools/list" and answer is not None and isinstance(answer.get("result"), dict):
             tools = answer["result"].get("tools")
             if isinstance(tools, list):
-                listed = (listed or set()) | {t.get("name") for t in tools if isinstance(t, dict)}
+                listed = (listed or set()) | {t.get("name") for t in tools
+                                              if isinstance(t, dict) and isinstance(t.get("name"), str)}
         if answer is None:
             continue
         where = s.pointer(request.answer)
@@ -929,13 +930,15 @@ def _structured(s: _Session, f: _Found, dialect: str) -> None:
     for request in s.host_requests():
         answer = s.answer(request)
         if request.method == "tools/list" and answer is not None and isinstance(answer.get("result"), dict):
-            for i, tool in enumerate(answer["result"].get("tools") or ()):
+            tools = answer["result"].get("tools")
+            for i, tool in enumerate(tools if isinstance(tools, list) else ()):
                 if isinstance(tool, dict) and isinstance(tool.get("name"), str):
                     schemas[tool["name"]] = (tool.get("outputSchema"), s.pointer(request.answer, f"/result/tools/{i}"))
             continue
         if request.method != "tools/call" or answer is None or not isinstance(request.params, dict):
             continue
-        entry = schemas.get(request.params.get("name"))
+        name = request.params.get("name")
+        entry = schemas.get(name) if isinstance(name, str) else None
         result = answer.get("result")
         if entry is None or not isinstance(entry[0], dict) or not isinstance(result, dict):
             continue
