@@ -44,6 +44,7 @@ FAULTS = {
     "stray-progress": ("progress-token-live", "FAILURE"),
     "answer-cancelled": ("cancellation-respected", "WARNING"),
     "ping-not-empty": ("ping-answered", "FAILURE"),
+    "crash-oversized": ("jsonrpc-id-pairing", "FAILURE"),  # the session ends: "server exited with code 3"
 }
 # Checks no fault of the stdio server can break: the host's side, the HTTP transport (judged below), an INFO.
 NOT_A_SERVER_FAULT = {"host-wire-schema-valid", "host-capability-respected", "http-transport", "server-info"}
@@ -83,6 +84,8 @@ def test_each_fault_fails_exactly_its_check(fault):
     assert bad == {check: status}, json.dumps([c.to_dict() for c in result.checks if c.id in bad], indent=1)
     found = result.check(check)
     assert found.findings and found.findings[0].pointer.startswith("/runs/0/messages/")
+    if fault == "crash-oversized":
+        assert "never answered: server exited with code 3" in found.findings[0].message
     assert found.spec.startswith("https://modelcontextprotocol.io/specification/2025-11-25/")
 
 

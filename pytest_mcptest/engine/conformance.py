@@ -915,12 +915,18 @@ def schema_problem(value: dict, default_dialect: str) -> Optional[tuple[str, str
     if cls is None:
         cls = validator_for({"$schema": default_dialect})
     try:
-        error = best_match(cls(cls.META_SCHEMA).iter_errors(value))
+        error = best_match(_meta_validator(cls).iter_errors(value))
     except Exception as exc:  # noqa: BLE001 - a schema the metaschema cannot even walk
         return FAILURE, "", _short(f"{type(exc).__name__}: {exc}", 200)
     if error is None:
         return None
     return FAILURE, "".join(f"/{_escape(p)}" for p in error.absolute_path), _short(error.message, 200)
+
+
+@lru_cache(maxsize=None)
+def _meta_validator(cls):
+    """The validator of a dialect's metaschema (made once per dialect)."""
+    return cls(cls.META_SCHEMA)
 
 
 def _structured(s: _Session, f: _Found, dialect: str) -> None:

@@ -37,6 +37,7 @@ FAULTS = {
     "stray-progress": "progress-token-live: progress for a token no request gave",
     "answer-cancelled": "cancellation-respected: an error answer to a request the host cancelled",
     "ping-not-empty": "ping-answered: ping answered with {pong: true}",
+    "crash-oversized": "jsonrpc-id-pairing: the server exits on a line over 2 KiB (the probe's oversized argument)",
     "http-notification-200": "http-transport (with --http): a POSTed notification answered 200 with a body",
 }
 HTTP = "--http" in sys.argv  # Streamable HTTP on 127.0.0.1, a free port, printed on the first line of stdout
@@ -159,6 +160,8 @@ def main() -> None:
     for line in lines():
         if not line.strip():
             continue
+        if FAULT == "crash-oversized" and len(line) > 2048:
+            sys.exit(3)
         message = json.loads(line)
         method = message.get("method")
         if method is None:
