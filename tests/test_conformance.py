@@ -142,12 +142,15 @@ def test_http_exchanges_when_the_cassette_holds_them():
         {"kind": "notification", "status": 200, "content_type": "application/json", "body_bytes": 0},
         {"kind": "request", "status": 200, "content_type": "text/html", "body_bytes": 10},
         {"kind": "request", "status": 200, "content_type": "application/json", "body_bytes": 10, "session_id": "1"},
+        {"kind": "request", "status": 400, "content_type": "application/json", "body_bytes": 80, "jsonrpc_error": True},
+        {"kind": "request", "status": 202, "content_type": "", "body_bytes": 0},
+        {"kind": "delete", "status": 405},
     ]
     found, _ = checks(hello({"tools": {}}), {"http": exchanges})
     http = found["http-transport"]
     assert http.status == "FAILURE"
-    assert [f.pointer for f in http.findings] == ["/runs/0/meta/http/1", "/runs/0/meta/http/2", "/runs/0/meta/http/3"]
-    assert [f.status for f in http.findings] == ["FAILURE", "FAILURE", "WARNING"]
+    assert [f.pointer for f in http.findings] == [f"/runs/0/meta/http/{i}" for i in (1, 2, 3, 4, 5)]
+    assert [f.status for f in http.findings] == ["FAILURE", "FAILURE", "WARNING", "WARNING", "FAILURE"]
     found, _ = checks(hello({"tools": {}}))
     assert found["http-transport"].status == "SKIPPED"
     assert "mcptest record keeps the JSON-RPC messages" in found["http-transport"].reason

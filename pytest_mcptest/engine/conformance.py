@@ -1107,14 +1107,18 @@ def _http(s: _Session, found: dict) -> None:
                       "belongs")
             elif exchange.get("body_bytes"):
                 f.add(FAILURE, where, f"a POST of a {kind} answered 202 with a body of {exchange['body_bytes']} bytes")
-        elif kind == "request":
+        elif kind == "request" and isinstance(status, int):
             if status == 200 and ctype not in ("application/json", "text/event-stream"):
                 f.add(FAILURE, where, f"a POST of a request answered 200 with Content-Type {ctype or 'none'!r}; "
                       "application/json or text/event-stream belongs")
             elif status == 200 and not exchange.get("body_bytes"):
                 f.add(FAILURE, where, "a POST of a request answered 200 with an empty body")
-            elif status != 200 and exchange.get("jsonrpc_error"):
-                f.add(WARNING, where, f"a JSON-RPC error came with HTTP {status}")
+            elif status >= 400 and exchange.get("jsonrpc_error"):
+                f.add(WARNING, where, f"a JSON-RPC error came with HTTP {status}: a request is answered with a "
+                      "JSON-RPC response (application/json or an event stream), an error one included")
+            elif status != 200 and status not in (401, 403):  # authorization is its own matter
+                f.add(FAILURE, where, f"a POST of a request answered HTTP {status} with no JSON-RPC answer; the "
+                      "server MUST answer a request with text/event-stream or application/json")
         if isinstance(sid, str):
             if not sid or any(not 0x21 <= ord(c) <= 0x7E for c in sid):
                 f.add(FAILURE, where, "Mcp-Session-Id holds characters outside visible ASCII (0x21 to 0x7E)")
