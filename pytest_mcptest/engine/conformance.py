@@ -813,7 +813,8 @@ def _capabilities(s: _Session, schema: Optional[McpSchema], found: dict) -> None
                 cli.add(FAILURE, s.pointer(request.index), f"the server sent {request.method} though the host did "
                         f"not declare the {need_client} capability")
     if not srv.examined:
-        srv.skip("no host request of a capability the server did not declare (mcptest probe sends one)")
+        srv.skip("no host request of a capability the server did not declare (mcptest probe sends one when the server "
+                 "leaves resources or prompts undeclared)")
     if not cli.examined:
         cli.skip("the server sent no sampling, elicitation or roots request")
 
