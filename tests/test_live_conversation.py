@@ -3,6 +3,7 @@ with the mock MCP server, and the judge are three roles the fake plays by system
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -11,6 +12,8 @@ from live_fake import ANTHROPIC_MODEL, OPENAI_MODEL, FakeProvider, live_env, pla
 from pytest_mcptest.formats.cassette import as_json, dump_cassette, parse_cassette
 from pytest_mcptest.engine.conversation import ConversationSpec, evaluate_conversation
 from pytest_mcptest.live.conversation import ConversationTask, record_conversation
+from pytest_mcptest import __version__
+from pytest_mcptest.live.judge import prompt_sha256
 from pytest_mcptest.live.provider import LiveError
 
 SPEC = ConversationSpec(
@@ -42,21 +45,41 @@ def test_a_conversation_with_synthetic_user_and_judge(shop, live_env):  # noqa: 
     assert [(t["role"], t.get("content")) for t in run["conversation"]["turns"]] == [
         ("user", "What's the weather like?"), ("assistant", "Which city?"), ("user", "Sacramento, please."),
         ("assistant", ""), ("tool", "72F in Sacramento"), ("assistant", "It is 72F in Sacramento.")]
+    judge_hash = prompt_sha256("Mind units.")  # the judge's instructions, as given
+    assert judge_hash != prompt_sha256() and len(judge_hash) == 64
     assert run["judgments"] == [
         {"criterion": "The agent asks for the location since it wasn't specified", "verdict": "pass",
-         "reason": "statement 1 checked", "model": OPENAI_MODEL},
+         "reason": "statement 1 checked", "model": OPENAI_MODEL, "prompt_sha256": judge_hash},
         {"criterion": "The agent assumes a location without asking", "verdict": "pass",
-         "reason": "statement 2 checked", "model": OPENAI_MODEL},
+         "reason": "statement 2 checked", "model": OPENAI_MODEL, "prompt_sha256": judge_hash},
         {"criterion": "Called with city='Sacramento'", "verdict": "pass", "reason": "statement 3 checked",
-         "model": OPENAI_MODEL, "tool": "get_weather"},
+         "model": OPENAI_MODEL, "prompt_sha256": judge_hash, "tool": "get_weather"},
     ]
     assert run["conversation"]["tokens"] == {"input": 300, "output": 60, "total": 360}  # the agent's 3 replies
+    basis = run["meta"].pop("basis")
+    user_hash = run["meta"]["synthetic_user"]["prompt_sha256"]
     assert run["meta"] == {
         "model": ANTHROPIC_MODEL, "stopped": "user_done", "user_turns": 2, "model_calls": 3,
         "synthetic_user": {"model": OPENAI_MODEL, "model_calls": 2,
-                           "tokens": {"input": 80, "output": 10, "total": 90}, "cost_micros": 18},
+                           "tokens": {"input": 80, "output": 10, "total": 90}, "cost_micros": 18,
+                           "prompt_sha256": user_hash},
         "judge": {"model": OPENAI_MODEL, "model_calls": 1, "tokens": {"input": 300, "output": 60, "total": 360},
-                  "cost_micros": 81}}
+                  "cost_micros": 81, "prompt_sha256": judge_hash}}
+    # The run pins its basis: each role as asked and as answered, prompt hashes, SDKs, limits, servers.
+    sdk = basis.pop("sdk")
+    assert set(sdk) == {"anthropic", "mcp", "openai"} and all(isinstance(v, str) for v in sdk.values())
+    assert basis == {
+        "mcptest": __version__,
+        "agent": {"model": "anthropic:claude-haiku-4-5", "provider": "anthropic", "answered": ANTHROPIC_MODEL},
+        "synthetic_user": {"model": "openai:gpt-4o-mini", "provider": "openai", "answered": OPENAI_MODEL,
+                           "prompt_sha256": user_hash, "temperature": 0.2},
+        "judge": {"model": "openai:gpt-4o-mini", "provider": "openai", "answered": OPENAI_MODEL,
+                  "prompt_sha256": judge_hash},
+        "max_turns": 4, "agent_max_steps": 10,
+        "servers": {"shop": {"name": "shop", "version": basis["servers"]["shop"]["version"],
+                             "protocol_version": basis["servers"]["shop"]["protocol_version"]}}}
+    user_system = [r for r in fake.requests if r.system.startswith("You play a human user")][0].system
+    assert user_hash == hashlib.sha256(user_system.encode()).hexdigest()
     # Each role was played as configured: personas and overrides reached the fake.
     user_requests = [r for r in fake.requests if r.system.startswith("You play a human user")]
     assert "A busy professional" in user_requests[0].system and "patience is low" in user_requests[0].system

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import json
 import threading
+from importlib import metadata
 
 import pytest
 
 from live_fake import (ANTHROPIC_KEY, ANTHROPIC_MODEL, MODELS, OPENAI_KEY, OPENAI_MODEL, TOOLS, Answer, FakeProvider,
                        error, live_env, reply, shop, tool_then_answer)  # noqa: F401 - fixtures
+from pytest_mcptest import __version__
+from pytest_mcptest.record.drift import prompt_sha256
 from pytest_mcptest.formats.cassette import as_json, dump_cassette, parse_cassette
 from pytest_mcptest.engine.distractors import inject_distractors
 from pytest_mcptest.engine.tokens import merged_catalog_tools
@@ -55,9 +58,11 @@ def expected_run(api: str) -> dict:
 
 
 def drop_result_type(run: dict) -> dict:
-    """mcp 2.x servers add ``resultType``; the comparisons below are about everything else."""
+    """mcp 2.x servers add ``resultType``; the comparisons below are about everything else
+    (the run's basis is checked on its own, in the first test)."""
     for call in run["tool_calls"]:
         call["result"].pop("resultType", None)
+    run["meta"].pop("basis", None)
     return run
 
 
@@ -66,6 +71,17 @@ def test_each_provider_records_the_expected_run(api, shop, live_env):
     with FakeProvider(tool_then_answer("get_weather", {"city": "Sacramento"})) as fake:
         live_env(fake)
         recording = record_agent(task(shop, api, name="weather selection", system_prompt="Be brief."))
+    basis = written(recording)[0]["meta"]["basis"]
+    sdk = basis.pop("sdk")
+    assert set(sdk) == {"mcp", "openai" if api == "openai" else "anthropic"}
+    assert sdk["mcp"] == metadata.version("mcp") and sdk[api] == metadata.version(api)
+    assert basis == {"mcptest": __version__,
+                     "agent": {"model": MODELS[api], "provider": api,
+                               "answered": OPENAI_MODEL if api == "openai" else ANTHROPIC_MODEL,
+                               "prompt_sha256": prompt_sha256("What is the weather in Sacramento?", "Be brief.")},
+                     "max_turns": 10,
+                     "servers": {"shop": {"name": "shop", "version": basis["servers"]["shop"]["version"],
+                                          "protocol_version": basis["servers"]["shop"]["protocol_version"]}}}
     assert [drop_result_type(r) for r in written(recording)] == [expected_run(api)]
     assert recording.catalog == {"shop": {"tools": TOOLS}}
     assert recording.meta == {"agent": "weather selection", "recorder": "mcptest live runner",

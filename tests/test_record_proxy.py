@@ -13,6 +13,7 @@ import time
 import anyio
 import pytest
 
+from pytest_mcptest import __version__
 from pytest_mcptest.formats.cassette import load_cassette
 from pytest_mcptest.cli import main
 from pytest_mcptest.record.drift import catalog_sha256
@@ -99,6 +100,11 @@ def test_mock_server_everything_forwarded_both_ways(tmp_path, manifest):
     assert calls[0]["result"]["structuredContent"] == {"sum": 2, "note": "a=2, b=3"}
     assert (calls[1]["name"], calls[1]["error"], calls[1]["result"]["isError"]) == ("broken", True, True)
     assert data["runs"][0]["meta"]["ended"] == "host closed the session"
+    # The run pins its basis: mcptest's version, the server's name and version from its handshake.
+    info = direct[0]["serverInfo"]
+    assert data["runs"][0]["meta"]["basis"] == {
+        "mcptest": __version__, "servers": {"shop": {"name": info["name"], "version": info["version"],
+                                                     "protocol_version": direct[0]["protocolVersion"]}}}
 
 
 def test_two_hundred_calls_some_concurrent_are_all_recorded_in_request_order(tmp_path, manifest):

@@ -27,7 +27,9 @@ import attrs
 from ..engine.conversation import ConversationSpec
 from ..engine.trace import Run
 from ..mcp.client import _run_sync
+from .basis import role, run_basis
 from .judge import judge, statements
+from .judge import prompt_sha256 as judge_prompt_sha256
 from .provider import LiveError
 from .runner import (Ledger, ModelPool, Recording, Tally, agent_steps, finish, item_budget, live_run, notes_for,
                      run_indexed, side_meta)
@@ -127,6 +129,7 @@ async def _conversation_run(task: ConversationTask, roles: _Roles, notes: list, 
     agent, user, judged = Tally(), Tally(), Tally()
     async with open_servers(task.servers) as hub:
         catalogs[index] = hub.catalog
+        servers = dict(hub.info)
         board = ToolBoard(hub.catalog)
         user_turns = 1
         while True:
@@ -152,11 +155,25 @@ async def _conversation_run(task: ConversationTask, roles: _Roles, notes: list, 
     if items:
         judgments, missing = await judge(roles.judge, task.name, items, turns, judged, judge_cfg)
         notes.extend(f"run {index + 1}: {n}" for n in missing)
+    user_hash = sha256_text(user_system)
     meta = {"model": agent.model or roles.agent.provider.ref.name, "stopped": stopped, "user_turns": user_turns,
-            "model_calls": agent.calls, "synthetic_user": side_meta(user, roles.user)}
+            "model_calls": agent.calls, "synthetic_user": {**side_meta(user, roles.user), "prompt_sha256": user_hash}}
+    basis = {"agent": role(roles.agent, agent.model),
+             "synthetic_user": role(roles.user, user.model, user_hash, user_cfg.get("temperature"))}
     if items:
-        meta["judge"] = side_meta(judged, roles.judge)
+        hashed = judge_prompt_sha256(judge_cfg.get("extra_instructions"))
+        meta["judge"] = {**side_meta(judged, roles.judge), "prompt_sha256": hashed}
+        basis["judge"] = role(roles.judge, judged.model, hashed, judge_cfg.get("temperature"))
+    meta["basis"] = run_basis([roles.agent, roles.user, roles.judge], basis, servers,
+                              {"max_turns": max_turns, "agent_max_steps": task.agent_max_steps})
     return live_run(calls, turns, agent, meta, judgments)
+
+
+def sha256_text(text: str) -> str:
+    """SHA-256 (hex) of ``text`` as UTF-8: the synthetic user's instructions, as its basis pins them."""
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 async def record_conversation_async(task: ConversationTask, models: Optional[Mapping] = None,

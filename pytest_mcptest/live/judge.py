@@ -9,10 +9,17 @@ described failure happened (``fail``). Verdicts are written as ``judgments`` key
 exact statement text, which is what the replaying gates read; a statement the judge
 left out is not written (it stays deferred on replay) and a note says so. An answer
 that is not the JSON asked for is a :class:`LiveError`: nothing half-judged is recorded.
+
+Each judgment also records which judge gave it: ``model`` (the id the API answered with)
+and ``prompt_sha256``, the hash of the judge's instructions (:data:`SYSTEM` with the
+scenario's ``extra_instructions``) and of the template its question is asked in
+(:data:`TEMPLATE`), so a calibration of the judge against people (``judge_calibration:``)
+can tell whether replayed verdicts came from the judge that was calibrated.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from typing import Any, Mapping, Optional, Sequence
@@ -24,6 +31,22 @@ SYSTEM = ("You are a strict, fair evaluator of an AI assistant's conversation wi
           "statement, decide from the transcript alone whether it is true of the conversation. Answer with "
           'one JSON object and nothing else: {"results": [{"id": <number>, "holds": true|false, '
           '"reason": "<one short sentence>"}]}, one entry per statement.')
+# The judge's question: the run's transcript and the numbered statements, filled in per run.
+TEMPLATE = "Scenario: {subject}\n\nTranscript:\n{transcript}\n\nStatements:\n{statements}"
+
+
+def instructions(extra_instructions: Optional[str] = None) -> str:
+    """The judge's system message: :data:`SYSTEM`, then the scenario's extra instructions."""
+    return SYSTEM + ("\n" + str(extra_instructions).strip() if extra_instructions else "")
+
+
+def prompt_sha256(extra_instructions: Optional[str] = None) -> str:
+    """Which instructions a judge was given: the SHA-256 (hex) of the canonical JSON of
+    ``{"system": <its system message>, "template": <its question's template>}`` (keys sorted,
+    no spaces, UTF-8 as is). The same judge model asked another way is another judge."""
+    text = json.dumps({"system": instructions(extra_instructions), "template": TEMPLATE}, sort_keys=True,
+                      separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def transcript(turns: list) -> str:
@@ -55,12 +78,12 @@ def statements(kind: str, texts: Sequence[str]) -> list[dict]:
 
 def judge_prompt(subject: str, items: list, turns: list, extra_instructions: Optional[str] = None) -> tuple[str, str]:
     """(system, user) messages asking the judge about ``items`` (numbered from 1)."""
-    system = SYSTEM + ("\n" + str(extra_instructions).strip() if extra_instructions else "")
+    system = instructions(extra_instructions)
     lines = []
     for n, item in enumerate(items, start=1):
         about = f" (about calls of the tool {item['tool']})" if item["kind"] == "tool_call" else ""
         lines.append(f"{n}. {item['criterion']}{about}")
-    user = f"Scenario: {subject}\n\nTranscript:\n{transcript(turns)}\n\nStatements:\n" + "\n".join(lines)
+    user = TEMPLATE.format(subject=subject, transcript=transcript(turns), statements="\n".join(lines))
     return system, user
 
 
@@ -72,9 +95,10 @@ def _json_object(text: str) -> Any:
     return json.loads(text[start:end + 1])
 
 
-def parse_judgment(text: str, items: list, model: str) -> tuple[list, list]:
-    """The judge's answer -> (judgments keyed by criterion text, notes). Raises
-    :class:`LiveError` when the answer is not the JSON that was asked for."""
+def parse_judgment(text: str, items: list, model: str, prompt_hash: Optional[str] = None) -> tuple[list, list]:
+    """The judge's answer -> (judgments keyed by criterion text, each with the judge's
+    ``model`` and, when given, ``prompt_sha256``; notes). Raises :class:`LiveError` when the
+    answer is not the JSON that was asked for."""
     try:
         data = _json_object(text)
         results = data["results"]
@@ -97,6 +121,8 @@ def parse_judgment(text: str, items: list, model: str) -> tuple[list, list]:
         verdict = ("fail" if holds else "pass") if item["kind"] == "failure" else ("pass" if holds else "fail")
         judgment = {"criterion": item["criterion"], "verdict": verdict,
                     "reason": str(entry.get("reason") or "").strip(), "model": model}
+        if prompt_hash is not None:
+            judgment["prompt_sha256"] = prompt_hash
         if item["kind"] == "tool_call":
             judgment["tool"] = item["tool"]
         judgments.append(judgment)
@@ -111,4 +137,5 @@ async def judge(model, subject: str, items: list, turns: list, tally, config: Ma
     system, prompt = judge_prompt(subject, items, turns, config.get("extra_instructions"))
     verdict, cost = await model.ask(system, [{"role": "user", "content": prompt}], [], config.get("temperature"))
     tally.add(verdict, cost)
-    return parse_judgment(verdict.text, items, verdict.model or model.provider.ref.name)
+    return parse_judgment(verdict.text, items, verdict.model or model.provider.ref.name,
+                          prompt_sha256(config.get("extra_instructions")))

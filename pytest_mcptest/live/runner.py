@@ -44,6 +44,7 @@ from ..engine.trace import Run, Tokens, ToolCall
 from ..mcp.client import _leaf, _run_sync
 from ..text import plural
 from .judge import judge, statements
+from .judge import prompt_sha256 as judge_prompt_sha256
 from .limits import Budget, limiter_for
 from .pricing import cost_micros, price_of
 from .provider import LiveError, Provider, Reply, key_redactor, parse_model, settings_for
@@ -327,9 +328,13 @@ def _distractor_tools(plan, catalog: dict) -> list:
 
 
 async def _agent_run(task: AgentTask, pool: ModelPool, index: int, catalogs: list, notes: list) -> Run:
+    from ..record.drift import prompt_sha256
+    from .basis import role, run_basis
+
     model = pool.get(task.model)
     async with open_servers(task.servers) as hub:
         catalogs[index] = hub.catalog
+        servers = dict(hub.info)
         board = ToolBoard(hub.catalog, _distractor_tools(task.distractors, hub.catalog))
         turns: list = [{"role": "user", "content": task.prompt}]
         calls: list = []
@@ -341,13 +346,17 @@ async def _agent_run(task: AgentTask, pool: ModelPool, index: int, catalogs: lis
                   "stop_reason": last.stop_reason, "model_calls": tally.calls}
     if board.distractors:
         meta["distractors"] = list(board.distractors)
+    roles = {"agent": role(model, tally.model, prompt_sha256(task.prompt, task.system_prompt))}
     judgments: Optional[list] = None
     if task.rubric:
         judged, referee = Tally(), pool.get(task.judge_model)
         judgments, missing = await judge(referee, task.name or task.prompt[:40], statements("rubric", task.rubric),
                                          turns, judged, task.judge)
         notes.extend(f"run {index + 1}: {n}" for n in missing)
-        meta["judge"] = side_meta(judged, referee)
+        hashed = judge_prompt_sha256(task.judge.get("extra_instructions"))
+        meta["judge"] = {**side_meta(judged, referee), "prompt_sha256": hashed}
+        roles["judge"] = role(referee, judged.model, hashed, task.judge.get("temperature"))
+    meta["basis"] = run_basis(pool.models, roles, servers, {"max_turns": task.max_turns})
     return live_run(calls, turns, tally, meta, judgments)
 
 

@@ -74,6 +74,8 @@ class ServerHub:
     def __init__(self):
         self.sessions: dict[str, Any] = {}
         self.catalog: dict[str, dict] = {}
+        # What each server said of itself in ``initialize``: {name, version, protocol_version}
+        self.info: dict[str, dict] = {}
         self.call_timeout: float = 60.0
 
     async def call(self, server: str, tool: str, args: dict) -> tuple[dict, bool]:
@@ -106,7 +108,7 @@ async def open_servers(specs: Sequence[ServerSpec], call_timeout: float = 60.0):
                 session = await stack.enter_async_context(
                     open_session(argv, env, spec.cwd, tail, faults, raw_pages, inherit=False))
                 with anyio.fail_after(spec.timeout):  # scoped to the exchange: the session outlives it
-                    await session.initialize()
+                    hello = await session.initialize()
                     tools = await _all_pages(session, raw_pages)
             except Exception as exc:  # noqa: BLE001 - one clear line with the server's stderr
                 await tail.settle()  # a server that exited on its own is said to have exited, with its status
@@ -115,7 +117,17 @@ async def open_servers(specs: Sequence[ServerSpec], call_timeout: float = 60.0):
                 raise LiveError(f"server {spec.name!r}: {ServerError(argv, reason, tail.text())}") from None
             hub.sessions[spec.name] = session
             hub.catalog[spec.name] = {"tools": tools}
+            hub.info[spec.name] = server_info(hello)
         yield hub
+
+
+def server_info(hello: Any) -> dict:
+    """What a server's ``initialize`` answer says of it: ``name`` and ``version`` (its
+    ``serverInfo``) and the ``protocol_version`` the session speaks; what it left out is absent."""
+    data = hello.model_dump(mode="json", by_alias=True) if hasattr(hello, "model_dump") else {}
+    info = data.get("serverInfo") if isinstance(data.get("serverInfo"), dict) else {}
+    out = {"name": info.get("name"), "version": info.get("version"), "protocol_version": data.get("protocolVersion")}
+    return {k: str(v) for k, v in out.items() if v is not None}
 
 
 # --------------------------------------------------------------------------- what the model sees

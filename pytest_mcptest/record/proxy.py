@@ -200,9 +200,20 @@ class SessionLog:
             meta["protocol_version"] = self.protocol_version
         if recorded_at is not None:
             meta["recorded_at"] = recorded_at
+        meta["basis"] = self.basis(server)
         messages = tuple([Message(sender=e["from"], at_ms=e["at_ms"], message=e["message"],
                                   malformed=e.get("malformed")) for e in self.messages])
         return Run(tool_calls=calls, meta=meta, messages=messages)
+
+    def basis(self, server: str) -> dict:
+        """What the run's numbers depend on, as far as the proxy sees (``live/basis.py`` for
+        the rest): mcptest's version, and the server's name and version from its handshake
+        with the protocol version the session spoke."""
+        from .. import __version__
+
+        info = self.server_info if isinstance(self.server_info, dict) else {}
+        said = {"name": info.get("name"), "version": info.get("version"), "protocol_version": self.protocol_version}
+        return {"mcptest": __version__, "servers": {server: {k: v for k, v in said.items() if isinstance(v, str)}}}
 
     def catalog(self, command: list[str]) -> dict:
         """The last complete ``tools/list`` answer; else the pages the host did read (a host
