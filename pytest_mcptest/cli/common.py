@@ -76,10 +76,15 @@ def fraction(text: str) -> float:
 
 def seconds(text: str) -> float:
     """``--timeout``: a number of seconds above 0 (not infinite, not NaN)."""
+    return positive(text, "a number of seconds above 0")
+
+
+def positive(text: str, expected: str = "a number above 0") -> float:
+    """An option's number above 0, not infinite, not NaN (``--max-cost-usd``, ``--timeout``)."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, found {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected {expected}, found {text!r}") from None
     if not 0 < value < float("inf"):  # also refuses nan
-        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, found {text!r}")
+        raise argparse.ArgumentTypeError(f"expected {expected}, found {text!r}")
     return value

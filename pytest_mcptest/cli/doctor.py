@@ -26,7 +26,7 @@ import attrs
 
 from ..errors import InputError
 from ..text import json_printable, printable
-from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, judge, print_verdict
+from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, judge, positive, print_verdict
 
 RECORDED = "recorded"  # --judge recorded: replay the verdicts, ask no model
 
@@ -292,7 +292,7 @@ def add_parser(sub) -> None:
     judge_options.add_argument("--dry-run", action="store_true", help="say what the judge would be asked, call nothing")
     judge_options.add_argument("--max-tokens", type=_positive_int, metavar="N", help="stop asking once N tokens are "
                                "spent (the live tier's item_max_tokens)")
-    judge_options.add_argument("--max-cost-usd", type=_positive, metavar="USD", help="stop asking once this is "
+    judge_options.add_argument("--max-cost-usd", type=positive, metavar="USD", help="stop asking once this is "
                                "spent (item_max_cost_usd)")
     judge_options.add_argument("--concurrency", type=_positive_int, default=4, metavar="N",
                                help="requests at once (default 4), within the models: block's rate limits")
@@ -308,19 +308,6 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {text!r}")
-    return value
-
-
-def _positive(text: str) -> float:
-    import argparse
-    import math
-
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number above 0, found {text!r}") from None
-    if not 0 < value < math.inf:
-        raise argparse.ArgumentTypeError(f"expected a number above 0, found {text!r}")
     return value
 
 
