@@ -47,7 +47,7 @@ _GATES: dict[str, Gate] = {}  # the added gates, by kind
 _SECTIONS: dict[str, str] = {section: kind for kind, sections in BUILTIN_SECTIONS.items() for section in sections}
 _ADDED: list[Gate] = []  # the gates a plugin added, in the order they came
 _ENTRY_POINTS_READ = [False]
-_CORE_KEYS = frozenset({"servers", "models"})  # the suite's own top-level keys that no gate takes
+_CORE_KEYS = frozenset({"servers", "models", "judge_calibration"})  # the suite's own top-level keys that no gate takes
 _SCHEMA_NAMES = itertools.count(1)
 _SCHEMA: list = [None]  # the suite schema's name with the added gates' sections, made when first asked
 

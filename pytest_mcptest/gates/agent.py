@@ -23,6 +23,7 @@ from ..suite.doc import Doc, common, defaults, expectations, golden, near, plain
 from ..suite.model import Block
 from ..text import INDENT, findings, plural, table
 from ..engine.verdict import Failure, GateResult
+from . import calibration as calibration_gate
 from . import claims as claims_gate
 from . import distractors, matrix, stability
 from .protocol import AGENT_NEEDS, Gate, LiveRecording, agent_can_record, agent_runner
@@ -76,6 +77,12 @@ class AgentBlock(Block):
     stability: Optional[stability.StabilityGate] = None
     claims: Optional[claims_gate.ClaimsSpec] = None  # what the final answer says, against the calls
     matrix: Optional[str] = None  # the test's name as written, when `model:` lists several (gates/matrix.py)
+    calibration: Optional[calibration_gate.Calibration] = None  # judge_calibration: of its document
+
+    @property
+    def judged(self) -> tuple[str, ...]:
+        """The criteria a judge decides (its ``claims:`` with ``judge:``)."""
+        return claims_gate.statements(self.claims)
 
     @property
     def has_selection_gates(self) -> bool:
@@ -203,6 +210,7 @@ def build(doc: Doc, parts, raw: dict) -> AgentBlock | tuple[Block, ...]:
             doc, parts + ["orchestration", "expect"], orchestration.get("expect")),
         discovery=plain(raw.get("discovery") or {}),
         stability=stability.build(doc, parts, raw),
+        calibration=calibration_gate.for_block(doc, parts, None) if claims_gate.judged_in(raw.get("claims")) else None,
         **common(doc, parts, raw, KIND))
     _over_all_runs_in_per_run_expect(doc, parts, agent)
     models = matrix.models_of(doc, parts + ["model"] if "model" in raw else parts + ["agent"], merged.get("model"))

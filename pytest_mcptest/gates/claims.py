@@ -127,6 +127,11 @@ def judge(spec: ClaimsSpec, run, number: int, total: int, name: str, ctx: Contex
     return result.to_dict(), failures, lines, summary
 
 
+def judged_in(raw: Any) -> bool:
+    """Whether a ``claims:`` list (as written) has a claim a judge decides."""
+    return any(isinstance(entry, dict) and "judge" in entry for entry in raw or ())
+
+
 def statements(spec: Optional[ClaimsSpec]) -> tuple[str, ...]:
     """The criteria a judge decides on a live recording."""
     return () if spec is None else spec.judged

@@ -23,6 +23,7 @@ from ..suite.doc import Doc, common, plain
 from ..suite.model import Block
 from ..text import findings
 from ..engine.verdict import Failure, GateResult
+from . import calibration as calibration_gate
 from . import stability
 from .protocol import Gate, LiveRecording
 from .server_entries import named_servers, startable
@@ -47,6 +48,13 @@ class ConversationBlock(Block):
     runs: Optional[int] = None  # how many recorded runs the item judges (and a recording makes)
     server_entries: dict = attrs.field(factory=dict, eq=False)
     models: dict = attrs.field(factory=dict, eq=False)
+    calibration: Optional[calibration_gate.Calibration] = None  # the judge's calibration (gates/calibration.py)
+
+    @property
+    def judged(self) -> tuple[str, ...]:
+        """Every criterion the judge decides: correctness, failure, tool-call assertions."""
+        spec = self.spec
+        return spec.correctness + spec.failure + tuple(a for _, found in spec.tool_call_criteria for a in found)
 
 
 def claims_document(root: Any) -> bool:
@@ -89,6 +97,8 @@ def build(doc: Doc, parts, raw: dict) -> ConversationBlock:
                              model=raw.get("model"), system_prompt=raw.get("system_prompt"), servers=servers,
                              runs=raw.get("runs"), server_entries=named_servers(doc, parts, servers),
                              models=plain(doc.root.get("models") or {}),
+                             calibration=calibration_gate.for_block(doc, parts + ["config", "judge"],
+                                                                    (raw.get("config") or {}).get("judge")),
                              **common(doc, parts, raw, KIND, name=raw["name"].strip()))
 
 

@@ -64,6 +64,13 @@ def evaluate(block, ctx: Context = Context()) -> Verdict:
             summary += overall.summary
             aggregate = AggregateVerdict(overall.envelope, overall.failures + failed, results, len(source.items),
                                          overall.replaces_runs)
+        calibration = getattr(block, "calibration", None)  # judge_calibration: (gates/calibration.py)
+        if calibration is not None and source.cassette is not None:
+            from .calibration import fold, judge_calibration
+
+            checked = judge_calibration(calibration, source.items, block.judged)
+            if checked is not None:
+                aggregate = fold(aggregate, *checked, len(source.items))
     except RecordingUnavailable as exc:
         return Verdict(block, exc.shown, problems=(Failure(exc.gate, exc.message),))
     except DryRun as exc:

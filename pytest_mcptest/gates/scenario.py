@@ -32,6 +32,7 @@ from ..suite.doc import Doc, common, golden, path_at, plain
 from ..suite.model import Block
 from ..text import INDENT, table
 from ..engine.verdict import Failure, GateResult
+from . import calibration as calibration_gate
 from . import claims as claims_gate
 from . import matrix, stability
 from .protocol import AGENT_NEEDS, Gate, LiveRecording, agent_can_record, agent_runner
@@ -63,6 +64,15 @@ class ScenarioBlock(Block):
     declared_tools: Optional[dict] = attrs.field(default=None, eq=False)
     # Judge the item by how often its runs pass (``gates/stability.py``), not "every run must pass".
     stability: Optional[stability.StabilityGate] = None
+    calibration: Optional[calibration_gate.Calibration] = None  # the judge's calibration (gates/calibration.py)
+
+    @property
+    def judged(self) -> tuple[str, ...]:
+        """The criteria a judge decides: its ``rubric:`` and its ``claims:`` with ``judge:``."""
+        from ..engine.rubric import rubric_statements
+
+        rubric = rubric_statements(self.world.rubric) if self.world.rubric is not None else ()
+        return rubric + claims_gate.statements(self.claims)
 
 
 # --------------------------------------------------------------------------- building
@@ -186,7 +196,15 @@ def _build(doc: Doc, parts, raw: dict) -> ScenarioBlock:
                          server_entries={**entries, **own}, models=plain(doc.root.get("models") or {}),
                          claims=claims_gate.build(doc, parts + ["claims"], raw.get("claims")),
                          declared_tools=declared_tools or None, stability=stability.build(doc, parts, raw),
-                         **common(doc, parts, raw, KIND))
+                         calibration=_calibration(doc, parts, raw), **common(doc, parts, raw, KIND))
+
+
+def _calibration(doc: Doc, parts, raw: dict) -> Optional[calibration_gate.Calibration]:
+    """The judge's calibration, when a judge decides something of this scenario."""
+    if raw.get("rubric") is None and not claims_gate.judged_in(raw.get("claims")):
+        return None
+    judge = (raw.get("config") or {}).get("judge")
+    return calibration_gate.for_block(doc, parts + ["config", "judge"], judge)
 
 
 WORLD = "world"  # in a scenario's servers: (or world: true), the scenario's own world, served
