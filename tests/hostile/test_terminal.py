@@ -158,5 +158,6 @@ def test_the_markdown_summary_and_the_ci_annotations_escape_names():
     report = {"mcptest_report": 1, "items": [item]}
     text, lines = render_markdown(report), "\n".join(annotations(report, "."))
     assert _clean(text) and _clean(lines)
-    assert "weather\\\\x1b]0;PWNED\\\\x07\\\\u202eevil" in text  # a table cell: the backslash itself escaped for Markdown
+    # a table cell: the backslash itself escaped for Markdown, and the bracket (it could open a link)
+    assert "weather\\\\x1b\\]0;PWNED\\\\x07\\\\u202eevil" in text
     assert "get\\x0bweather\\x1b]0;PWNED\\x07\\u202eevil" in lines
