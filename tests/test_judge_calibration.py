@@ -62,7 +62,8 @@ def report(pytester) -> dict:
 def test_verdicts_of_the_calibrated_judge_pass_and_the_envelope_says_how_well(pytester):
     write(pytester, same=runs(["pass", "pass"]))
     pytester.makefile(".mcptest.yml", s="judge_calibration:\n  labels: labels.yml\n  kappa: {\">=\": 0.5}\n"
-                      "  agreement: {\">=\": 0.75}\n  n: {\">=\": 4}\nconversations:\n" + conversation("same", "same.json"))
+                      "  agreement: {\">=\": 0.75}\n  n: {\">=\": 4}\nconversations:\n"
+                      + conversation("same", "same.json"))
     run(pytester).assert_outcomes(passed=1)
     calibration = report(pytester)["same"]["envelope"]["judge_calibration"]
     assert calibration["calibrated"] == {"model": "judge-a", "prompt_sha256": A}
@@ -263,8 +264,8 @@ conversations:
 """)
 
 
-def test_a_live_recording_is_labelled_then_its_judge_is_calibrated_on_replay(pytester, live_env, monkeypatch,
-                                                                            capsys):  # noqa: F811
+def test_a_live_recording_is_labelled_then_its_judge_is_calibrated_on_replay(  # noqa: F811
+        pytester, live_env, monkeypatch, capsys):  # noqa: F811
     (pytester.path / "shop.yml").write_text(MANIFEST)
     pytester.makefile(".mcptest.yml", s=LIVE)
     with FakeProvider(play()) as fake:

@@ -25,6 +25,11 @@ def add_parser(sub) -> None:
     report.add_argument("--correction", choices=["holm", "bh"], default="holm",
                         help="with --compare: adjust the paired tests' p-values by Holm (default) or "
                              "Benjamini-Hochberg")
+    report.add_argument("--allow-basis-change", action="store_true",
+                        help="with --compare: draw the significance verdict even when the two reports were graded "
+                             "on a different basis (judge model or prompt, grading options, mcptest major version); "
+                             "without it that is exit 2. Other basis differences (the agent's model) are listed "
+                             "and allowed")
     report.add_argument("--fail-on", action="append", choices=["failed", "regression", "floor"],
                         help="exit 1 when an item failed, when --compare finds a significant regression, or "
                              "when a floor failed (with --compare: flipped to failed); repeatable")
@@ -47,7 +52,8 @@ def run(args) -> int:
     except ValueError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_USAGE
-    comparison = compare_reports(current, baseline, correction=args.correction) if baseline is not None else None
+    comparison = (compare_reports(current, baseline, correction=args.correction,
+                                  allow_basis_change=args.allow_basis_change) if baseline is not None else None)
     if args.html is not None:
         from ..report.html import unavailable, write_html
 
@@ -88,6 +94,10 @@ def run(args) -> int:
     problem = comparison_problem(comparison)
     if problem:
         print(f"mcptest report: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    if comparison["basis"]["refused"]:  # the text above says why; the JSON does in its basis
+        reason = comparison["basis"]["graded_apart"] if args.json else "the grading basis differs (see above)"
+        print(f"mcptest report: no verdict: {reason}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_FAILED if comparison["regressions"] or failing(args.fail_on, current, comparison) else EXIT_OK
 

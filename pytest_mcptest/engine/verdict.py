@@ -105,6 +105,8 @@ class Verdict(msgspec.Struct, frozen=True):
     # Whether what was judged is a cassette's recorded runs: only an agent's runs have failure
     # modes (a catalog's or a server build's failures are not a run that went wrong).
     recorded_runs: bool = False
+    # What the figures depend on besides the agent (engine/basis.py): flat keys, for the report.
+    basis: Optional[dict] = None
 
     @property
     def failures(self) -> tuple[Failure, ...]:

@@ -12,6 +12,7 @@ import itertools
 from typing import Optional
 
 from .context import Context
+from ..engine.basis import item_basis
 from ..engine.expect import check
 from . import gate, open_source
 from .sources import NOTES, DryRun, RecordingUnavailable
@@ -77,5 +78,22 @@ def evaluate(block, ctx: Context = Context()) -> Verdict:
         return Verdict(block, None, skipped=str(exc), summary=((NOTES, str(exc)),))
     if source.notes or source.said:
         summary += [(NOTES, note) for note in source.notes + source.said]
+    cassette = source.cassette
+    basis = item_basis(cassette.meta if cassette is not None else None,
+                       source.items if cassette is not None else (), grading(block, ctx))
     return Verdict(block, source.shown, tuple(runs), source=source.head, aggregate=aggregate, summary=tuple(summary),
-                   notes=source.notes, recorded_runs=source.cassette is not None)
+                   notes=source.notes, recorded_runs=cassette is not None, basis=basis)
+
+
+def grading(block, ctx: Context) -> dict:
+    """The grading part of an item's basis (``engine/basis.py``): the mcptest that graded, and for
+    an item a judge decides, whether verdicts were required and the judge's calibration."""
+    from .. import __version__
+
+    out: dict = {"grading.mcptest": __version__}
+    if getattr(block, "judged", ()):
+        out["grading.require_judgments"] = ctx.require_judgments
+        calibration = getattr(block, "calibration", None)
+        if calibration is not None:
+            out.update((f"grading.judge_calibration.{k}", v) for k, v in calibration.describe().items())
+    return out

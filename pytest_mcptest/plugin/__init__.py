@@ -52,6 +52,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="write the self-contained HTML report (summary, charts, every item) to PATH")
     group.addoption("--mcptest-compare", dest="mcptest_compare", default=None, metavar="BASELINE",
                     help="compare this run with a saved JSON report: per-item deltas and floor flips")
+    group.addoption("--mcptest-allow-basis-change", dest="mcptest_allow_basis_change", action="store_true",
+                    help="with --mcptest-compare: draw the verdict even when the baseline was graded on a "
+                         "different basis (judge, judge prompt, grading options, mcptest major version)")
     group.addoption("--mcptest-markdown", dest="mcptest_markdown", default=None, metavar="PATH",
                     help="write a Markdown summary (for a pull-request comment or $GITHUB_STEP_SUMMARY) to PATH")
     group.addoption("--mcptest-record-mode", dest="mcptest_record_mode", default=None, metavar="MODE",

@@ -235,8 +235,10 @@ class SessionReport:
             # fails the session (exit 1) even when no item did.
             from ..report.document import compare_reports, comparison_problem
 
-            self.comparison = compare_reports(self.builder.to_dict(), self.baseline)
-            if comparison_problem(self.comparison):
+            self.comparison = compare_reports(self.builder.to_dict(), self.baseline, allow_basis_change=bool(
+                self.config.getoption("mcptest_allow_basis_change")))
+            if comparison_problem(self.comparison) or self.comparison["basis"]["refused"]:
+                # graded on another basis: no verdict, as `mcptest report --compare` refuses one
                 session.exitstatus = pytest.ExitCode.INTERRUPTED
             elif self.comparison["regressions"] and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -57,6 +57,8 @@ def item_entry(nodeid: str, block, verdict) -> dict:
             entry["failure_modes"] = modes
     if verdict is not None and len(verdict.runs) > 1:
         entry["runs"] = [{"name": f"{block.name} #{r.index}", "passed": r.passed} for r in verdict.runs]
+    if verdict is not None and verdict.basis:
+        entry["basis"] = verdict.basis
     return entry
 
 
@@ -211,6 +213,11 @@ def build_report(items, errors: dict[str, str]) -> dict:
     modes = failure_mode_totals(out["items"])
     if modes:
         out["failure_modes"] = modes
+    from ..engine.basis import summary
+
+    basis = summary(out["items"])
+    if basis:
+        out["basis"] = basis
     if errors:
         out["errors"] = [{"file": k, "message": errors[k]} for k in sorted(errors)]
     return out
@@ -430,22 +437,32 @@ def _compare_item(item_id: str, before: Optional[dict], after: Optional[dict]) -
     return entry
 
 
-def compare_reports(current: dict, baseline: dict, alpha: float = 0.05, correction: str = "holm") -> dict:
+def compare_reports(current: dict, baseline: dict, alpha: float = 0.05, correction: str = "holm",
+                    allow_basis_change: bool = False) -> dict:
     """Per item id present in either report: the delta of every numeric envelope value
     (dotted paths; booleans are not numbers), the outcome before and after, and the
     floor flips (an outcome passed<->failed, or a ``...floor.passed`` that changed).
 
     ``regressions`` counts the flips to failed. Items are sorted by id; values by path.
-    ``significance`` holds the paired tests of :mod:`.significance` and their verdict.
+    ``basis`` lists what differs in the items' bases (``engine/basis.py``): ``differences``,
+    ``unpinned`` (a side that pins none), ``graded_apart`` (why the two were graded on a
+    different basis, or None) and ``refused``. ``significance`` holds the paired tests of
+    :mod:`.significance` and their verdict; it is left out when the grading basis differs,
+    unless ``allow_basis_change``.
     """
+    from ..engine.basis import differences, refusal
     from .compare import significance
 
     old = {item["id"]: item for item in baseline.get("items", [])}
     new = {item["id"]: item for item in current.get("items", [])}
     items = [_compare_item(i, old.get(i), new.get(i)) for i in sorted(set(old) | set(new))]
     flips = [flip for item in items for flip in item["floor_flips"]]
-    return {
+    basis = differences(baseline.get("items", []), current.get("items", []))
+    basis["graded_apart"] = refusal(basis)
+    basis["refused"] = basis["graded_apart"] is not None and not allow_basis_change
+    out = {
         "mcptest_compare": COMPARE_VERSION,
+        "basis": basis,
         "items": items,
         "added": [i["id"] for i in items if i["status"] == "added"],
         "removed": [i["id"] for i in items if i["status"] == "removed"],
@@ -454,8 +471,46 @@ def compare_reports(current: dict, baseline: dict, alpha: float = 0.05, correcti
         "floor_flips": flips,
         "regressions": sum(1 for f in flips if f["after"] == _FAILED),
         "common": sum(1 for i in items if i["status"] == "common"),
-        "significance": significance(current, baseline, alpha, correction),
     }
+    if not basis["refused"]:
+        out["significance"] = significance(current, baseline, alpha, correction)
+    return out
+
+
+BASIS_ITEMS = 3  # item ids named after a basis difference
+
+
+def _basis_value(value) -> str:
+    if isinstance(value, list):
+        return "mixed (" + ", ".join(_basis_value(v) for v in value) + ")"
+    return "not recorded" if value is None else json.dumps(value) if isinstance(value, bool) else str(value)
+
+
+def basis_lines(comparison: dict) -> list[str]:
+    """Every difference of basis between the two reports (baseline -> current), the grading ones
+    marked, and what it means for the verdict: listed first, since it says what a change can be
+    read as."""
+    basis = comparison.get("basis")
+    if not isinstance(basis, dict):
+        return []
+    if len(basis["unpinned"]) == 1:  # both unpinned: two old reports, nothing to say
+        return [f"basis: not checked: the {basis['unpinned'][0]} report pins no basis (written before mcptest "
+                f"pinned one)"]
+    found = basis["differences"]
+    if not found:
+        return []
+    lines = [f"basis: {plural(len(found), 'difference')} (baseline -> this report)"]
+    for d in found:
+        ids = d["items"]
+        named = ", ".join(ids[:BASIS_ITEMS]) + (f" and {len(ids) - BASIS_ITEMS} more" if len(ids) > BASIS_ITEMS else "")
+        mark = "GRADING " if d["refuses"] else ""
+        lines.append(f"  {mark}{d['key']}: {_basis_value(d['before'])} -> {_basis_value(d['after'])} "
+                     f"({plural(len(ids), 'item')}: {named})")
+    if basis["refused"]:
+        lines.append(f"no verdict: {basis['graded_apart']}")
+    elif basis["graded_apart"]:
+        lines.append("the grading basis differs; compared anyway (--allow-basis-change)")
+    return lines
 
 
 def comparison_problem(comparison: dict) -> Optional[str]:
@@ -490,7 +545,10 @@ def render_comparison(comparison: dict, every: bool = False, flag: str = "--all"
     that asks for them (``-v`` under pytest)."""
     from .compare import verdict_lines
 
-    lines = verdict_lines(comparison["significance"], every) if "significance" in comparison else []
+    lines = basis_lines(comparison)
+    if comparison.get("basis", {}).get("refused"):
+        return "\n".join(lines)
+    lines += verdict_lines(comparison["significance"], every) if "significance" in comparison else []
     for item in comparison["items"]:
         if item["status"] == "added":
             lines.append(f"added {item['id']} ({item['outcome']['after']})")
@@ -534,7 +592,7 @@ def failing(conditions, report: dict, comparison: Optional[dict]) -> list[str]:
         bad = sum(1 for i in items if i.get("outcome") in ("failed", "error")) + len(report.get("errors") or [])
         if bad:
             reasons.append(f"{bad} failed")
-    if "regression" in (conditions or ()) and comparison is not None:
+    if "regression" in (conditions or ()) and comparison is not None and "significance" in comparison:
         if comparison["significance"]["regressions"]:
             reasons.append(f"{comparison['significance']['regressions']} significant regressions")
     if "floor" in (conditions or ()):

@@ -150,11 +150,23 @@ def _show(value) -> str:
     return repr(round(value, 6)) if isinstance(value, float) else str(value)
 
 
+def _basis(comparison: dict) -> str:
+    """The differences of basis (``report.document.basis_lines``), first: what a change can be read as."""
+    from .document import basis_lines
+
+    lines = basis_lines(comparison)
+    if not lines:
+        return ""
+    tone = "bad" if comparison["basis"]["refused"] else "neutral"
+    items = "".join(f"<li>{html_text(line.strip())}</li>" for line in lines[1:])
+    return f'<div class="basis {tone}"><p>{html_text(lines[0])}</p>' + (f"<ul>{items}</ul>" if items else "") + "</div>"
+
+
 def _verdict(comparison: dict) -> str:
     """The paired tests' verdict and the significant changes (every test, folded away)."""
     sig = comparison.get("significance")
     if not isinstance(sig, dict):
-        return ""
+        return _basis(comparison)
     tests = sig.get("tests") or []
     verdict = str(sig.get("verdict", "within noise"))
     tone = {"regressed": "bad", "improved": "good"}.get(verdict, "neutral")
@@ -172,9 +184,10 @@ def _verdict(comparison: dict) -> str:
     head = ("<tr><th>change</th><th>item</th><th>measure</th><th>before &rarr; after</th><th>effect</th>"
             "<th>p (adjusted)</th><th>test</th></tr>")
     significant = [t for t in tests if t.get("significant")]
-    text = (f'<p class="verdict {tone}"><strong data-verdict="{escape(verdict)}">{escape(verdict.upper())}</strong>: '
-            f'<span data-count="significant">{len(significant)}</span> of {len(tests)} paired tests significant at '
-            f'alpha {sig.get("alpha", 0.05):g}, {escape(str(sig.get("correction", "Holm")))}-corrected.</p>')
+    text = _basis(comparison)
+    text += (f'<p class="verdict {tone}"><strong data-verdict="{escape(verdict)}">{escape(verdict.upper())}</strong>: '
+             f'<span data-count="significant">{len(significant)}</span> of {len(tests)} paired tests significant at '
+             f'alpha {sig.get("alpha", 0.05):g}, {escape(str(sig.get("correction", "Holm")))}-corrected.</p>')
     if significant:
         text += f'<table class="significant">{head}{"".join(row(t) for t in significant)}</table>'
     if len(tests) > len(significant):

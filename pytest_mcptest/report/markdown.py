@@ -81,8 +81,15 @@ def _stability(items: list[dict]) -> list[str]:
 
 
 def _comparison(comparison: dict, baseline_name: str) -> list[str]:
+    from .document import basis_lines
+
     sig = comparison.get("significance") or {}
     lines = ["", f"### Compared with {_cell(baseline_name)}", ""]
+    basis = basis_lines(comparison)
+    if basis:
+        lines += [_cell(basis[0]), ""] + [f"- {_cell(line.strip())}" for line in basis[1:]] + [""]
+    if "significance" not in comparison:
+        return lines
     verdict = str(sig.get("verdict", "within noise")).upper()
     tests = sig.get("tests") or []
     lines.append(f"**Verdict: {verdict}**: {sig.get('significant', 0)} of {len(tests)} paired tests significant at "
