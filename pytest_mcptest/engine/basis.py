@@ -37,7 +37,7 @@ _ROLES = (("synthetic_user_model", "synthetic_user"), ("judge_model", "judge"))
 
 
 def _flat(value: Any, prefix: str, out: dict) -> None:
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         for key, inner in value.items():
             _flat(inner, f"{prefix}.{key}" if prefix else str(key), out)
     elif value is None or isinstance(value, (str, int, float, bool)):
@@ -48,6 +48,8 @@ def run_basis(cassette_meta: Optional[Mapping], run_meta: Optional[Mapping], jud
     """One run's basis, flat: what the cassette says of the recording, the run's ``meta.basis``
     over it, and the judge its judgments name over both."""
     out: dict = {}
+    if not (cassette_meta or run_meta or judgments):  # a hand-written or imported run that says nothing
+        return out
     meta = cassette_meta or {}
     model = meta.get("model")
     if isinstance(model, str):
@@ -62,19 +64,19 @@ def run_basis(cassette_meta: Optional[Mapping], run_meta: Optional[Mapping], jud
         out["agent.answered"] = own["model"]
     for role in ("judge", "synthetic_user"):
         side = own.get(role)
-        if isinstance(side, Mapping):
+        if isinstance(side, dict):
             for key, name in (("model", "answered"), ("prompt_sha256", "prompt_sha256")):
                 if isinstance(side.get(key), str):
                     out[f"{role}.{name}"] = side[key]
     if isinstance(own.get("server"), str) and isinstance(own.get("protocol_version"), str):
         out[f"servers.{own['server']}.protocol_version"] = own["protocol_version"]
     basis = own.get("basis")
-    if isinstance(basis, Mapping):
+    if isinstance(basis, dict):
         _flat(basis, "", out)
     said: dict[str, set] = {"model": set(), "prompt_sha256": set()}
     for judgment in judgments:
         for key, seen in said.items():
-            value = judgment.get(key) if isinstance(judgment, Mapping) else None
+            value = judgment.get(key) if isinstance(judgment, dict) else None
             if isinstance(value, str):
                 seen.add(value)
     for key, name in (("model", "answered"), ("prompt_sha256", "prompt_sha256")):
@@ -96,8 +98,9 @@ def _order(text: str) -> tuple:
 def gather(bases: list[dict]) -> dict:
     """An item's basis from its runs' (:func:`run_basis`): a key's one value, or, where the runs
     disagree, the sorted list of their values (``null``, first, for a run without it)."""
-    if len(bases) == 1:
-        return dict(sorted(bases[0].items()))
+    first = bases[0]
+    if all(b == first for b in bases[1:]):  # the common case: every run recorded alike
+        return dict(sorted(first.items()))
     out: dict = {}
     for key in sorted({k for b in bases for k in b}):
         values: dict[str, Any] = {}
@@ -123,7 +126,7 @@ def summary(items: Iterable[Mapping]) -> dict:
     found: dict[str, dict[str, Any]] = {}
     for item in items:
         basis = item.get("basis")
-        if not isinstance(basis, Mapping):
+        if not isinstance(basis, dict):
             continue
         for key, value in basis.items():
             into = found.setdefault(key, {})
