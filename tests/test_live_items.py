@@ -60,7 +60,8 @@ def test_a_conversation_item_is_played_live_then_replayed_with_the_same_report(p
     pytester.makefile(".mcptest.yml", s=CONVERSATION)
     with FakeProvider(play()) as fake:
         live_env(fake)
-        live = _record(pytester)
+        # graded as the replay below is (the report pins its grading options in each item's basis)
+        live = _record(pytester, "--mcptest-require-judgments")
     live.assert_outcomes(passed=1)
     live.stdout.fnmatch_lines(["*recording 1 run(s) into chat.json with the live conversation runner*"])
     # Each role reached the fake as configured: the agent on Anthropic with the shop's tools,
