@@ -13,12 +13,10 @@ from pathlib import Path
 import pytest
 
 from pytest_mcptest.engine.conformance import CHECK_IDS, check_session, session_version
-from pytest_mcptest.gates.conformance import mcp_schema
+from pytest_mcptest.engine.wire_types import wire_types
 from pytest_mcptest.record.probe import probe_session
 
-# The official MCP schemas (schema/mcp/) judge wire-schema-valid and error-code-invalid-params.
-pytestmark = pytest.mark.skipif(mcp_schema("2025-11-25") is None,
-                                reason="the official MCP JSON Schemas are not in pytest_mcptest/schema/mcp/")
+# wire-schema-valid and error-code-invalid-params are judged by the mcp SDK's types (engine/wire_types.py).
 
 SERVER = Path(__file__).resolve().parent / "data" / "conformance" / "broken_server.py"
 CALLS = (("add", {"a": 1, "b": 2}), ("echo", {"text": "hi"}))
@@ -56,7 +54,7 @@ def probed(fault: str):
     run = cassette.runs[0]
     messages = [(m.sender, m.message) for m in run.messages]
     version = session_version(messages, run.meta)
-    return check_session(messages, run.meta, mcp_schema(version), version=version)
+    return check_session(messages, run.meta, wire_types(version), version=version)
 
 
 def test_every_server_check_has_a_fault():
@@ -115,7 +113,7 @@ def probed_http(fault: str):
     run = cassette.runs[0]
     messages = [(m.sender, m.message) for m in run.messages]
     version = session_version(messages, run.meta)
-    return check_session(messages, run.meta, mcp_schema(version), version=version), run
+    return check_session(messages, run.meta, wire_types(version), version=version), run
 
 
 def test_over_http_the_clean_server_passes_and_each_post_is_kept():

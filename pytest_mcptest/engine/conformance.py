@@ -2,11 +2,11 @@
 JSON-RPC messages of one cassette run, for the protocol version the session negotiated.
 
 Pure: the caller hands in the messages (``(sender, message)`` pairs, in order), the run's
-``meta`` and the official JSON Schema of the negotiated version (``schema/mcp/<version>.json``,
-read by ``gates/conformance.py``); nothing here reads a file, a clock or the network. A check
-reads only traffic: one that needs a request a host rarely sends (an unknown method, bad
-params, a bogus cursor) is SKIPPED when the session holds none, and ``mcptest probe`` records
-a session that holds them.
+``meta`` and the wire types of the negotiated version as the official ``mcp`` SDK defines them
+(``engine/wire_types.py``, which the schema checks read); nothing here reads a file, a clock or
+the network. A check reads only traffic: one that needs a request a host rarely sends (an
+unknown method, bad params, a bogus cursor) is SKIPPED when the session holds none, and
+``mcptest probe`` records a session that holds them.
 
 Each check has a stable id, a status as the official conformance suite's ``checks.json``
 (``SUCCESS``, ``FAILURE``, ``WARNING``, ``SKIPPED``, ``INFO``), the findings that decided it
@@ -25,9 +25,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Iterable, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional
 
 import attrs
+
+if TYPE_CHECKING:
+    from .wire_types import WireTypes
 
 SUCCESS, FAILURE, WARNING, SKIPPED, INFO = "SUCCESS", "FAILURE", "WARNING", "SKIPPED", "INFO"
 STATUSES = (SUCCESS, FAILURE, WARNING, SKIPPED, INFO)
@@ -63,6 +66,19 @@ CLIENT_CAPABILITY = {"sampling/createMessage": "sampling", "elicitation/create":
 LIST_CHANGED = {"notifications/tools/list_changed": "tools", "notifications/resources/list_changed": "resources",
                 "notifications/prompts/list_changed": "prompts"}
 
+# The server capabilities each version defines (its ServerCapabilities): a host request of a
+# capability its version does not have (completion/complete in 2024-11-05) needs no declaration.
+# Written from the specification's schemas; the mcp SDK judges every version before 2026-07-28
+# by its 2025-11-25 models, so it cannot tell.
+VERSION_CAPABILITIES = {
+    "2024-11-05": frozenset({"experimental", "logging", "prompts", "resources", "tools"}),
+    "2025-03-26": frozenset({"completions", "experimental", "logging", "prompts", "resources", "tools"}),
+    "2025-06-18": frozenset({"completions", "experimental", "logging", "prompts", "resources", "tools"}),
+    "2025-11-25": frozenset({"completions", "experimental", "logging", "prompts", "resources", "tasks", "tools"}),
+    "2026-07-28": frozenset({"completions", "experimental", "extensions", "logging", "prompts", "resources", "tools"}),
+}
+WIRE_CHECKS = ("wire-schema-valid", "host-wire-schema-valid", "error-code-invalid-params")  # judged by the SDK's types
+
 TOOL_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 
@@ -94,10 +110,10 @@ CHECKS: tuple[CheckInfo, ...] = (
               "request of the server's before the host said initialized",
               "initialize / server/discover and what the server sent before notifications/initialized",
               "basic/lifecycle#initialization", "server/discover"),
-    CheckInfo("wire-schema-valid", "every message of the server valid against the official JSON Schema of the "
-              "negotiated version", "every server message; a result against the result type of its request",
-              "schema", "schema"),
-    CheckInfo("host-wire-schema-valid", "every message of the host valid against the same schema (the probe's "
+    CheckInfo("wire-schema-valid", "every message of the server valid against the wire types of the negotiated "
+              "version, as the official mcp SDK defines them", "every server message; a result against the result "
+              "type of its request", "schema", "schema"),
+    CheckInfo("host-wire-schema-valid", "every message of the host valid against the same types (the probe's "
               "deliberate requests left out)", "every host message", "schema", "schema"),
     CheckInfo("jsonrpc-id-pairing", "each response answers one request of the other side, once; each host "
               "request answered; the server's request ids never reused",
@@ -105,8 +121,8 @@ CHECKS: tuple[CheckInfo, ...] = (
     CheckInfo("error-code-unknown-method", "a request of a method no MCP version defines answered with error "
               "-32601", "requests of unknown methods and their answers", "basic/index#responses",
               "basic/index#error-codes"),
-    CheckInfo("error-code-invalid-params", "a request whose params break its schema answered with error -32602",
-              "requests invalid against their schema and their answers", "basic/index#responses",
+    CheckInfo("error-code-invalid-params", "a request whose params break its type answered with error -32602",
+              "requests invalid against their type (the mcp SDK's) and their answers", "basic/index#responses",
               "basic/index#error-codes"),
     CheckInfo("error-code-unknown-tool", "tools/call of a tool the server never listed answered with a JSON-RPC "
               "error (-32602), not a tool result", "tools/call of unlisted names", "server/tools#error-handling",
@@ -182,6 +198,7 @@ class Check:
     reason: str = ""
     more: int = 0  # findings past MAX_FINDINGS, counted
     known: str = ""  # the reason a known-failures list gives, when it lists this failure
+    judged_by: str = ""  # what judged it, when not mcptest alone (the mcp SDK's types, its version)
 
     @property
     def failed(self) -> bool:
@@ -204,6 +221,8 @@ class Check:
             out["reason"] = self.reason
         if self.known:
             out["known_failure"] = self.known
+        if self.judged_by:
+            out["judged_by"] = self.judged_by
         return out
 
 
@@ -249,93 +268,6 @@ class Conformance:
 
 class ConformanceError(ValueError):
     """A known-failures list or a skip list that names no check (one line)."""
-
-
-# --------------------------------------------------------------------------- the MCP schema
-
-
-class McpSchema:
-    """The official JSON Schema of one protocol version, compiled into the validators the
-    checks need (one per definition or union of them, made once)."""
-
-    def __init__(self, version: str, document: Mapping):
-        self.version = version
-        self.document = document
-        self.key = "$defs" if "$defs" in document else "definitions"
-        self.defs: Mapping = document[self.key]
-        self._validators: dict = {}
-        self.client_requests = self._methods("ClientRequest")
-        self.client_notifications = self._methods("ClientNotification")
-        self.server_requests = self._methods("ServerRequest")
-        self.server_notifications = self._methods("ServerNotification")
-
-    def _methods(self, union: str) -> dict:
-        """``{method: definition}`` of the members of a union (ClientRequest, ...)."""
-        found: dict = {}
-        node = self.defs.get(union) or {}
-        if "anyOf" not in node and "$ref" not in node:  # a union of one, written out in place (2026-07-28)
-            node = {"anyOf": [{"$ref": f"#/{self.key}/{union}"}]}
-        for member in node.get("anyOf") or [node]:
-            ref = member.get("$ref", "") if isinstance(member, dict) else ""
-            name = ref.rpartition("/")[2]
-            method = ((self.defs.get(name) or {}).get("properties") or {}).get("method") or {}
-            if isinstance(method.get("const"), str):
-                found[method["const"]] = name
-        return found
-
-    def has(self, name: str) -> bool:
-        return name in self.defs
-
-    def validator(self, names: tuple[str, ...]):
-        """A validator of the union of the definitions ``names``."""
-        found = self._validators.get(names)
-        if found is None:
-            from jsonschema.validators import validator_for
-
-            schema = {"$schema": self.document.get("$schema", "https://json-schema.org/draft/2020-12/schema"),
-                      self.key: self.defs, "anyOf": [{"$ref": f"#/{self.key}/{n}"} for n in names]}
-            found = self._validators[names] = validator_for(schema)(schema)
-        return found
-
-    def error(self, names: tuple[str, ...], value: Any) -> Optional[tuple[str, str]]:
-        """``(path, message)`` of the most telling error of ``value`` against ``names``, or None."""
-        from jsonschema.exceptions import best_match
-
-        found = best_match(self.validator(names).iter_errors(value))
-        if found is None:
-            return None
-        while found.context:  # into the member of the union that came closest
-            found = best_match(found.context)
-        path = "".join(f"/{_escape(p)}" for p in found.absolute_path)
-        return path, _short(found.message)
-
-    def result_types(self, request: str, params: Any) -> tuple[str, ...]:
-        """The definitions a result of the request definition ``request`` may be."""
-        base = request[:-len("Request")] if request.endswith("Request") else request
-        names = [f"{base}Result" if self.has(f"{base}Result") else ("EmptyResult" if self.has("EmptyResult")
-                                                                      else "Result")]
-        if isinstance(params, dict) and "task" in params and self.has("CreateTaskResult"):
-            names.append("CreateTaskResult")
-        if self.has("InputRequiredResult") and request not in ("DiscoverRequest",):
-            names.append("InputRequiredResult")
-        return tuple(names)
-
-    def requires_object(self, field: str) -> bool:
-        """Whether the version's Tool says ``type: "object"`` for ``field`` (inputSchema,
-        outputSchema): the 2026-07-28 outputSchema may be of any type."""
-        tool = ((self.defs.get("Tool") or {}).get("properties") or {}).get(field) or {}
-        return ((tool.get("properties") or {}).get("type") or {}).get("const") == "object"
-
-    def declares(self, capability: str) -> bool:
-        """Whether the version's ServerCapabilities has ``capability`` (completions came in 2025-03-26)."""
-        return capability in ((self.defs.get("ServerCapabilities") or {}).get("properties") or {})
-
-    @property
-    def envelopes(self) -> dict:
-        """The definitions of the four JSON-RPC message shapes in this version."""
-        return {"request": "JSONRPCRequest", "notification": "JSONRPCNotification",
-                "result": "JSONRPCResultResponse" if self.has("JSONRPCResultResponse") else "JSONRPCResponse",
-                "error": "JSONRPCErrorResponse" if self.has("JSONRPCErrorResponse") else "JSONRPCError"}
 
 
 def _escape(part: Any) -> str:
@@ -521,30 +453,33 @@ class _Found:
 
 
 def check_session(messages: Iterable[tuple[str, Any]], meta: Optional[Mapping] = None,
-                  schema: Optional[McpSchema] = None, base: str = "/runs/0/messages",
+                  wire: Optional[WireTypes] = None, base: str = "/runs/0/messages",
                   version: Optional[str] = None) -> Conformance:
     """Every check of :data:`CHECKS` on one session: ``messages`` as ``(sender, message)``
     (sender ``host`` or ``server``), ``meta`` the run's meta (``protocol_version``, ``ended``,
-    ``probe``), ``schema`` the official schema of the session's version (None: the wire
-    checks are SKIPPED), ``base`` the JSON pointer of the run's messages in the cassette."""
+    ``probe``), ``wire`` the mcp SDK's wire types of the session's version
+    (``wire_types.wire_types(version)``; None: the wire checks are SKIPPED), ``base`` the JSON
+    pointer of the run's messages in the cassette."""
     meta = meta or {}
     session = _Session(list(messages), base, meta)
     version = version or session_version(session.messages, meta)
     found = {c.id: _Found() for c in CHECKS}
-    _handshake(session, schema, version, found)
-    _wire(session, schema, found)
+    _handshake(session, wire, version, found)
+    _wire(session, wire, version, found)
     _pairing(session, found)
-    _error_codes(session, schema, found)
+    _error_codes(session, wire, found)
     _notifications(session, found)
-    _capabilities(session, schema, found)
+    _capabilities(session, version, found)
     _pagination(session, found)
-    _tools(session, schema, version, found)
+    _tools(session, wire, version, found)
     _progress(session, found)
     _cancellation(session, found)
-    _ping(session, schema, found)
+    _ping(session, wire, found)
     _http(session, found)
     server = session.server_info
-    checks = tuple(_conclude(info, found[info.id], version) for info in CHECKS)
+    judged_by = wire.judged_by if wire is not None else ""
+    checks = tuple(_conclude(info, found[info.id], version, judged_by if info.id in WIRE_CHECKS else "")
+                   for info in CHECKS)
     return Conformance(version, {k: v for k, v in server.items() if k in ("name", "version", "title")}, checks)
 
 
@@ -565,17 +500,18 @@ def session_version(messages: list, meta: Mapping) -> Optional[str]:
     return None
 
 
-def _conclude(info: CheckInfo, found: _Found, version: Optional[str]) -> Check:
+def _conclude(info: CheckInfo, found: _Found, version: Optional[str], judged_by: str = "") -> Check:
     worst = max((f.status for f in found.items), key=_RANK.__getitem__, default=None)
     if worst is None:
         status = SKIPPED if found.skip_reason else SUCCESS
     else:
         status = worst
     return Check(info.id, status, info.link(version), info.title, tuple(found.items),
-                 found.skip_reason if status in (SKIPPED, INFO) or not found.items else "", found.more)
+                 found.skip_reason if status in (SKIPPED, INFO) or not found.items else "", found.more,
+                 judged_by=judged_by if status != SKIPPED else "")
 
 
-def _handshake(s: _Session, schema: Optional[McpSchema], version: Optional[str], found: dict) -> None:
+def _handshake(s: _Session, wire: Optional[WireTypes], version: Optional[str], found: dict) -> None:
     info, life = found["server-info"], found["lifecycle-initialize"]
     hello = s.init_request or s.discover
     if hello is None:
@@ -593,9 +529,10 @@ def _handshake(s: _Session, schema: Optional[McpSchema], version: Optional[str],
     server = s.server_info
     words = f"server {server.get('name', '?')} {server.get('version', '?')}, protocol version {version or '?'}"
     info.add(INFO, s.pointer(hello.answer) if hello.answer is not None else where, words)
-    if version is not None and schema is None:
+    if version is not None and wire is None:
         life.add(WARNING, s.pointer(hello.answer) if hello.answer is not None else where,
-                 f"protocol version {version!r} is not one mcptest ships the schema of: the schema checks are skipped")
+                 f"protocol version {version!r} is not one the installed mcp SDK knows ({_sdk_knows()}): the "
+                 "wire checks are skipped")
     if s.init_request is not None and s.init_request.answer is not None and s.initialized_at is not None:
         for index in range(s.init_request.answer + 1, s.initialized_at):
             sender, message = s.messages[index]
@@ -604,10 +541,18 @@ def _handshake(s: _Session, schema: Optional[McpSchema], version: Optional[str],
                          "notifications/initialized (SHOULD NOT: only ping and logging)")
 
 
-def _wire(s: _Session, schema: Optional[McpSchema], found: dict) -> None:
+def _sdk_knows() -> str:
+    from .wire_types import known_versions, sdk_version
+
+    known = known_versions()
+    return f"mcp {sdk_version()} knows {known[0]} to {known[-1]}" if known else f"mcp {sdk_version()}"
+
+
+def _wire(s: _Session, wire: Optional[WireTypes], version: Optional[str], found: dict) -> None:
     server, host = found["wire-schema-valid"], found["host-wire-schema-valid"]
-    if schema is None:
-        why = "no official schema for the session's protocol version (mcptest ships 2024-11-05 to 2026-07-28)"
+    if wire is None:
+        why = (f"the installed mcp SDK has no types of the session's protocol version {version!r} ({_sdk_knows()})"
+               if version else "the session's protocol version is unknown")
         server.skip(why)
         host.skip(why)
         return
@@ -618,7 +563,7 @@ def _wire(s: _Session, schema: Optional[McpSchema], found: dict) -> None:
     for index, (sender, message) in enumerate(s.messages):
         if sender == "host" and index in s.deliberate:
             continue
-        problem = _wire_problem(s, schema, index, sender, message)
+        problem = _wire_problem(s, wire, index, sender, message)
         target = server if sender == "server" else host
         target.examined += 1
         if problem is not None:
@@ -630,34 +575,20 @@ def _wire(s: _Session, schema: Optional[McpSchema], found: dict) -> None:
         host.skip("every host message was a deliberate probe request")
 
 
-def _wire_problem(s: _Session, schema: McpSchema, index: int, sender: str, message: Any) -> Optional[tuple]:
+def _wire_problem(s: _Session, wire: WireTypes, index: int, sender: str, message: Any) -> Optional[tuple]:
     kind = _kind(message)
     if kind == "invalid":
         return "", "not a JSON-RPC request, notification or response"
-    envelope = schema.envelopes[kind]
-    problem = schema.error((envelope,), message)
+    problem = wire.envelope_problem(kind, message)
     if problem is not None:
-        return problem[0], f"{envelope}: {problem[1]}"
+        return problem
     if kind in ("request", "notification"):
-        table = {("host", "request"): schema.client_requests, ("host", "notification"): schema.client_notifications,
-                 ("server", "request"): schema.server_requests,
-                 ("server", "notification"): schema.server_notifications}[(sender, kind)]
-        name = table.get(message["method"])
-        if name is None:
-            return None  # a method this version does not define: judged by the error-code checks
-        problem = schema.error((name,), message)
-        return None if problem is None else (problem[0], f"{name}: {problem[1]}")
+        return wire.message_problem(sender, kind, message)  # None too for a method this version does not define
     if kind == "result":
         request = s.answer_of.get(index)
         if request is None:
             return None
-        tables = schema.client_requests if request.sender == "host" else schema.server_requests
-        name = tables.get(request.method)
-        if name is None:
-            return None
-        names = schema.result_types(name, request.params)
-        problem = schema.error(names, message.get("result"))
-        return None if problem is None else ("/result" + problem[0], f"{'|'.join(names)}: {problem[1]}")
+        return wire.result_problem(request.sender, request.method, request.params, message.get("result"))
     return None
 
 
@@ -697,7 +628,7 @@ def _answer_words(message: dict) -> str:
     return "a result"
 
 
-def _error_codes(s: _Session, schema: Optional[McpSchema], found: dict) -> None:
+def _error_codes(s: _Session, wire: Optional[WireTypes], found: dict) -> None:
     unknown, invalid, tool = (found["error-code-unknown-method"], found["error-code-invalid-params"],
                               found["error-code-unknown-tool"])
     listed: Optional[set] = None
@@ -724,8 +655,8 @@ def _error_codes(s: _Session, schema: Optional[McpSchema], found: dict) -> None:
                 unknown.add(FAILURE, where, f"{request.method!r} is no MCP method; answered with "
                             f"{_answer_words(answer)}, where -32601 (method not found) belongs")
             continue
-        name = schema.client_requests.get(request.method) if schema is not None else None
-        problem = schema.error((name,), s.messages[request.index][1]) if name is not None else None
+        message = s.messages[request.index][1]
+        problem = wire.message_problem("host", "request", message) if wire is not None else None
         if problem is not None:
             invalid.examined += 1
             if _code(answer) != INVALID_PARAMS:
@@ -748,7 +679,7 @@ def _error_codes(s: _Session, schema: Optional[McpSchema], found: dict) -> None:
         unknown.skip("no request of an unknown method in this session (mcptest probe sends one)")
     if not invalid.examined:
         invalid.skip("no request with invalid params in this session (mcptest probe sends one)"
-                     if schema is not None else "no official schema for the session's version")
+                     if wire is not None else "the installed mcp SDK has no types of the session's version")
     if not tool.examined:
         tool.skip("no tools/call of an unlisted tool after a tools/list (mcptest probe makes one)")
 
@@ -780,7 +711,7 @@ def _notifications(s: _Session, found: dict) -> None:
         f.skip("the host sent no notification")
 
 
-def _capabilities(s: _Session, schema: Optional[McpSchema], found: dict) -> None:
+def _capabilities(s: _Session, version: Optional[str], found: dict) -> None:
     srv, cli, host = (found["capability-server-declared"], found["capability-client-declared"],
                       found["host-capability-respected"])
     if not (s.init_request or s.discover) or not s.hello:
@@ -790,7 +721,7 @@ def _capabilities(s: _Session, schema: Optional[McpSchema], found: dict) -> None
     for request in s.order:
         if request.sender == "host":
             need = SERVER_CAPABILITY.get(request.method)
-            if need is None or (schema is not None and not schema.declares(need[0])):
+            if need is None or need[0] not in VERSION_CAPABILITIES.get(version, {need[0]}):
                 continue
             if s.declared(*need):
                 continue
@@ -847,12 +778,12 @@ def _pagination(s: _Session, found: dict) -> None:
         f.skip("no list request with a cursor and no nextCursor in this session (mcptest probe sends a bogus cursor)")
 
 
-def _tools(s: _Session, schema: Optional[McpSchema], version: Optional[str], found: dict) -> None:
+def _tools(s: _Session, wire: Optional[WireTypes], version: Optional[str], found: dict) -> None:
     names, inputs, outputs, structured = (found["tool-name-form"], found["tool-input-schema"],
                                           found["tool-output-schema"], found["structured-content-matches-output-schema"])
     name_rule = WARNING if (version or DEFAULT_VERSION) >= "2025-11-25" else INFO
     default_dialect = "https://json-schema.org/draft/2020-12/schema"
-    out_object = schema.requires_object("outputSchema") if schema is not None else True
+    out_object = wire.output_schema_object() if wire is not None else True
     lists = list(s.tools_lists())
     if not lists:
         for f in (names, inputs, outputs, structured):
@@ -1066,10 +997,10 @@ def _cancellation(s: _Session, found: dict) -> None:
         f.skip("the host cancelled no request still in flight (mcptest probe cancels one)")
 
 
-def _ping(s: _Session, schema: Optional[McpSchema], found: dict) -> None:
+def _ping(s: _Session, wire: Optional[WireTypes], found: dict) -> None:
     f = found["ping-answered"]
-    if schema is not None and "ping" not in schema.client_requests:
-        f.skip(f"protocol version {schema.version} has no ping")
+    if wire is not None and not wire.has_ping:
+        f.skip(f"protocol version {wire.version} has no ping")
         return
     for request in s.host_requests():
         if request.method != "ping":

@@ -11,18 +11,16 @@ on any block). The failure text names each failed check with its id, the finding
 link to the specification; the envelope is the checks themselves (``checks``, ``counts``,
 ``failed``, ``protocol_version``, ``server``), what ``expect:`` reads and the reports carry.
 
-``mcptest conformance CASSETTE`` judges a cassette through this same gate. The official
-JSON Schemas of the protocol versions ship in ``schema/mcp/`` (read here, once per version).
+``mcptest conformance CASSETTE`` judges a cassette through this same gate. The wire checks
+read the types of the negotiated version from the installed ``mcp`` SDK
+(``engine/wire_types.py``).
 
 Schema part: ``$defs/conformance``.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
-from functools import lru_cache
 from typing import Any, Optional
 
 import attrs
@@ -37,7 +35,6 @@ from .sources import Evidence, RecordingUnavailable, display
 
 KIND = "conformance"
 SECTIONS = ("conformance",)
-_VERSION = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 @attrs.frozen
@@ -50,35 +47,6 @@ class ConformanceBlock(Block):
     run: Optional[int] = None
     known: Any = None  # {id: reason}, or the path of a known-failures file (absolute)
     skip_checks: dict = attrs.field(factory=dict)
-
-
-# --------------------------------------------------------------------------- the MCP schemas
-
-
-@lru_cache(maxsize=None)
-def mcp_schema(version: Optional[str]):
-    """The official JSON Schema of ``version`` (``schema/mcp/<version>.json``) compiled for the
-    checks, or None when mcptest ships none for it."""
-    from importlib import resources
-
-    from ..engine.conformance import McpSchema
-
-    if not isinstance(version, str) or not _VERSION.fullmatch(version):
-        return None
-    shipped = resources.files("pytest_mcptest").joinpath(f"schema/mcp/{version}.json")
-    if not shipped.is_file():
-        return None
-    return McpSchema(version, json.loads(shipped.read_text(encoding="utf-8")))
-
-
-def shipped_versions() -> tuple[str, ...]:
-    """The protocol versions whose schema ships with mcptest."""
-    from importlib import resources
-
-    folder = resources.files("pytest_mcptest").joinpath("schema/mcp")
-    if not folder.is_dir():
-        return ()
-    return tuple(sorted(p.name[:-5] for p in folder.iterdir() if _VERSION.fullmatch(p.name[:-5] or "")))
 
 
 # --------------------------------------------------------------------------- known failures
@@ -233,12 +201,13 @@ def _probe(block: ConformanceBlock, shown: str):
 def judge_session(block: ConformanceBlock, session: Session, ctx: Context):
     """The checks of one session, known failures and skips applied (``engine.conformance.judge``)."""
     from ..engine.conformance import check_session, judge, session_version
+    from ..engine.wire_types import wire_types
 
     run = session.run
     messages = [(m.sender, m.message) for m in run.messages or ()]
     meta = run.meta or {}
     version = session_version(messages, meta)
-    result = check_session(messages, meta, mcp_schema(version), base=f"/runs/{session.index}/messages",
+    result = check_session(messages, meta, wire_types(version), base=f"/runs/{session.index}/messages",
                            version=version)
     known, _ = _known(block, ctx)
     return judge(result, known, block.skip_checks)
@@ -274,6 +243,8 @@ def failure_lines(result, source: str = "known_failures", indent: str = "  ") ->
             lines.append(f"{indent}        at {f.pointer}")
         if len(shown) > 5 or check.more:
             lines.append(f"{indent}      ... and {len(shown) - 5 + check.more if len(shown) > 5 else check.more} more")
+        if check.judged_by:
+            lines.append(f"{indent}      {check.judged_by}")
         lines.append(f"{indent}      spec: {check.spec}")
     for check_id in result.stale:
         lines.append(f"{indent}  STALE   {check_id}: listed in {source} as a known failure, but it no longer "
@@ -287,7 +258,7 @@ def report_lines(result, source: str = "known_failures") -> list[str]:
     lines = []
     for check in result.checks:
         status = "KNOWN" if check.known else check.status
-        detail = check.first() if check.findings or check.reason else ""
+        detail = (check.first() if check.findings or check.reason else "") or check.judged_by
         lines.append(f"{status:8} {check.id:42} {detail}".rstrip())
         if check.status == "WARNING":
             for f in [f for f in check.findings if f.status == "WARNING"][1:4]:

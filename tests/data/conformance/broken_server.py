@@ -181,9 +181,9 @@ def main() -> None:
                           "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
                                      "maxTokens": 10}})
             elif FAULT == "answer-notification" and method.startswith("notifications/mcptest"):
-                answer_ = error(None, -32601, f"Method not found: {method}")
-                del answer_["id"]  # (an id of null breaks the 2025-11-25 schema: wire-schema-valid too)
-                send(answer_)
+                # id null, as JSON-RPC 2.0 answers what it cannot identify (the mcp SDK's JSONRPCError takes
+                # it; an error with no id at all fails its type: wire-schema-valid too)
+                send(error(None, -32601, f"Method not found: {method}"))
             continue
         if cancels(message["id"]):
             if FAULT == "answer-cancelled":
