@@ -56,7 +56,7 @@ _T = {"eval": 0.0, "block": 0.0, "n": 0}
 
 
 def pytest_configure(config):
-    from pytest_mcptest import collect
+    from pytest_mcptest.plugin import collect
     evaluate, block = collect.evaluate, collect.BlockItem.block
 
     def timed_evaluate(*args):

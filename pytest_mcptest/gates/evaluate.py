@@ -13,6 +13,7 @@ from typing import Optional
 
 from .context import Context
 from ..engine.basis import item_basis
+from ..engine.trace import Run
 from ..engine.expect import check
 from . import gate, open_source
 from .sources import NOTES, DryRun, RecordingUnavailable
@@ -79,8 +80,10 @@ def evaluate(block, ctx: Context = Context()) -> Verdict:
     if source.notes or source.said:
         summary += [(NOTES, note) for note in source.notes + source.said]
     cassette = source.cassette
-    basis = item_basis(cassette.meta if cassette is not None else None,
-                       source.items if cassette is not None else (), grading(block, ctx))
+    # The basis reads recorded runs; a gate judging other items (a conformance session) has its
+    # cassette's meta alone.
+    runs_judged = [item for item in source.items if isinstance(item, Run)] if cassette is not None else ()
+    basis = item_basis(cassette.meta if cassette is not None else None, runs_judged, grading(block, ctx))
     return Verdict(block, source.shown, tuple(runs), source=source.head, aggregate=aggregate, summary=tuple(summary),
                    notes=source.notes, recorded_runs=cassette is not None, basis=basis)
 

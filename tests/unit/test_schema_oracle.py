@@ -38,7 +38,7 @@ def test_examples_agree(doc):
     assert is_valid(doc) == ORACLE.is_valid(doc)
 
 
-_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.floats(allow_nan=False),
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.floats(allow_nan=False, allow_infinity=False),
                      st.text(max_size=5))
 
 
