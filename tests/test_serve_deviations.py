@@ -9,13 +9,10 @@ away (stdout closed; HTTP sessions ended while a message is under way)."""
 from __future__ import annotations
 
 import json
-import os
-import select
 import socket
 import subprocess
 import sys
 import threading
-import time
 import http.client
 
 import anyio
@@ -24,6 +21,7 @@ import pytest
 from pytest_mcptest.cli import main
 
 from forkserver import forked
+from raw_host import RawHost
 from record_helpers import proxy_command, time_command, with_session
 
 TIME = ("get_current_time", {"timezone": "Europe/Paris"})
@@ -148,48 +146,6 @@ def test_a_suite_without_its_scenario_says_so_and_lists_them(tmp_path, capsys):
     assert "is a suite, not a cassette, and holds no scenario to serve" in capsys.readouterr().err
 
 
-class RawHost:
-    """serve over stdio, one JSON-RPC line at a time, as a host that writes by hand; ended
-    (stdin closed, then killed if it still runs) on leaving the ``with`` block."""
-
-    def __init__(self, command: list[str]):
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.pending = b""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        if not self.proc.stdin.closed:
-            self.proc.stdin.close()
-        try:
-            self.proc.wait(30)
-        finally:
-            self.proc.kill()
-
-    def send(self, line: str) -> None:
-        self.proc.stdin.write(line.encode("utf-8", "surrogatepass") + b"\n")
-        self.proc.stdin.flush()
-
-    def answer(self, timeout: float = 30) -> dict:
-        """The next message serve writes; AssertionError when none comes within ``timeout``."""
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self.pending:
-            ready, _, _ = select.select([self.proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
-            assert ready, "serve wrote no answer"
-            chunk = os.read(self.proc.stdout.fileno(), 1 << 20)
-            assert chunk, "serve ended"
-            self.pending += chunk
-        line, self.pending = self.pending.split(b"\n", 1)
-        return json.loads(line)
-
-    def close(self) -> tuple:
-        """Close stdin: serve's exit status and what it wrote to stderr."""
-        self.proc.stdin.close()
-        code = self.proc.wait(30)
-        return code, self.proc.stderr.read().decode()
-
-
 def test_a_request_with_a_5000_digit_number_is_told_so_and_serve_goes_on(recorded):
     with RawHost(serve_command(recorded)) as host:
         host.send(json.dumps(INIT))
@@ -223,7 +179,7 @@ def test_a_host_that_closes_serves_stdout_ends_it_quietly(recorded):
             code = "still running 30 s later"
         host.proc.stdin.close()
         host.proc.wait(30)
-        err = host.proc.stderr.read().decode()
+        err = host.stderr()
     assert code == 0 and "Traceback" not in err and "Exception ignored" not in err, (code, err)
 
 
