@@ -266,3 +266,26 @@ def test_every_miss_is_plain_json_and_names_each_argument_that_differs(recorded_
     if len(shown) <= 5:
         assert all(f"`{show_path((k,))}` is missing" in words for k in dropped)
         assert all(f"`{show_path((k,))}` was not recorded" in words for k in added)
+
+def test_json_nested_past_the_stack_is_compared_whole_not_walked():
+    """A string argument may hold JSON nested thousands deep: reading or walking it once raised
+    RecursionError inside serve's matcher (and verify's comparison)."""
+    deep = "[" * 5000 + "]" * 5000
+    assert differences(deep, deep) == []
+    assert [d[0] for d in differences({"a": deep}, {"a": "[]"})] == ["a"]
+    nested: list = []
+    for _ in range(200):
+        nested = [nested]
+    assert differences(nested, nested) == [] and len(differences(nested, [[1]])) == 1
+
+
+def test_a_recorded_error_whose_code_is_not_an_integer_is_an_internal_error():
+    from mcp.shared.exceptions import MCPError
+
+    from pytest_mcptest.mcp.replay_server import _recorded_answer
+
+    with pytest.raises(MCPError) as raised:
+        _recorded_answer({"error": {"code": "E42", "message": "the shelf is locked", "data": {"n": 1}}})
+    assert (raised.value.error.code, raised.value.error.message, raised.value.error.data) == (
+        -32603, "the shelf is locked", {"n": 1})
+    assert _recorded_answer({"result": [1]}) == {} and _recorded_answer({"result": {"a": 1}}) == {"a": 1}
