@@ -86,7 +86,7 @@ def _report():
 
 def collect(work: str) -> list:
     """Every item's built block, through the suite cache as a warm session reads it."""
-    from pytest_mcptest.suite.cache import collect_suite
+    from pytest_mcptest.gates.suite_cache import collect_suite
 
     cache = os.path.join(work, ".bench-cache")
     os.makedirs(cache, exist_ok=True)

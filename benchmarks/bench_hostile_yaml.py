@@ -27,7 +27,7 @@ import time
 
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.suite import fastyaml
-from pytest_mcptest.suite.build import load_suite
+from pytest_mcptest.gates.suite_build import load_suite
 
 
 def billion_laughs(levels: int = 9, width: int = 9) -> str:

@@ -80,7 +80,7 @@ def layout_curve(work: str, n: int, repeat: int) -> list[str]:
 
 def _one_block(root: str, calls: int, runs: int):
     """One realistic scenario over a cassette of ``calls`` calls and ``runs`` runs, built."""
-    from pytest_mcptest.suite.build import load_suite
+    from pytest_mcptest.gates.suite_build import load_suite
 
     realistic.generate_mcptest(root, 1, 1, calls=calls, runs=runs)
     suite = os.path.join(root, "shop_0000.mcptest.yml")

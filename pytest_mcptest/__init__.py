@@ -15,7 +15,7 @@ from importlib import import_module
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "Cassette": "cassette", "load_cassette": "cassette", "parse_cassette": "cassette",
+    "Cassette": "formats.cassette", "load_cassette": "formats.cassette", "parse_cassette": "formats.cassette",
     "GoldenPath": "engine.golden", "PathScore": "engine.golden", "score_golden_path": "engine.golden",
     "Run": "engine.trace", "ToolCall": "engine.trace",
     "ExpectedCall": "engine.trace_match", "ExpectedTrace": "engine.trace_match", "TraceMismatch": "engine.trace_match",
@@ -27,9 +27,9 @@ _EXPORTS = {
     "Transition": "engine.world", "WorldResult": "engine.world", "WorldSpec": "engine.world",
     "replay_world": "engine.world",
     "InputError": "errors", "Recorder": "record.recorder", "RecordingError": "errors",
-    "Context": "context", "Verdict": "verdict", "evaluate": "evaluate",
-    "check": "expect", "compile_expectation": "expect",
-    "load_suite": "suite.build",
+    "Context": "gates.context", "Verdict": "engine.verdict", "evaluate": "gates.evaluate",
+    "check": "engine.expect", "compile_expectation": "engine.expect",
+    "load_suite": "gates.suite_build",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -8,7 +8,7 @@ import pytest
 
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.gates.evaluate import evaluate
-from pytest_mcptest.suite.build import load_suite
+from pytest_mcptest.gates.suite_build import load_suite
 
 
 def _cassette(*runs):

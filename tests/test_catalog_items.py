@@ -9,7 +9,7 @@ import pytest
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.gates.evaluate import Context, evaluate
 from catalog_data import BAD_TOOL, GOOD_TOOL
-from pytest_mcptest.suite.build import load_suite
+from pytest_mcptest.gates.suite_build import load_suite
 
 
 def _write(tmp_path, suite: str, tools) -> str:

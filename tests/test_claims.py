@@ -14,7 +14,7 @@ from pytest_mcptest.engine.claims import Backing, Claim, check_claims, sentence_
 from pytest_mcptest.engine.trace import Run, ToolCall
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.gates.evaluate import evaluate
-from pytest_mcptest.suite.build import load_suite
+from pytest_mcptest.gates.suite_build import load_suite
 
 
 def _run(answer: str, *calls: ToolCall, judgments=()) -> Run:

@@ -10,7 +10,7 @@ from pytest_mcptest.engine.conversation import ConversationSpec, evaluate_conver
 from pytest_mcptest.engine.trace import Run, Tokens, ToolCall
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.gates.evaluate import Context, evaluate
-from pytest_mcptest.suite.build import load_suite
+from pytest_mcptest.gates.suite_build import load_suite
 
 MINIMAL = """\
 name: Basic Greeting Test

@@ -10,7 +10,7 @@ import pytest
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.gates.evaluate import evaluate
 from pytest_mcptest.report.render import render_verdict
-from pytest_mcptest.suite.build import load_suite
+from pytest_mcptest.gates.suite_build import load_suite
 
 EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "tool-selection" / "selection.mcptest.yml"
 

@@ -18,7 +18,7 @@ from pytest_mcptest.cli import build_parser
 from pytest_mcptest.cli.report import merge_parser as _merge_parser
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.mcp.mock_server import load_spec
-from pytest_mcptest.suite.build import load_suite
+from pytest_mcptest.gates.suite_build import load_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "examples").glob("*/README.md"))]

@@ -18,7 +18,7 @@ from pytest_mcptest.gates.evaluate import evaluate
 from pytest_mcptest import importers
 from pytest_mcptest.importers.common import looks_like_error
 from pytest_mcptest.importers.detect import detect_kind
-from pytest_mcptest.suite.build import load_suite
+from pytest_mcptest.gates.suite_build import load_suite
 
 LOGS = Path(__file__).parent / "data" / "logs"
 

@@ -19,7 +19,7 @@ from pytest_mcptest.gates.evaluate import evaluate
 from pytest_mcptest.importers import IMPORTERS, get_importer, import_text
 from pytest_mcptest.importers import anthropic, openai_chat, otel
 from pytest_mcptest.importers.common import summary
-from pytest_mcptest.suite.build import load_suite
+from pytest_mcptest.gates.suite_build import load_suite
 
 
 def _tc(call_id, name, arguments):

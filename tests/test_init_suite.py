@@ -12,7 +12,7 @@ from hypothesis_budget import budget
 
 from pytest_mcptest.cli import main
 from pytest_mcptest.gates.evaluate import evaluate
-from pytest_mcptest.suite.build import load_suite
+from pytest_mcptest.gates.suite_build import load_suite
 
 RUNS = [
     {"tool_calls": [{"name": "search", "args": {"q": "weather", "n": 3}},

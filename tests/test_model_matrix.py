@@ -11,7 +11,7 @@ import pytest
 from live_fake import MANIFEST, FakeProvider, forked_mock, live_env, reply  # noqa: F401 - fixtures
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.gates.evaluate import evaluate
-from pytest_mcptest.suite.build import load_suite
+from pytest_mcptest.gates.suite_build import load_suite
 
 SUITE = """\
 agents:

@@ -374,7 +374,7 @@ def test_suites_load_after_yaml_is_imported_again(tmp_path):
     code = (
         "import sys, yaml\n"
         "for m in [m for m in sys.modules if m == 'yaml' or m.startswith('yaml.')]: del sys.modules[m]\n"
-        "from pytest_mcptest.suite.build import load_suite\n"
+        "from pytest_mcptest.gates.suite_build import load_suite\n"
         f"print(load_suite({str(suite)!r}).blocks[0].world.seed)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
@@ -383,7 +383,7 @@ def test_suites_load_after_yaml_is_imported_again(tmp_path):
 
 
 def test_yes_no_on_off_are_words_as_in_yaml_1_2(tmp_path):
-    from pytest_mcptest.suite.build import load_suite
+    from pytest_mcptest.gates.suite_build import load_suite
 
     suite = tmp_path / "s.mcptest.yml"
     suite.write_text("scenarios:\n  - name: n\n    seed: {on: yes, off: No, flag: True, other: false}\n")

@@ -12,7 +12,7 @@ from pytest_mcptest.engine.trace import Run, Tokens
 from pytest_mcptest.gates.evaluate import evaluate
 from pytest_mcptest.live.pricing import PRICES, cost_micros, replay_costs
 from pytest_mcptest.live.runner import AgentTask, record_agent
-from pytest_mcptest.suite.build import load_suite
+from pytest_mcptest.gates.suite_build import load_suite
 
 
 def _verdict(tmp_path, cassette: dict, extra: str = ""):

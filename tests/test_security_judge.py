@@ -16,7 +16,7 @@ from pytest_mcptest.engine import security_verdicts as sv
 from pytest_mcptest.engine.security_rules import lint_catalog_security
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.gates.evaluate import Context, evaluate
-from pytest_mcptest.suite.build import load_suite
+from pytest_mcptest.gates.suite_build import load_suite
 
 TOOLS = [
     {"name": "add", "description": "Adds two numbers and returns their sum.",

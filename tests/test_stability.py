@@ -16,7 +16,7 @@ from pytest_mcptest.engine.stats import wilson_interval
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.gates.evaluate import evaluate
 from pytest_mcptest.report.render import render_verdict
-from pytest_mcptest.suite.build import load_suite
+from pytest_mcptest.gates.suite_build import load_suite
 
 TAU = json.loads((Path(__file__).parent / "data" / "tau-bench-gpt-4o-airline-rewards.json").read_text())
 

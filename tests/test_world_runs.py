@@ -18,7 +18,7 @@ from hypothesis_budget import budget
 from suites import SERVED_WIDGETS
 
 from pytest_mcptest.errors import InputError
-from pytest_mcptest.suite.build import load_suite
+from pytest_mcptest.gates.suite_build import load_suite
 
 WORLD = """\
 scenarios:

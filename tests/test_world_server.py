@@ -22,7 +22,7 @@ from suites import SERVED_WIDGETS
 from pytest_mcptest.formats.cassette import load_cassette
 from pytest_mcptest.engine.world import replay_world
 from pytest_mcptest.errors import InputError
-from pytest_mcptest.suite.build import load_suite
+from pytest_mcptest.gates.suite_build import load_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 NAME = "restock the widget shelf"

@@ -219,7 +219,7 @@ def suite_security(config: str, as_json: bool) -> int:
     from ..formats.files import regular_file_problem
     from ..gates.server_entries import resolve_server, server_catalog
     from ..report.document import dumps
-    from ..suite.cache import load_suite_cached
+    from ..gates.suite_cache import load_suite_cached
 
     try:
         problem = regular_file_problem(config)
@@ -317,7 +317,7 @@ def doctor_block(args, **how):
     from ..gates.server_entries import resolve_server
     from ..gates.tool_quality import for_server
     from ..formats.files import regular_file_problem
-    from ..suite.cache import load_suite_cached
+    from ..gates.suite_cache import load_suite_cached
 
     if args.catalog:
         return for_server(os.path.basename(args.catalog), {"catalog": os.path.abspath(args.catalog)}, args.catalog,

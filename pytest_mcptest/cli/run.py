@@ -123,7 +123,7 @@ def run(args) -> int:
 def scenario_run(args) -> int:
     """The scenarios of one suite (or those named), through pytest."""
     from ..formats.files import regular_file_problem
-    from ..suite.cache import load_suite_cached
+    from ..gates.suite_cache import load_suite_cached
 
     problem = regular_file_problem(args.suite)
     if problem:

@@ -35,8 +35,18 @@ def run(args) -> int:
         print(f"mcptest serve: error: {', '.join(given)} " + ("applies to a recording, not to a world (SUITE::SCENARIO)"
               if world else "applies to a world (SUITE::SCENARIO), not to a recording"), file=sys.stderr)
         return EXIT_USAGE
+    if not world and args.cassette.endswith((".yml", ".yaml")):  # a suite where a cassette goes: name a scenario
+        from ..errors import InputError, start_failure
+        from ..gates.world_server import name_a_scenario
+
+        try:
+            problem: Exception = name_a_scenario(args.cassette)
+        except (InputError, OSError) as exc:
+            problem = exc
+        print(start_failure("mcptest serve", args.cassette, problem), file=sys.stderr)
+        return EXIT_USAGE
     if world:
-        from ..mcp.world_server import run as serve_world
+        from ..gates.world_server import run as serve_world
 
         return serve_world(args.cassette, args.http, args.fault, args.record)
     from ..mcp.replay_server import run

@@ -24,7 +24,7 @@ Two record-class libraries, each for what it does best here:
 - what a scenario declares (``Guard``, ``Effect``, ``Transition``, ``ForbiddenRule``,
   ``WorldSpec``) is made of attrs classes, frozen and slotted: built once per suite, compared,
   and pickled by the suite cache as a call of the class on its ``__init__`` fields (see
-  ``suite/cache.py``). What a rule works out from its fields for the replay (a path's keys,
+  ``gates/suite_cache.py``). What a rule works out from its fields for the replay (a path's keys,
   whether effects may be written directly, a spec's rules by tool) is computed by attrs while
   the object is made (``attrs.Factory(..., takes_self=True)``) and never changed after: a
   rule handed to a ``WorldSpec`` is not touched by it;

@@ -353,17 +353,14 @@ def run(cassette: str, run_number: Optional[int] = None, match: str = "args", ig
     from .mock_server import MockError, parse_fault
     from .recording import load_recording
     from .serving import address, serve_until_closed
-    from .world_server import WorldError, name_a_scenario
 
     try:
         fault = parse_fault(fault_spec)
         for path in ignore_args:
             ignore_path(path)
         host, port = address(http) if http else (None, None)
-        if cassette.endswith((".yml", ".yaml")):
-            raise name_a_scenario(cassette)
         recording = load_recording(cassette, run_number)
-    except (MockError, ValueError, WorldError, InputError, OSError) as exc:
+    except (MockError, ValueError, InputError, OSError) as exc:
         print(start_failure("mcptest serve", cassette, exc), file=sys.stderr)
         return 2
     return serve_until_closed(build_server(recording, match, ignore_args, fault), host, port)

@@ -12,7 +12,7 @@ from ..errors import InputError
 from ..gc_pause import paused_collector
 from ..gates.evaluate import evaluate
 from ..report.render import render_verdict
-from ..suite.cache import CollectedSuite, collect_suite
+from ..gates.suite_cache import CollectedSuite, collect_suite
 from ..suite.model import Block
 from ..engine.verdict import Verdict
 
@@ -176,7 +176,7 @@ class BlockItem(pytest.Item):
     The item keeps its block's head (kind, name, line, marks, tags, cassette), which is all
     that selecting and reporting it reads; the built block comes from its file's collected
     suite when it runs, and is let go with the file's others when the run leaves the file
-    (see :class:`~pytest_mcptest.suite.cache.CollectedSuite`)."""
+    (see :class:`~pytest_mcptest.gates.suite_cache.CollectedSuite`)."""
 
     def __init__(self, *, head: Block, suite: CollectedSuite, index: int, **kwargs):
         super().__init__(**kwargs)

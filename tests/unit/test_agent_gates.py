@@ -6,7 +6,7 @@ import json
 
 from pytest_mcptest.gates.evaluate import evaluate
 from pytest_mcptest.report.render import render_verdict
-from pytest_mcptest.suite.build import load_suite
+from pytest_mcptest.gates.suite_build import load_suite
 
 
 def _run(calls, total=None):

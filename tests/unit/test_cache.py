@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from pytest_mcptest.errors import InputError
-from pytest_mcptest.suite import cache
-from pytest_mcptest.suite.build import load_suite
+from pytest_mcptest.gates import suite_cache as cache
+from pytest_mcptest.gates.suite_build import load_suite
 from suites import WIDGET_SUITE, simple_scenario
 
 

@@ -111,3 +111,52 @@ def test_no_cycles(graph):
     for node in sorted(graph):
         if node not in state:
             visit(node)
+
+
+# The package's floors, lowest first: a module imports only from its own package or a lower
+# floor (README.md, "Developing"). Packages on one floor do not import each other.
+FLOORS = [
+    {"engine"},
+    {"errors", "text", "gc_pause"},
+    {"formats"},
+    {"suite"},
+    {"mcp"},
+    {"record"},
+    {"importers", "live"},
+    {"gates"},
+    {"report", "authoring"},
+    {"plugin", "cli"},
+]
+
+
+def _floor(module: str) -> tuple[int, str] | None:
+    parts = module.split(".")
+    if len(parts) < 2 or parts[1] == "__main__":
+        return None  # the package itself (its lazy public names) and __main__ sit above every floor
+    for level, names in enumerate(FLOORS):
+        if parts[1] in names:
+            return level, parts[1]
+    raise AssertionError(f"{module}: no floor is named for it; add its package to FLOORS")
+
+
+def test_imports_run_down_the_floors(graph):
+    upward = []
+    for name, imported in sorted(graph.items()):
+        here = _floor(name)
+        if here is None:
+            continue
+        for other in sorted(imported):
+            there = _floor(other)
+            if there is None:
+                continue
+            if there[0] > here[0] or (there[0] == here[0] and there[1] != here[1]
+                                      and not (here[0] == 1 and there[0] == 1)):
+                upward.append(f"{name} -> {other}")
+    assert upward == []
+
+
+def test_every_public_name_resolves():
+    """The package's lazy public names point at modules that exist (a move once left them behind)."""
+    import pytest_mcptest
+
+    assert [n for n in pytest_mcptest.__all__ if getattr(pytest_mcptest, n, None) is None] == []

@@ -11,7 +11,7 @@ from cassette_cases import CASSETTE_CASES
 from pytest_mcptest.formats.cassette import parse_cassette
 from pytest_mcptest.engine.trace import Tokens
 from pytest_mcptest.errors import InputError
-from pytest_mcptest.suite.build import load_suite
+from pytest_mcptest.gates.suite_build import load_suite
 
 
 def suite_error(tmp_path: Path, text: str | bytes, name: str = "bad.mcptest.yml") -> InputError:

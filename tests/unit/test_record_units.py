@@ -239,7 +239,7 @@ def test_a_failed_write_leaves_the_old_cassette_and_no_temporary(tmp_path, monke
 
 def test_runs_zero_is_refused_at_collection(tmp_path):
     from pytest_mcptest.errors import InputError
-    from pytest_mcptest.suite.build import load_suite
+    from pytest_mcptest.gates.suite_build import load_suite
 
     suite = tmp_path / "s.mcptest.yml"
     suite.write_text("agents:\n  - name: w\n    runs: 0\n    cassette: x.json\n")
@@ -249,7 +249,7 @@ def test_runs_zero_is_refused_at_collection(tmp_path):
 
 
 def test_servers_may_carry_redact_patterns(tmp_path):
-    from pytest_mcptest.suite.build import load_suite
+    from pytest_mcptest.gates.suite_build import load_suite
 
     suite = tmp_path / "s.mcptest.yml"
     suite.write_text('servers:\n  shop:\n    catalog: c.json\n    redact: ["acct-\\\\d+"]\n'

@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
-from ..gates import GateError, document_gate, section_gate, suite_schema
-from .doc import Doc, plain
-from .loader import LineDict, load_documents, read_text
-from .model import Block, Suite
-from .validate import Problem, problems_error, validate_document
+from . import GateError, document_gate, section_gate, suite_schema
+from ..suite.doc import Doc, plain
+from ..suite.loader import LineDict, load_documents, read_text
+from ..suite.model import Block, Suite
+from ..suite.validate import Problem, problems_error, validate_document
 
 
 def build_document(path: str, source: str, root: Any, warnings: list | None = None,

@@ -31,7 +31,7 @@ from typing import Optional
 import attrs
 
 from ..errors import InputError
-from .model import Block, Suite
+from ..suite.model import Block, Suite
 
 CACHE_FORMAT = 7
 
@@ -158,7 +158,7 @@ def collect_suite(path: str, directory: Optional[str] = None) -> CollectedSuite:
     except Exception:  # absent, stale, truncated or from other code: rebuild
         pass
     suite = _build(path, data)
-    from ..gates import built_in
+    from . import built_in
 
     if not all(built_in(block.kind) for block in suite.blocks):
         # A plugin's gate built some blocks: its code is not in the stamp, so they are not cached.
@@ -171,8 +171,8 @@ def collect_suite(path: str, directory: Optional[str] = None) -> CollectedSuite:
 def _build(path: str, data: bytes) -> Suite:
     """The suite read from ``data`` and built: the YAML readers and the gates' builders are
     imported here, at the first suite the cache does not hold."""
-    from .build import load_suite
-    from .loader import read_text
+    from .suite_build import load_suite
+    from ..suite.loader import read_text
 
     return load_suite(path, read_text(path, data))
 

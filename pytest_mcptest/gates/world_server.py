@@ -22,8 +22,8 @@ import time
 from typing import Any, Optional
 
 from ..errors import InputError, start_failure
-from ..gates.scenario import world_tools
-from .serving import tool_fault
+from .scenario import world_tools
+from ..mcp.serving import tool_fault
 
 SERVER_NAME = "world"  # the server's name in the handshake and in a recorded cassette
 
@@ -34,7 +34,7 @@ class WorldError(Exception):
 
 def find_scenario(target: str):
     """The scenario block ``FILE::NAME`` names; InputError for a bad suite, WorldError else."""
-    from ..suite.build import load_suite
+    from .suite_build import load_suite
 
     file, sep, name = target.rpartition("::")
     if not sep or not file or not name:
@@ -54,7 +54,7 @@ def name_a_scenario(file: str) -> WorldError:
     """The error for a suite given where a cassette goes (``mcptest serve suite.mcptest.yml``):
     it is a suite, a scenario is named as ``SUITE::SCENARIO``, and these are its scenarios.
     A file that is no suite either raises its own InputError."""
-    from ..suite.build import load_suite
+    from .suite_build import load_suite
 
     names = [b.name for b in load_suite(file).blocks if b.kind == "scenario"]
     if not names:
@@ -149,8 +149,8 @@ def build_server(block, fault=None, record: Optional[str] = None):
 def run(target: str, http: Optional[str] = None, fault_spec: str = "none", record: Optional[str] = None) -> int:
     """Serve the world until the host closes stdin (or Ctrl-C with ``--http``). Returns 0,
     or 2 for bad input (the reason on stderr: the suite's line, or the scenarios it holds)."""
-    from .mock_server import MockError, parse_fault
-    from .serving import address, serve_until_closed
+    from ..mcp.mock_server import MockError, parse_fault
+    from ..mcp.serving import address, serve_until_closed
 
     try:
         fault = parse_fault(fault_spec)
