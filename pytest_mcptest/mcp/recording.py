@@ -46,6 +46,7 @@ class Recording:
     host_answers: tuple             # (method, the host's answer) to each server request, in order
     tools: list
     sent: tuple = ()                # what the host sent, requests and notifications, in order
+    redaction_key_id: Optional[str] = None  # the key that hid the run's secrets, when it hid any
 
     def of(self, method: str) -> list:
         return [e for e in self.exchanges if e.method == method]
@@ -124,7 +125,7 @@ def _from_messages(shown: str, number: int, runs: int, messages: list, meta: dic
     if tools is None:
         tools = _catalog_tools(catalog, meta)
     return Recording(shown, number, runs, info, meta.get("protocol_version"), init, tuple(result), tuple(host_answers),
-                     tools, tuple(sent))
+                     tools, tuple(sent), meta.get("redaction_key_id"))
 
 
 def _key(request_id: Any) -> Any:
@@ -185,7 +186,8 @@ def _from_calls(shown: str, number: int, runs: int, chosen: Run, meta: dict, cat
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "mcptest verify", "version": "1"}}},
         {"jsonrpc": "2.0", "method": "notifications/initialized"}]
     return Recording(shown, number, runs, {"name": server}, meta.get("protocol_version"), None, tuple(exchanges), (),
-                     _catalog_tools(catalog, meta), tuple(handshake + [e.request for e in exchanges]))
+                     _catalog_tools(catalog, meta), tuple(handshake + [e.request for e in exchanges]),
+                     meta.get("redaction_key_id"))
 
 
 def _json(value: Any) -> str:

@@ -127,8 +127,11 @@ def _plain(method: str, path: str, recorded: Any, got: Any) -> dict:
 class Matcher:
     """Which recorded exchange answers a request (see the module's docstring)."""
 
-    def __init__(self, recording: Recording, match: str = "args", ignore_args: tuple = ()):
+    def __init__(self, recording: Recording, match: str = "args", ignore_args: tuple = (), scrub=None):
         self.match = match
+        # A recording that hid its secrets is matched with them hidden the same way: a request
+        # carrying the secret becomes its placeholder, and no miss message shows it in clear.
+        self.scrub = scrub
         self.ignore = [ignore_path(p) for p in ignore_args]  # paths inside a tools/call's arguments
         self.by_method: dict = {}
         for exchange in recording.exchanges:
@@ -166,6 +169,8 @@ class Matcher:
 
     def find(self, method: str, params: dict):
         """The recorded exchange that answers ``method`` with ``params``; NoMatch if none."""
+        if self.scrub is not None:
+            params = self.scrub.value(params)
         recorded = self.by_method.get(method)
         if not recorded:
             raise self._not_found(method)
@@ -309,13 +314,30 @@ def _recorded_answer(answer: dict) -> dict:
     return answer.get("result") if isinstance(answer.get("result"), dict) else {}
 
 
+def _scrub(recording: Recording):
+    """The redactor that hid the recording's secrets, to hide an incoming request's the same way;
+    None when the recording hid none. A recording made with another key is said on stderr once:
+    its placeholders cannot match (``MCPTEST_REDACT_KEY`` names the key, docs/recording.md)."""
+    if recording.redaction_key_id is None:
+        return None
+    from ..record.redact import key_id, redactor
+
+    scrub = redactor(())
+    if key_id(scrub.key) != recording.redaction_key_id:
+        print(f"mcptest serve: {recording.path} hid its secrets with another redaction key (key id "
+              f"{recording.redaction_key_id}; this machine's is {key_id(scrub.key)}): a request carrying a secret "
+              f"will not match its recording; set MCPTEST_REDACT_KEY to the key it was recorded with",
+              file=sys.stderr)
+    return scrub
+
+
 def build_server(recording: Recording, match: str = "args", ignore_args: tuple = (), fault=None):
     """The SDK ``Server`` that plays ``recording``: one middleware answers every request
     from it; a request it cannot answer is a JSON-RPC error to that request alone."""
     from mcp.shared.exceptions import MCPError
 
     server = _sdk_server(recording)
-    matcher = Matcher(recording, match, ignore_args)
+    matcher = Matcher(recording, match, ignore_args, _scrub(recording))
     init = recording.initialize or {}
     calls = {"n": 0}
 
@@ -360,7 +382,8 @@ def run(cassette: str, run_number: Optional[int] = None, match: str = "args", ig
             ignore_path(path)
         host, port = address(http) if http else (None, None)
         recording = load_recording(cassette, run_number)
+        server = build_server(recording, match, ignore_args, fault)  # a redaction key that is unusable: ValueError
     except (MockError, ValueError, InputError, OSError) as exc:
         print(start_failure("mcptest serve", cassette, exc), file=sys.stderr)
         return 2
-    return serve_until_closed(build_server(recording, match, ignore_args, fault), host, port)
+    return serve_until_closed(server, host, port)
