@@ -18,6 +18,9 @@ from hypothesis_budget import budget
 from suites import SERVED_WIDGETS
 
 from pytest_mcptest.errors import InputError
+from pytest_mcptest.cli import main
+from pytest_mcptest.gates.context import Context
+from pytest_mcptest.gates.evaluate import evaluate
 from pytest_mcptest.gates.suite_build import load_suite
 
 WORLD = """\
@@ -241,6 +244,27 @@ def test_a_served_session_and_the_replay_of_its_recording_count_the_same_invalid
         answers[i].content[0].text for i in refused]
     assert json.loads(answers[-1].content[0].text) == {"count": 2, "last": "A"}
     assert result.final_state == {"count": 2, "box": 7, "open": False, "last": "A"}
+
+    # `mcptest init` on the served cassette starts from the world it was served from (it wrote
+    # `seed: {}` and transitions without effects), and expects the state the run reached.
+    import os
+
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        assert main(["init", "served.json", "--kind", "scenario", "-o", "again.mcptest.yml"]) == 0
+    finally:
+        os.chdir(here)
+    written = (tmp_path / "again.mcptest.yml").read_text()
+    block = load_suite(str(tmp_path / "again.mcptest.yml")).blocks[0]
+    assert block.world.seed == world.seed and len(block.world.transitions) == len(world.transitions)
+    assert "expect_state:" in written
+    assert replay_world(block.world, load_cassette(str(tmp_path / "served.json")).runs[0]).final_state == \
+        result.final_state
+    verdict = evaluate(block, Context(root=str(tmp_path)))
+    # judged as its world judged it: the calls the world refused, and nothing else (its state is expected)
+    assert sorted({f.gate for f in verdict.failures}) == ["invalid_action"]
+    assert len(verdict.failures) == len(refused)
 
 
 # --------------------------------------------------------------------------- bad input

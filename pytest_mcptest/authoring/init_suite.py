@@ -114,8 +114,40 @@ def _name(cassette, path: str) -> str:
     return str(name).replace("::", ": ").strip() or "recorded run"
 
 
-def suite_for(cassette, cassette_ref: str, kind: str) -> dict:
-    """The suite (plain data) that replays ``cassette`` as one block of ``kind``."""
+def _served_world(cassette, cassette_dir: str) -> Optional[tuple[dict, dict]]:
+    """For a cassette ``mcptest serve SUITE::SCENARIO --record`` wrote: the scenario's own
+    YAML (plain data) and the state every run ended in (path -> value, where all runs agree);
+    None when the cassette was not served from a suite, or the suite or scenario is gone."""
+    import json
+
+    from ..engine.paths import leaves
+    from ..engine.world import replay_world
+    from ..errors import InputError
+    from ..gates.suite_build import load_suite
+    from ..suite.loader import load_documents, read_text
+
+    meta = cassette.meta or {}
+    suite, name = meta.get("suite"), meta.get("scenario")
+    if not isinstance(suite, str) or not isinstance(name, str):
+        return None
+    path = os.path.join(cassette_dir, suite)
+    try:
+        block = next((b for b in load_suite(path).blocks if b.kind == "scenario" and b.name == name), None)
+        docs = [doc for doc, _ in load_documents(path, read_text(path))]
+    except (InputError, OSError):
+        return None
+    raw = next((s for doc in docs if isinstance(doc, dict) for s in doc.get("scenarios") or ()
+                if isinstance(s, dict) and s.get("name") == name), None)
+    if block is None or raw is None:
+        return None
+    finals = [leaves(replay_world(block.world, run).final_state) for run in cassette.runs]
+    agreed = {p: v for p, v in finals[0].items() if all(f.get(p, object()) == v for f in finals[1:])}
+    return json.loads(json.dumps(raw)), agreed
+
+
+def suite_for(cassette, cassette_ref: str, kind: str, cassette_dir: Optional[str] = None) -> dict:
+    """The suite (plain data) that replays ``cassette`` as one block of ``kind``; a scenario
+    from a served world (``cassette_dir``: where the cassette is) starts from that world."""
     runs = tuple(cassette.runs)
     meta = cassette.meta or {}
     block: dict = {"name": _name(cassette, cassette_ref), "cassette": cassette_ref}
@@ -131,9 +163,16 @@ def suite_for(cassette, cassette_ref: str, kind: str) -> dict:
             block["golden"] = path
         block["expect"] = budgets(runs, "conversation.tokens.total")
         return {"agents": [block]}
-    tools = sorted({name for run in runs for name in run.names})
-    block["seed"] = {}
-    block["transitions"] = [{"tool": t} for t in tools]
+    world = _served_world(cassette, cassette_dir) if cassette_dir is not None else None
+    if world is not None:  # recorded by serving a suite's world: that world, and the state its runs reached
+        raw, expect_state = world
+        block.update({k: raw[k] for k in ("seed", "tools", "transitions", "forbidden") if k in raw})
+        if expect_state:
+            block["expect_state"] = expect_state
+    else:
+        tools = sorted({name for run in runs for name in run.names})
+        block["seed"] = {}
+        block["transitions"] = [{"tool": t} for t in tools]
     expect = budgets(runs, "tokens.total")
     if path is not None:
         block["golden"] = path
@@ -210,7 +249,8 @@ def init_text(cassette_path: str, kind: Optional[str], out_path: Optional[str]) 
         kind = "scenario" if (cassette.meta or {}).get("scenario") else "agent"
     base = os.path.dirname(os.path.abspath(out_path)) if out_path else os.getcwd()
     ref = os.path.relpath(os.path.abspath(cassette_path), base).replace(os.sep, "/")
-    return render(suite_for(cassette, ref, kind), os.path.basename(cassette_path), len(cassette.runs))
+    return render(suite_for(cassette, ref, kind, os.path.dirname(os.path.abspath(cassette_path))),
+                  os.path.basename(cassette_path), len(cassette.runs))
 
 
 def command(cassette_path: str, kind: Optional[str], out_path: Optional[str], force: bool = False) -> int:

@@ -102,7 +102,11 @@ class Sessions:
         from ..record import store
         from ..record.redact import redactor
 
-        meta = {"recorder": "mcptest serve", "scenario": self.block.name, "recorded_at": store.utc_now()}
+        # The suite that holds the world, relative to the cassette: `mcptest init --kind scenario`
+        # starts from its seed, rules and tools rather than from an empty world.
+        suite = os.path.relpath(os.path.abspath(self.block.file), os.path.dirname(os.path.abspath(self.record)))
+        meta = {"recorder": "mcptest serve", "scenario": self.block.name, "suite": suite.replace(os.sep, "/"),
+                "recorded_at": store.utc_now()}
         runs = [Run(tool_calls=tuple(calls), meta={"recorder": "mcptest serve", "server": SERVER_NAME})
                 for calls in self.runs.values() if calls]
         catalog = {SERVER_NAME: {"tools": [t.to_dict() for t in world_tools(self.block)]}}
