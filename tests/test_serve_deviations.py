@@ -240,3 +240,11 @@ def abort_sessions(port: int, rounds: int) -> set:
         for thread in both:
             thread.join()
     return statuses
+
+
+def test_serve_started_with_stdin_closed_ends_at_once(recorded):
+    """No stdin at all is the end of the session, as EOF is (it once left serve waiting on a
+    stream that never ended)."""
+    closed = ["sh", "-c", 'exec "$@" <&-', "sh", sys.executable, "-m", "pytest_mcptest.cli", "serve", recorded]
+    done = subprocess.run(closed, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout == "" and "Traceback" not in done.stderr, done.stderr

@@ -11,6 +11,7 @@ traceback: stdio ends with status 0, and an HTTP server keeps serving the other 
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import sys
 from typing import Optional
@@ -103,15 +104,22 @@ class HostLines:
     a line, and which the interpreter waits for at exit: a host that closed serve's stdout
     but not its stdin would keep serve running, unable to answer, until it closed that too.
     A daemon thread ends with the process; it reads the descriptor itself (never through
-    ``sys.stdin``, whose lock a daemon thread must not hold when the interpreter finalizes).
+    ``sys.stdin``, whose lock a daemon thread must not hold when the interpreter finalizes),
+    hands each line over without a coroutine (one the closing loop never ran would be
+    reported), and reads at most ``WAITING`` lines ahead of the server, as a pipe would.
     Lines are decoded as the SDK decodes them (UTF-8, an invalid byte replaced, so the line
     still gets its parse error)."""
 
+    WAITING = 16
+
     def __init__(self, fd: int = 0):
+        import threading
+
         import anyio
 
         self._fd = fd
-        self._send, self._receive = anyio.create_memory_object_stream(1)
+        self._send, self._receive = anyio.create_memory_object_stream(self.WAITING)
+        self._room = threading.Semaphore(self.WAITING)
 
     def start(self) -> None:
         import threading
@@ -127,8 +135,10 @@ class HostLines:
         import anyio
 
         def hand_on(line: bytes) -> None:
-            anyio.from_thread.run(self._send.send, line.decode("utf-8", "replace"), token=token)
+            self._room.acquire()
+            anyio.from_thread.run_sync(self._send.send_nowait, line.decode("utf-8", "replace"), token=token)
 
+        ended = (RuntimeError, anyio.BrokenResourceError, anyio.ClosedResourceError)  # the session ended first
         pending = bytearray()
         try:
             while chunk := os.read(self._fd, 1 << 16):
@@ -140,9 +150,10 @@ class HostLines:
                         hand_on(line + b"\n")
             if pending:
                 hand_on(bytes(pending))
+        except (OSError, *ended):
+            pass  # stdin closed or unreadable is its end, as EOF is
+        with contextlib.suppress(*ended):
             anyio.from_thread.run_sync(self._send.close, token=token)
-        except (OSError, RuntimeError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            pass  # stdin unreadable, or the session ended first (its loop gone, or it stopped reading)
 
     def __aiter__(self):
         return self
@@ -151,9 +162,11 @@ class HostLines:
         import anyio
 
         try:
-            return await self._receive.receive()
+            line = await self._receive.receive()
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
+        self._room.release()
+        return line
 
 
 def _went_away(exc: BaseException) -> bool:
