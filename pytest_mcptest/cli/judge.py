@@ -122,7 +122,10 @@ def _show(pending, number: int, total: int, blind: bool) -> str:
 def _ask() -> str:
     """The person's answer: pass, fail, skip or quit (the end of the input is quit)."""
     while True:
-        sys.stdout.write("does the criterion hold? [p]ass, [f]ail, [s]kip, [q]uit: ")
+        # The verdict is the test's outcome on the criterion, as the judge's is: for a criterion
+        # that describes a failure ("refunds the wrong order"), pass means it did not happen.
+        sys.stdout.write("on this criterion the run... [p]asses, [f]ails (a failure it describes happened), "
+                         "[s]kip, [q]uit: ")
         sys.stdout.flush()
         line = sys.stdin.readline()
         if not line:
