@@ -350,13 +350,27 @@ def _answer(spec: MockSpec, name: str, args: dict) -> dict:
 
 
 def build_server(spec: MockSpec, fault: Fault):
-    """The SDK ``Server`` for ``spec`` with ``fault`` on tools/call."""
-    import anyio
+    """The SDK ``Server`` for ``spec`` with ``fault`` on tools/call: its tools always, its
+    resources and prompts when the manifest has them."""
     from mcp.server.lowlevel import Server
 
-    tool_names = {tool["name"] for tool in spec.tools}
-    calls = {"n": 0}
+    page = _pager(spec)
+    handlers: dict[str, Any] = _tool_handlers(spec, fault, page)
+    if spec.resources:
+        handlers.update(_resource_handlers(spec))
+    if spec.prompts:
+        handlers.update(_prompt_handlers(spec))
+    server = Server(spec.name, version=spec.version or _own_version(),
+                    instructions=spec.instructions, **handlers)
+    middleware = getattr(server, "middleware", None)
+    if isinstance(middleware, list):
+        middleware.append(_verbatim_tools(page))
+    return server
 
+
+def _pager(spec: MockSpec):
+    """``page(cursor)``: the tools/list result at ``cursor`` (every tool when the manifest
+    sets no page size); a cursor this server did not give is invalid params."""
     def page(cursor: Any) -> dict:
         if not spec.page_size:
             return {"tools": spec.tools}
@@ -374,16 +388,13 @@ def build_server(spec: MockSpec, fault: Fault):
             result["nextCursor"] = str(end)
         return result
 
-    async def on_list_tools(ctx, params) -> dict:
-        if fault.on_list and fault.kind == "hang":
-            await anyio.sleep_forever()
-        if fault.on_list and fault.kind == "slow":
-            await anyio.sleep(fault.value / 1000.0)
-        return page(getattr(params, "cursor", None) if params is not None else None)
+    return page
 
+
+def _verbatim_tools(page):
+    """A middleware: the SDK sieves results through its models, dropping fields it does not
+    know (vendor keys in a snapshot); it puts the tools back exactly as written."""
     async def verbatim_tools(ctx, call_next):
-        """The SDK sieves results through its models, dropping fields it does not know
-        (vendor keys in a snapshot); put the tools back exactly as written."""
         result = await call_next(ctx)
         if getattr(ctx, "method", None) == "tools/list" and isinstance(result, dict) \
                 and isinstance(result.get("tools"), list):
@@ -393,17 +404,32 @@ def build_server(spec: MockSpec, fault: Fault):
                 result = {**result, "tools": raw}
         return result
 
+    return verbatim_tools
+
+
+def _tool_handlers(spec: MockSpec, fault: Fault, page) -> dict:
+    """tools/list and tools/call, with the fault (hang, slow, recover-after) applied."""
+    import anyio
+
+    tool_names = {tool["name"] for tool in spec.tools}
+    calls = {"n": 0}
+
+    async def on_list_tools(ctx, params) -> dict:
+        if fault.on_list and fault.kind == "hang":
+            await anyio.sleep_forever()
+        if fault.on_list and fault.kind == "slow":
+            await anyio.sleep(fault.value / 1000.0)
+        return page(getattr(params, "cursor", None) if params is not None else None)
+
     async def on_call_tool(ctx, params) -> dict:
+        from mcp.shared.exceptions import MCPError
+
         name = params.name
         args = dict(params.arguments or {})
         if name not in tool_names:
-            from mcp.shared.exceptions import MCPError
-
             raise MCPError(code=-32602, message=f"Unknown tool: {name}")
         missing = [r for r in spec.required.get(name, ()) if r not in args]
         if missing:
-            from mcp.shared.exceptions import MCPError
-
             raise MCPError(code=-32602, message=f"Invalid arguments for tool {name}: missing required "
                                                 f"argument(s) {', '.join(missing)}")
         calls["n"] += 1
@@ -419,55 +445,52 @@ def build_server(spec: MockSpec, fault: Fault):
                     "isError": True}
         return answer(spec, name, args)
 
-    handlers: dict[str, Any] = {"on_list_tools": on_list_tools, "on_call_tool": on_call_tool}
+    return {"on_list_tools": on_list_tools, "on_call_tool": on_call_tool}
 
-    if spec.resources:
-        by_uri = {r["listed"]["uri"]: r for r in spec.resources}
 
-        async def on_list_resources(ctx, params) -> dict:
-            return {"resources": [r["listed"] for r in spec.resources]}
+def _resource_handlers(spec: MockSpec) -> dict:
+    """resources/list and resources/read over the manifest's resources."""
+    by_uri = {r["listed"]["uri"]: r for r in spec.resources}
 
-        async def on_read_resource(ctx, params) -> dict:
-            uri = str(params.uri)
-            entry = by_uri.get(uri)
-            if entry is None:
-                from mcp.shared.exceptions import MCPError
+    async def on_list_resources(ctx, params) -> dict:
+        return {"resources": [r["listed"] for r in spec.resources]}
 
-                raise MCPError(code=-32002, message=f"Resource not found: {uri}")
-            content: dict[str, Any] = {"uri": uri, "text": entry["text"]}
-            if "mimeType" in entry["listed"]:
-                content["mimeType"] = entry["listed"]["mimeType"]
-            return {"contents": [content]}
+    async def on_read_resource(ctx, params) -> dict:
+        uri = str(params.uri)
+        entry = by_uri.get(uri)
+        if entry is None:
+            from mcp.shared.exceptions import MCPError
 
-        handlers.update(on_list_resources=on_list_resources, on_read_resource=on_read_resource)
+            raise MCPError(code=-32002, message=f"Resource not found: {uri}")
+        content: dict[str, Any] = {"uri": uri, "text": entry["text"]}
+        if "mimeType" in entry["listed"]:
+            content["mimeType"] = entry["listed"]["mimeType"]
+        return {"contents": [content]}
 
-    if spec.prompts:
-        by_name = {p["listed"]["name"]: p for p in spec.prompts}
+    return {"on_list_resources": on_list_resources, "on_read_resource": on_read_resource}
 
-        async def on_list_prompts(ctx, params) -> dict:
-            return {"prompts": [p["listed"] for p in spec.prompts]}
 
-        async def on_get_prompt(ctx, params) -> dict:
-            entry = by_name.get(params.name)
-            if entry is None:
-                from mcp.shared.exceptions import MCPError
+def _prompt_handlers(spec: MockSpec) -> dict:
+    """prompts/list and prompts/get over the manifest's prompts, arguments filled in."""
+    by_name = {p["listed"]["name"]: p for p in spec.prompts}
 
-                raise MCPError(code=-32602, message=f"Unknown prompt: {params.name}")
-            text = _fill_text(entry["text"], dict(params.arguments or {}))
-            result: dict[str, Any] = {"messages": [
-                {"role": "user", "content": {"type": "text", "text": text}}]}
-            if "description" in entry["listed"]:
-                result["description"] = entry["listed"]["description"]
-            return result
+    async def on_list_prompts(ctx, params) -> dict:
+        return {"prompts": [p["listed"] for p in spec.prompts]}
 
-        handlers.update(on_list_prompts=on_list_prompts, on_get_prompt=on_get_prompt)
+    async def on_get_prompt(ctx, params) -> dict:
+        entry = by_name.get(params.name)
+        if entry is None:
+            from mcp.shared.exceptions import MCPError
 
-    server = Server(spec.name, version=spec.version or _own_version(),
-                    instructions=spec.instructions, **handlers)
-    middleware = getattr(server, "middleware", None)
-    if isinstance(middleware, list):
-        middleware.append(verbatim_tools)
-    return server
+            raise MCPError(code=-32602, message=f"Unknown prompt: {params.name}")
+        text = _fill_text(entry["text"], dict(params.arguments or {}))
+        result: dict[str, Any] = {"messages": [
+            {"role": "user", "content": {"type": "text", "text": text}}]}
+        if "description" in entry["listed"]:
+            result["description"] = entry["listed"]["description"]
+        return result
+
+    return {"on_list_prompts": on_list_prompts, "on_get_prompt": on_get_prompt}
 
 
 def _own_version() -> str:
