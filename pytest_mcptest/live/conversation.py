@@ -26,7 +26,7 @@ import attrs
 
 from ..engine.conversation import ConversationSpec
 from ..engine.trace import Run
-from ..mcp.client import _run_sync
+from ..mcp.client import run_sync
 from .basis import role, run_basis
 from .judge import judge, statements
 from .judge import prompt_sha256 as judge_prompt_sha256
@@ -202,4 +202,4 @@ def record_conversation(task: ConversationTask, models: Optional[Mapping] = None
     """Record ``task.runs`` live conversations; see the module docstring and
     :func:`.runner.record_agent` for the arguments. Raises :class:`LiveError` (one line;
     ``.completed`` holds finished runs) on failure."""
-    return _run_sync(record_conversation_async, task, models, concurrency, rate_dir)
+    return run_sync(record_conversation_async, task, models, concurrency, rate_dir)

@@ -41,7 +41,7 @@ import attrs
 
 from ..formats.cassette import Cassette, as_json, parse_cassette
 from ..engine.trace import Run, Tokens, ToolCall
-from ..mcp.client import _leaf, _run_sync
+from ..mcp.client import innermost, run_sync
 from ..text import plural
 from .judge import judge, statements
 from .judge import prompt_sha256 as judge_prompt_sha256
@@ -407,7 +407,7 @@ async def run_indexed(runs: int, concurrency: int, one) -> list:
             for i in range(runs):
                 group.start_soon(worker, i)
     except BaseException as exc:  # noqa: BLE001 - one clear line; Ctrl-C passes through
-        leaf = _leaf(exc)
+        leaf = innermost(exc)
         if isinstance(leaf, (KeyboardInterrupt, SystemExit)):
             raise leaf from None
         if isinstance(leaf, anyio.get_cancelled_exc_class()):
@@ -505,4 +505,4 @@ def record_agent(task: AgentTask, models: Optional[Mapping] = None, concurrency:
     :class:`LiveError` (one line; ``.completed`` holds the runs that finished) when the
     model, a server or the budget fails.
     """
-    return _run_sync(record_agent_async, task, models, concurrency, rate_dir)
+    return run_sync(record_agent_async, task, models, concurrency, rate_dir)

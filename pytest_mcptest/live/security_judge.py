@@ -128,9 +128,9 @@ def judge_subjects(task: JudgeTask, models: Optional[Mapping] = None, budget: An
     """Ask ``task.model`` about each of ``task.subjects``; see the module docstring. A model
     that cannot be reached at all (no key, no SDK, a bad ``models:`` setting) raises
     :class:`~.provider.LiveError`; a failure midway is :attr:`JudgeRecording.stopped`."""
-    from ..mcp.client import _run_sync
+    from ..mcp.client import run_sync
 
-    return _run_sync(judge_subjects_async, task, models, budget, concurrency, rate_dir)
+    return run_sync(judge_subjects_async, task, models, budget, concurrency, rate_dir)
 
 
 def spend_lines(recording: JudgeRecording) -> list[str]:

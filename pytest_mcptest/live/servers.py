@@ -20,7 +20,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 import attrs
 
-from ..mcp.client import (ServerError, StderrTail, _all_pages, _describe, _leaf, _quiet_sdk_logging, open_session,
+from ..mcp.client import (ServerError, StderrTail, all_pages, describe_failure, innermost, quiet_sdk_logging, open_session,
                           startup_reason, with_faults)
 from .provider import LiveError, ToolDef
 
@@ -84,7 +84,7 @@ class ServerHub:
         try:
             result = await self.sessions[server].call_tool(tool, args, read_timeout_seconds=self.call_timeout)
         except Exception as exc:  # noqa: BLE001 - the agent sees the failure as its tool's answer
-            reason = _describe(_leaf(exc), self.call_timeout)
+            reason = describe_failure(innermost(exc), self.call_timeout)
             return {"content": [{"type": "text", "text": f"tools/call failed: {reason}"}], "isError": True}, True
         data = result.model_dump(mode="json", by_alias=True, exclude_none=True)
         return data, bool(data.get("isError"))
@@ -99,7 +99,7 @@ async def open_servers(specs: Sequence[ServerSpec], call_timeout: float = 60.0):
     hub = ServerHub()
     hub.call_timeout = call_timeout
     async with AsyncExitStack() as stack:
-        stack.enter_context(_quiet_sdk_logging())
+        stack.enter_context(quiet_sdk_logging())
         for spec in specs:
             argv = _argv(spec.command)
             tail, faults, raw_pages = StderrTail(), [], []
@@ -109,10 +109,10 @@ async def open_servers(specs: Sequence[ServerSpec], call_timeout: float = 60.0):
                     open_session(argv, env, spec.cwd, tail, faults, raw_pages, inherit=False))
                 with anyio.fail_after(spec.timeout):  # scoped to the exchange: the session outlives it
                     hello = await session.initialize()
-                    tools = await _all_pages(session, raw_pages)
+                    tools = await all_pages(session, raw_pages)
             except Exception as exc:  # noqa: BLE001 - one clear line with the server's stderr
                 await tail.settle()  # a server that exited on its own is said to have exited, with its status
-                leaf = with_faults(exc, faults, spec.timeout, tail) or _leaf(exc)
+                leaf = with_faults(exc, faults, spec.timeout, tail) or innermost(exc)
                 reason = startup_reason(leaf, tail, spec.timeout)
                 raise LiveError(f"server {spec.name!r}: {ServerError(argv, reason, tail.text())}") from None
             hub.sessions[spec.name] = session

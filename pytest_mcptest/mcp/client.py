@@ -95,13 +95,13 @@ def list_tools(command: list[str], env: Optional[dict] = None, cwd: Optional[str
         env = {str(k): str(v) for k, v in env.items()}
 
     tail = StderrTail()
-    with _quiet_sdk_logging():
+    with quiet_sdk_logging():
         try:
-            return _run_sync(_list_tools_async, command, env, cwd, float(timeout), tail)
+            return run_sync(_list_tools_async, command, env, cwd, float(timeout), tail)
         except BaseException as exc:  # noqa: BLE001 - every failure becomes a ServerError
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
-            leaf = _leaf(exc)
+            leaf = innermost(exc)
             if isinstance(leaf, (KeyboardInterrupt, SystemExit)):
                 raise leaf from None
             raise ServerError(command, startup_reason(leaf, tail, timeout), tail.text()) from leaf
@@ -164,7 +164,7 @@ class StderrTail:
 # --------------------------------------------------------------------------- internals
 
 
-def _run_sync(fn, *args):
+def run_sync(fn, *args):
     """Run the coroutine function ``fn`` to completion from synchronous code.
 
     Inside a running event loop (an async test, a notebook), the exchange runs on a
@@ -246,7 +246,7 @@ def with_faults(exc: BaseException, stdout_faults: list[str], timeout: float,
                 tail: Optional[StderrTail] = None) -> Optional[ServerError]:
     """The error to raise when a server that wrote non-JSON-RPC lines to stdout failed: the
     failure, then how many such lines and the first (``None`` when there were none)."""
-    leaf = _leaf(exc)
+    leaf = innermost(exc)
     if not stdout_faults or not isinstance(leaf, Exception) or isinstance(leaf, ServerError):
         return None
     return ServerError([], f"{startup_reason(leaf, tail, timeout)}; the server wrote {len(stdout_faults)} line(s) "
@@ -260,7 +260,7 @@ def startup_reason(leaf: BaseException, tail: Optional[StderrTail], timeout: flo
     started kept its output open."""
     if isinstance(leaf, ServerError):
         return leaf.reason
-    reason = _describe(leaf, timeout)
+    reason = describe_failure(leaf, timeout)
     exited = tail.exit_text() if tail is not None else ""
     if exited and isinstance(leaf, TimeoutError):  # before OSError, of which TimeoutError is a kind
         return (f"the server {exited} at start-up and gave no complete answer within {timeout:g} s (a process "
@@ -280,11 +280,11 @@ async def _list_tools_async(command: list[str], env: Optional[dict], cwd: Option
         with anyio.fail_after(timeout):
             async with open_session(command, env, cwd, tail, stdout_faults, raw_pages) as session:
                 await session.initialize()
-                return {"tools": await _all_pages(session, raw_pages)}
+                return {"tools": await all_pages(session, raw_pages)}
     except BaseException as exc:
         error = with_faults(exc, stdout_faults, timeout, tail)
         if error is not None:
-            raise ServerError(command, error.reason) from _leaf(exc)
+            raise ServerError(command, error.reason) from innermost(exc)
         raise
 
 
@@ -416,7 +416,7 @@ def _signal_group(pgid: int, sig: int) -> bool:
     return True
 
 
-async def _all_pages(session, raw_pages: list[dict]) -> list[dict]:
+async def all_pages(session, raw_pages: list[dict]) -> list[dict]:
     from mcp import types
 
     tools: list[dict] = []
@@ -442,7 +442,7 @@ async def _all_pages(session, raw_pages: list[dict]) -> list[dict]:
 
 
 @contextlib.contextmanager
-def _quiet_sdk_logging():
+def quiet_sdk_logging():
     """The SDK logs what goes wrong inside a session with tracebacks; the error this module
     raises says it once. The ``mcp`` logger's level is raised for the call, then put back."""
     logger = logging.getLogger("mcp")
@@ -454,7 +454,7 @@ def _quiet_sdk_logging():
         logger.setLevel(level)
 
 
-def _leaf(exc: BaseException) -> BaseException:
+def innermost(exc: BaseException) -> BaseException:
     """The first meaningful exception inside (possibly nested) exception groups."""
     while True:
         inner = getattr(exc, "exceptions", None)
@@ -476,7 +476,7 @@ def _is_cancel(exc: BaseException) -> bool:
     return isinstance(exc, cancelled)
 
 
-def _describe(exc: BaseException, timeout: float) -> str:
+def describe_failure(exc: BaseException, timeout: float) -> str:
     if isinstance(exc, TimeoutError):
         return f"no complete answer within {timeout:g} s (initialize and tools/list)"
     if isinstance(exc, FileNotFoundError):

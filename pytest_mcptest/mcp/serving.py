@@ -56,9 +56,9 @@ def address(text: str) -> tuple:
 def serve_until_closed(server, host: Optional[str], port: Optional[int]) -> int:
     """Serve ``server`` (a recording's or a world's) over stdio, or Streamable HTTP at
     ``host:port``, until the host closes it; the exit status (130 on Ctrl-C)."""
-    from .client import _quiet_sdk_logging
+    from .client import quiet_sdk_logging
 
-    with _quiet_sdk_logging():
+    with quiet_sdk_logging():
         try:
             if host is not None:
                 return _serve_http(server, host, port)

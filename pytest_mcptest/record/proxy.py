@@ -265,7 +265,7 @@ async def serve(command: list[str], log: SessionLog, finish, errlog=None, url: s
     import anyio
     from mcp.server.stdio import stdio_server
 
-    from ..mcp.client import _leaf
+    from ..mcp.client import innermost
 
     errlog = sys.stderr if errlog is None else errlog
     # "other": ids of the host's requests other than tools/call still waiting for an answer;
@@ -299,7 +299,7 @@ async def serve(command: list[str], log: SessionLog, finish, errlog=None, url: s
                     await ended.wait()
                     inner.cancel_scope.cancel()
         except Exception as exc:  # noqa: BLE001 - start-up or transport failure: tell the host
-            leaf = _leaf(exc)
+            leaf = innermost(exc)
             verb = "could not be reached"
             state["failure"] = f"{verb}: {getattr(leaf, 'strerror', None) or leaf}"
         finally:
@@ -474,9 +474,9 @@ def record(command: list[str], out: str, server: Optional[str], append: bool, re
         else:
             import anyio
 
-            from ..mcp.client import _quiet_sdk_logging
+            from ..mcp.client import quiet_sdk_logging
 
-            with _quiet_sdk_logging():  # one clear line of ours, not the SDK's tracebacks
+            with quiet_sdk_logging():  # one clear line of ours, not the SDK's tracebacks
                 outcome = anyio.run(serve, command, log, finish, errlog, url, abandon, headers,
                                     HTTP_TIMEOUT if timeout is None else timeout)
     except KeyboardInterrupt:

@@ -477,18 +477,18 @@ def verify(recording: Recording, command: list[str], url: Optional[str] = None, 
     when the redaction key cannot be had)."""
     import anyio
 
-    from ..mcp.client import StderrTail, _leaf, _quiet_sdk_logging
+    from ..mcp.client import StderrTail, innermost, quiet_sdk_logging
 
     patterns = [ignore_path(p) for p in ignore]
     scrub = redactor_hiding(headers or {})
     tail = StderrTail()
     heard = Heard()
-    with _quiet_sdk_logging():
+    with quiet_sdk_logging():
         try:
             connect = transport(command, url, headers or {}, tail, env, cwd)
             anyio.run(Replay(recording, heard).run, connect, timeout)
         except Exception as exc:  # noqa: BLE001 - start-up or transport failure: say it once
-            leaf = _leaf(exc)
+            leaf = innermost(exc)
             reason = getattr(leaf, "strerror", None) or f"{type(leaf).__name__}: {leaf}"
             raise ServerUnavailable(_with_stderr(reason, tail)) from None
     ended = heard.ended

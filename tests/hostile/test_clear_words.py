@@ -100,12 +100,12 @@ def test_the_live_runners_servers_say_the_same():
         async with open_servers([ServerSpec("files", tuple(EXITS), timeout=60)]):
             pass
 
-    from pytest_mcptest.mcp.client import _leaf
+    from pytest_mcptest.mcp.client import innermost
 
     with pytest.raises(BaseException) as caught:  # in a task group's exception group, as the runner finds it
         anyio.run(start)
-    assert isinstance(_leaf(caught.value), LiveError)
-    text = str(_leaf(caught.value))
+    assert isinstance(innermost(caught.value), LiveError)
+    text = str(innermost(caught.value))
     assert "server 'files': MCP server" in text and "the server exited with code 3 before answering" in text
     assert "cat: /data/x: No such file or directory" in text
 
