@@ -30,7 +30,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from pytest_mcptest.record.redact import Redactor, redactor  # noqa: E402
+from pytest_mcptest.redact import Redactor, redactor  # noqa: E402
 
 KEY = b"bench-redact-key-0123456789"  # a fixed key: the bench never makes the user's key file
 CORPUS = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "secrets_corpus.json")

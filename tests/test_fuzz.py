@@ -174,7 +174,7 @@ def test_every_writer_keeps_what_stands_at_its_path_and_leaks_nothing(tmp_path_f
     import stat
 
     from pytest_mcptest.record import store
-    from pytest_mcptest.record.redact import Redactor
+    from pytest_mcptest.redact import Redactor
 
     folder = tmp_path_factory.mktemp("w")
     path = folder / "c.json"

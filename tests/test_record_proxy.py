@@ -17,7 +17,7 @@ from pytest_mcptest import __version__
 from pytest_mcptest.formats.cassette import load_cassette
 from pytest_mcptest.cli import main
 from pytest_mcptest.record.drift import catalog_sha256
-from pytest_mcptest.record.redact import KEY_VARIABLE, key_id, placeholder_for
+from pytest_mcptest.redact import KEY_VARIABLE, key_id, placeholder_for
 
 from record_helpers import SHOP_MANIFEST, dump, mock_command, proxy_command, time_command, with_session
 

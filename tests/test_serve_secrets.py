@@ -11,7 +11,7 @@ import sys
 import anyio
 import pytest
 
-from pytest_mcptest.record.redact import key_id, placeholder_for
+from pytest_mcptest.redact import key_id, placeholder_for
 from record_helpers import with_session
 
 KEY = "serve-secrets-test-key-0123456789"

@@ -40,7 +40,7 @@ def run(args) -> int:
     from ..errors import InputError
     from ..record.probe import ProbeError, probe_http, probe_session, write_probe
     from ..record.proxy import resolve_command
-    from ..record.redact import redactor
+    from ..redact import redactor
 
     command = args.server_command[1:] if args.server_command[:1] == ["--"] else args.server_command
     if bool(command) == bool(args.http):

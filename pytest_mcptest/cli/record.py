@@ -33,7 +33,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     """``mcptest record``: proxy one MCP host session to a stdio server and write it as a run."""
     from ..record.proxy import record  # only what the proxy needs: a host waits for its start
-    from ..record.redact import redactor
+    from ..redact import redactor
 
     command = args.server_command[1:] if args.server_command[:1] == ["--"] else args.server_command
     if bool(command) == bool(args.http):

@@ -275,7 +275,7 @@ def record_live(ctx: Context, path: str, how: str, recorder, meta: dict) -> list
     :class:`RecordingError`; the old cassette is then untouched."""
     from ..live.provider import LiveError
     from ..live.runner import spend_lines
-    from ..record.redact import redactor
+    from ..redact import redactor
     from ..record.store import save, utc_now
 
     try:

@@ -100,7 +100,7 @@ class Sessions:
     def save(self) -> None:
         from ..engine.trace import Run
         from ..record import store
-        from ..record.redact import redactor
+        from ..redact import redactor
 
         # The suite that holds the world, relative to the cassette: `mcptest init --kind scenario`
         # starts from its seed, rules and tools rather than from an empty world.

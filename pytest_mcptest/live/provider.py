@@ -28,7 +28,7 @@ import attrs
 
 from ..engine.trace import Tokens
 from ..engine.values import is_number
-from ..record.redact import Redactor
+from ..redact import Redactor
 
 # ``openai-responses``: the same models and keys as ``openai``, asked through the Responses API
 PROVIDERS = ("anthropic", "openai", "openai-responses")

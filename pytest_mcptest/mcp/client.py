@@ -226,9 +226,9 @@ async def open_streams(command: list[str], env: Optional[dict], cwd: Optional[st
         to_session, session_reads = anyio.create_memory_object_stream(0)
         session_writes, to_server = anyio.create_memory_object_stream(0)
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_read_stderr, err_read, tail)
+            tg.start_soon(read_stderr, err_read, tail)
             tg.start_soon(_read_stdout, process.stdout, to_session, stdout_faults, raw_pages, tail)
-            tg.start_soon(_write_stdin, process.stdin, to_server, to_session, tail)
+            tg.start_soon(write_stdin, process.stdin, to_server, to_session, tail)
             try:
                 yield session_reads, session_writes
             finally:
@@ -237,8 +237,8 @@ async def open_streams(command: list[str], env: Optional[dict], cwd: Optional[st
         await tail.settle()  # exited before we end it, or about to: its status is kept
         tail.process = None
         with anyio.CancelScope(shield=True):
-            await _end_group(process)
-        _drain(err_read, tail)
+            await end_group(process)
+        drain(err_read, tail)
         os.close(err_read)
 
 
@@ -288,7 +288,7 @@ async def _list_tools_async(command: list[str], env: Optional[dict], cwd: Option
         raise
 
 
-async def _read_stderr(fd: int, tail: StderrTail) -> None:
+async def read_stderr(fd: int, tail: StderrTail) -> None:
     import anyio
 
     while True:
@@ -302,7 +302,7 @@ async def _read_stderr(fd: int, tail: StderrTail) -> None:
         tail.add(chunk)
 
 
-def _drain(fd: int, tail: StderrTail, limit: int = 16 * STDERR_KEEP_BYTES) -> None:
+def drain(fd: int, tail: StderrTail, limit: int = 16 * STDERR_KEEP_BYTES) -> None:
     """What the server wrote to stderr just before it ended, without waiting for more."""
     while limit > 0:
         try:
@@ -355,7 +355,7 @@ async def _read_stdout(stdout, to_session, faults: list[str], raw_pages: list[di
             tail.pipes_closed = True
 
 
-async def _write_stdin(stdin, to_server, to_session, tail=None) -> None:
+async def write_stdin(stdin, to_server, to_session, tail=None) -> None:
     import anyio
 
     try:
@@ -369,7 +369,7 @@ async def _write_stdin(stdin, to_server, to_session, tail=None) -> None:
         await to_session.aclose()  # the server stopped reading: the session sees the end
 
 
-async def _end_group(process) -> None:
+async def end_group(process) -> None:
     """End the server and everything it started in its session, whichever way the call ended.
 
     stdin is closed first (a polite server exits on that); then the group gets SIGTERM,

@@ -320,7 +320,7 @@ def _scrub(recording: Recording):
     its placeholders cannot match (``MCPTEST_REDACT_KEY`` names the key, docs/recording.md)."""
     if recording.redaction_key_id is None:
         return None
-    from ..record.redact import key_id, redactor
+    from ..redact import key_id, redactor
 
     scrub = redactor(())
     if key_id(scrub.key) != recording.redaction_key_id:

@@ -133,7 +133,7 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"--mcptest-compare: {exc}") from None
     redact = list(config.getoption("mcptest_redact") or ())
     if redact:
-        from ..record.redact import compile_patterns
+        from ..redact import compile_patterns
 
         try:
             compile_patterns(redact)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-from .redact import Redactor, redactor
+from ..redact import Redactor, redactor
 
 
 def parse_headers(values: Optional[Iterable[str]]) -> dict:

@@ -33,7 +33,7 @@ from ..engine.trace import Run, Tokens, ToolCall
 from ..errors import RecordingError
 from . import modes, store
 from .drift import compare, prompt_sha256
-from .redact import redactor as make_redactor
+from ..redact import redactor as make_redactor
 
 
 class Recorder:

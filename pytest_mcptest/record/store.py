@@ -20,7 +20,7 @@ from ..errors import InputError
 from ..formats.files import locked, read_bytes
 from . import modes
 from .drift import catalog_sha256
-from .redact import Redactor, key_id
+from ..redact import Redactor, key_id
 
 NEW, APPEND, REPLACE = "new", "append", "replace"
 FIRST = "first"  # new, unless another recorder wrote the cassette meanwhile: then appended to it, nothing lost

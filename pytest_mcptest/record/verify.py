@@ -424,7 +424,7 @@ async def stdio_streams(command: list[str], env: Optional[dict], cwd: Optional[s
     and exit status kept in ``tail``), its stdout read by :func:`_read_stdout`."""
     import anyio
 
-    from ..mcp.client import _drain, _end_group, _read_stderr, _write_stdin
+    from ..mcp.client import drain, end_group, read_stderr, write_stdin
 
     err_read, err_write = os.pipe()
     os.set_blocking(err_read, False)
@@ -440,9 +440,9 @@ async def stdio_streams(command: list[str], env: Optional[dict], cwd: Optional[s
         to_session, session_reads = anyio.create_memory_object_stream(0)
         session_writes, to_server = anyio.create_memory_object_stream(0)
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_read_stderr, err_read, tail)
+            tg.start_soon(read_stderr, err_read, tail)
             tg.start_soon(_read_stdout, process.stdout, to_session, tail)
-            tg.start_soon(_write_stdin, process.stdin, to_server, to_session, tail)
+            tg.start_soon(write_stdin, process.stdin, to_server, to_session, tail)
             try:
                 yield session_reads, session_writes
             finally:
@@ -451,8 +451,8 @@ async def stdio_streams(command: list[str], env: Optional[dict], cwd: Optional[s
         await tail.settle()
         tail.process = None
         with anyio.CancelScope(shield=True):
-            await _end_group(process)
-        _drain(err_read, tail)
+            await end_group(process)
+        drain(err_read, tail)
         os.close(err_read)
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from pytest_mcptest.live.provider import LiveError
 from pytest_mcptest.live.servers import ServerSpec, open_servers, server_environment
-from pytest_mcptest.record.redact import REDACTED, Redactor, placeholder_for, redactor, secret_name
+from pytest_mcptest.redact import REDACTED, Redactor, placeholder_for, redactor, secret_name
 
 KEY = b"test-redaction-key-0123"
 

@@ -13,7 +13,7 @@ from hypothesis_budget import budget
 from pytest_mcptest.formats.cassette import load_cassette
 from pytest_mcptest.record import store
 from pytest_mcptest.record.proxy import SessionLog
-from pytest_mcptest.record.redact import redactor
+from pytest_mcptest.redact import redactor
 from pytest_mcptest.record.relay import LineTooLong, lines
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-10, 10), st.text(max_size=6))

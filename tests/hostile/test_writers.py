@@ -20,7 +20,7 @@ from pytest_mcptest.engine.trace import Run, ToolCall
 from pytest_mcptest.cli import main
 from pytest_mcptest.formats.files import atomic_write, locked, output_problem
 from pytest_mcptest.record import store
-from pytest_mcptest.record.redact import Redactor
+from pytest_mcptest.redact import Redactor
 
 RUN = {"tool_calls": [{"name": "ping"}]}
 
@@ -107,7 +107,7 @@ APPENDER = """
 import os, sys, time
 from pytest_mcptest.engine.trace import Run, ToolCall
 from pytest_mcptest.record import store
-from pytest_mcptest.record.redact import Redactor
+from pytest_mcptest.redact import Redactor
 path, go, me = sys.argv[1:]
 while not os.path.exists(go):
     time.sleep(0.001)

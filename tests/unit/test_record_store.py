@@ -8,7 +8,7 @@ import json
 from pytest_mcptest.engine.trace import Run, ToolCall
 from pytest_mcptest.formats.cassette import parse_cassette
 from pytest_mcptest.record import store
-from pytest_mcptest.record.redact import key_id, placeholder_for, redactor
+from pytest_mcptest.redact import key_id, placeholder_for, redactor
 
 KEY = b"test-redaction-key-0123"
 

@@ -10,7 +10,7 @@ import pytest
 from pytest_mcptest.formats.cassette import Cassette, dump_cassette, parse_cassette, write_cassette
 from pytest_mcptest.engine.trace import Run, ToolCall
 from pytest_mcptest.record import drift, modes
-from pytest_mcptest.record.redact import compile_patterns, placeholder_for, redactor
+from pytest_mcptest.redact import compile_patterns, placeholder_for, redactor
 
 KEY = b"test-redaction-key-0123"
 

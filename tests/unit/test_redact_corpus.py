@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mcptest.record.redact import Redactor, redactor
+from pytest_mcptest.redact import Redactor, redactor
 
 CORPUS = json.loads((Path(__file__).parents[1] / "data" / "secrets_corpus.json").read_text(encoding="utf-8"))
 PLAIN = Redactor()

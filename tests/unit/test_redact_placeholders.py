@@ -10,8 +10,7 @@ import stat
 
 import pytest
 
-from pytest_mcptest.record.redact import (KEY_VARIABLE, PLACEHOLDER, REDACTED, Redactor, key_file, key_id,
-                                          placeholder_for, redaction_key, redactor)
+from pytest_mcptest.redact import KEY_VARIABLE, PLACEHOLDER, REDACTED, Redactor, key_file, key_id, placeholder_for, redaction_key, redactor
 
 KEY = b"test-redaction-key-0123"
 SECRET = "Zq8-hunter2-Kx7"
