@@ -25,6 +25,12 @@ class DryRun(Exception):
     """``--mcptest-dry-run``: the block would be recorded; what it would spend, recording nothing."""
 
 
+class BudgetStop(DryRun):
+    """The campaign's budget (``--mcptest-budget-usd``) would be passed: the block is not
+    recorded and is skipped, not failed, saying so (as a dry run is); a later run with a
+    larger budget records it."""
+
+
 class RecordingUnavailable(Exception):
     """The block's recording (its cassette, catalog or server) could not be had: the block
     fails before any gate runs, with what is wrong (``collect.py`` shows it as such: not a
@@ -273,6 +279,7 @@ def record_live(ctx: Context, path: str, how: str, recorder, meta: dict) -> list
     with ``meta`` over the recording's own. Returns what to say once in the terminal (the
     recording's notes, its calls, tokens and cost per model). A failure is a
     :class:`RecordingError`; the old cassette is then untouched."""
+    from ..live.campaign import BudgetSpent
     from ..live.provider import LiveError
     from ..live.runner import spend_lines
     from ..redact import redactor
@@ -280,6 +287,8 @@ def record_live(ctx: Context, path: str, how: str, recorder, meta: dict) -> list
 
     try:
         recording = recorder()
+    except BudgetSpent as exc:
+        raise BudgetStop(f"{display(path, ctx.root)}: {exc}") from None
     except LiveError as exc:
         raise RecordingError(str(exc)) from None
     try:

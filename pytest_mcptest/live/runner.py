@@ -45,6 +45,8 @@ from ..mcp.client import innermost, run_sync
 from ..text import plural
 from .judge import judge, statements
 from .judge import prompt_sha256 as judge_prompt_sha256
+from .campaign import BudgetSpent, worst_case
+from .campaign import active as active_campaign
 from .limits import Budget, limiter_for
 from .pricing import cost_micros, price_of
 from .provider import LiveError, Provider, Reply, key_redactor, parse_model, settings_for
@@ -149,8 +151,12 @@ class Model:
         self.provider = provider
         settings = provider.settings
         self.settings = settings
-        self.limiter = limiter_for(f"{provider.ref.provider} {provider.base_url}",
-                                   settings.requests_per_minute, settings.tokens_per_minute, rate_dir)
+        endpoint = f"{provider.ref.provider} {provider.base_url}"
+        self.campaign = active_campaign()
+        if self.campaign is not None and (settings.requests_per_minute or settings.tokens_per_minute):
+            self.limiter = self.campaign.limiter(endpoint, settings.requests_per_minute, settings.tokens_per_minute)
+        else:
+            self.limiter = limiter_for(endpoint, settings.requests_per_minute, settings.tokens_per_minute, rate_dir)
         self.budget = budget
         self.ledger = ledger
 
@@ -158,12 +164,28 @@ class Model:
                   temperature: Optional[float] = None) -> tuple[Reply, Optional[int]]:
         """One model reply and its cost in micro-dollars (``None`` when unknown)."""
         self.budget.check(str(self.provider.ref))
-        await self.limiter.acquire()
-        reply = await self.provider.complete(system, turns, tools, temperature)
+        hold = worst = None
+        asked_price = self.settings.price or price_of(self.provider.ref.name)
+        if self.campaign is not None:  # the campaign's budget: this request's worst case, reserved first
+            worst = worst_case(system, turns, tools, self.settings.max_tokens)
+            hold = self.campaign.reserve(str(self.provider.ref), worst, asked_price)
+        try:
+            await self.limiter.acquire()
+            reply = await self.provider.complete(system, turns, tools, temperature)
+        except BaseException:
+            if self.campaign is not None:
+                self.campaign.settle(hold, None, None, None)
+            raise
         model = reply.model or self.provider.ref.name
         price = self.settings.price or price_of(model)
         cost = cost_micros(reply.tokens, price) if (price is not None and reply.tokens is not None) else None
-        self.limiter.spent(reply.tokens.total if reply.tokens else 0)
+        if self.campaign is not None:
+            self.campaign.settle(hold, worst, reply.tokens, cost, price or asked_price)
+        record = getattr(self.limiter, "record", None)
+        if record is not None:
+            await record(reply.tokens.total if reply.tokens else 0)
+        else:
+            self.limiter.spent(reply.tokens.total if reply.tokens else 0)
         self.budget.add(reply.tokens, cost)
         self.ledger.add(model, reply.tokens, cost)
         return reply, cost
@@ -417,7 +439,8 @@ async def run_indexed(runs: int, concurrency: int, one) -> list:
             raise
         message = str(leaf) if isinstance(leaf, LiveError) else f"{type(leaf).__name__}: {leaf}"
         completed = len(done)
-        raise LiveError(f"{message} ({completed} of {runs} run(s) completed)", {i: done[i] for i in sorted(done)}) \
+        error = BudgetSpent if isinstance(leaf, BudgetSpent) else LiveError  # a budget stop stays one
+        raise error(f"{message} ({completed} of {runs} run(s) completed)", {i: done[i] for i in sorted(done)}) \
             from (None if isinstance(leaf, LiveError) else leaf)
     return results
 

@@ -36,6 +36,43 @@ def _positive(text: str) -> int:
     return value
 
 
+def _amount(text: str) -> float:
+    """A sum of money: a finite number above zero."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not math.isfinite(value) or value <= 0:
+        import argparse
+
+        raise argparse.ArgumentTypeError(f"expected an amount of dollars above 0, found {text!r}")
+    return value
+
+
+def _campaign(config: pytest.Config) -> None:
+    """The shared ledger of live recording (``live/campaign.py``), when asked for: made the one
+    this process's live models report to, and its totals put in the terminal summary."""
+    url = config.getoption("mcptest_shared_limits") or config.getini("mcptest_shared_limits")
+    usd, tokens = config.getoption("mcptest_budget_usd"), config.getoption("mcptest_budget_tokens")
+    if not url:
+        if usd is not None or tokens is not None:
+            raise pytest.UsageError("--mcptest-budget-usd and --mcptest-budget-tokens need --mcptest-shared-limits "
+                                    "(the ledger every process of the campaign shares), e.g. "
+                                    "--mcptest-shared-limits sqlite:///.mcptest-campaign.db")
+        return
+    from ..live import campaign
+
+    try:
+        ledger = campaign.Campaign(url, None if usd is None else int(round(usd * 1_000_000)), tokens)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--mcptest-shared-limits: {exc}") from None
+    campaign.activate(ledger)
+    config.add_cleanup(lambda: campaign.activate(None))
+    config.pluginmanager.register(campaign.SummaryPlugin(ledger), "mcptest-campaign")
+
+
 def pytest_addhooks(pluginmanager) -> None:
     from . import hookspecs
 
@@ -73,6 +110,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--mcptest-update-expect", dest="mcptest_update_expect", action="store_true",
                     help="rewrite a failing item's expected_trace:, golden: and expect_state: from its recording, "
                          "keeping the file's comments and layout, and show the diff")
+    group.addoption("--mcptest-shared-limits", dest="mcptest_shared_limits", default=None, metavar="URL",
+                    help="live recording: keep the per-minute limits and the campaign budget in a store every "
+                         "process shares: sqlite:///PATH (one machine) or redis://HOST:PORT/DB (many)")
+    group.addoption("--mcptest-budget-usd", dest="mcptest_budget_usd", default=None, type=_amount, metavar="X",
+                    help="live recording: the campaign (every process sharing the ledger) starts no model request "
+                         "that could take its spend past X dollars; items it could not record are skipped")
+    group.addoption("--mcptest-budget-tokens", dest="mcptest_budget_tokens", default=None, type=_positive,
+                    metavar="N", help="live recording: the same, in tokens")
+    parser.addini("mcptest_shared_limits", "the shared ledger of live recording (--mcptest-shared-limits)",
+                  default=None)
     parser.addini("mcptest_cassette_dir", "where cassettes are looked up, relative to the ini file", default=None)
     parser.addini("mcptest_record_mode", f"cassette record mode ({_MODES})", default="none")
     parser.addini("mcptest_files", "extra glob patterns of suite files to collect", type="linelist", default=[])
@@ -146,6 +193,7 @@ def pytest_configure(config: pytest.Config) -> None:
                                         live_concurrency=config.getoption("mcptest_live_concurrency"),
                                         dry_run=bool(config.getoption("mcptest_dry_run")),
                                         rate_dir=_rate_dir(config), live_catalogs={})
+    _campaign(config)
     added = [gate for gates in config.hook.pytest_mcptest_gates(config=config) if gates for gate in gates]
     if added:  # a conftest's or a plugin's gates, for this session only
         from ..gates import GateError, register
