@@ -88,3 +88,14 @@ def positive(text: str, expected: str = "a number above 0") -> float:
     if not 0 < value < float("inf"):  # also refuses nan
         raise argparse.ArgumentTypeError(f"expected {expected}, found {text!r}")
     return value
+
+
+def whole_number(text: str) -> int:
+    """An option's whole number of at least 1 (``--sample``, ``--max-tokens``, ``--concurrency``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {text!r}")
+    return value

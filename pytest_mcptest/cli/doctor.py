@@ -26,7 +26,7 @@ import attrs
 
 from ..errors import InputError
 from ..text import json_printable, printable
-from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, judge, positive, print_verdict
+from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, judge, positive, print_verdict, whole_number
 
 RECORDED = "recorded"  # --judge recorded: replay the verdicts, ask no model
 
@@ -290,25 +290,13 @@ def add_parser(sub) -> None:
                                help="which tiers must pass each tool: both (default: a tool either flags fails), "
                                "either (only a tool both flag fails), rules (the verdicts are only compared)")
     judge_options.add_argument("--dry-run", action="store_true", help="say what the judge would be asked, call nothing")
-    judge_options.add_argument("--max-tokens", type=_positive_int, metavar="N", help="stop asking once N tokens are "
+    judge_options.add_argument("--max-tokens", type=whole_number, metavar="N", help="stop asking once N tokens are "
                                "spent (the live tier's item_max_tokens)")
     judge_options.add_argument("--max-cost-usd", type=positive, metavar="USD", help="stop asking once this is "
                                "spent (item_max_cost_usd)")
-    judge_options.add_argument("--concurrency", type=_positive_int, default=4, metavar="N",
+    judge_options.add_argument("--concurrency", type=whole_number, default=4, metavar="N",
                                help="requests at once (default 4), within the models: block's rate limits")
     doctor.set_defaults(func=run)
-
-
-def _positive_int(text: str) -> int:
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {text!r}")
-    return value
 
 
 def doctor_block(args, **how):

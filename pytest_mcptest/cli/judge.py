@@ -8,7 +8,7 @@ import json
 import sys
 
 from ..errors import InputError
-from .common import EXIT_OK, EXIT_USAGE, Parser
+from .common import EXIT_OK, EXIT_USAGE, Parser, whole_number
 
 
 def add_parser(sub) -> None:
@@ -25,24 +25,12 @@ def add_parser(sub) -> None:
     label.add_argument("cassettes", nargs="+", metavar="CASSETTE", help="cassettes whose recorded judgments to label")
     label.add_argument("--out", required=True, metavar="LABELS", help="the labels file to add to (created when "
                        "missing; .jsonl for JSON lines, else YAML); criteria it already labels are skipped")
-    label.add_argument("--sample", type=_positive, metavar="N", help="label N criteria drawn at random (seeded) "
+    label.add_argument("--sample", type=whole_number, metavar="N", help="label N criteria drawn at random (seeded) "
                        "instead of every one")
     label.add_argument("--seed", type=int, default=0, metavar="S", help="the seed of --sample's draw (default 0): "
                        "the same seed draws the same criteria, so a stopped labelling resumes where it was")
     label.add_argument("--blind", action="store_true", help="do not show the judge's reason")
     label.set_defaults(func=record_labels)
-
-
-def _positive(text: str) -> int:
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, found {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {value}")
-    return value
 
 
 def _percent(value) -> str:

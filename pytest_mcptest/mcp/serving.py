@@ -201,19 +201,6 @@ def _quiet_when_gone(app):
     return asgi
 
 
-def _quiet_when_gone(app):
-    """The ASGI ``app``, with a request that fails because its client or its session went away
-    meanwhile ended quietly: there is no one left to answer, and uvicorn would log a traceback."""
-    async def asgi(scope, receive, send):
-        try:
-            await app(scope, receive, send)
-        except Exception as exc:
-            if not _went_away(exc):
-                raise
-
-    return asgi
-
-
 def _forget_stdout() -> None:
     """Point stdout at the null device: what is still buffered for a reader that is gone
     would otherwise fail again, as a warning, when the interpreter flushes it at exit."""
