@@ -198,3 +198,32 @@ def test_the_options_are_checked_before_anything_runs(pytester):
     assert "expected sqlite:///PATH or redis://HOST:PORT/DB, found 'postgres://x/y'" in result.stderr.str()
     result = pytester.runpytest("--mcptest-shared-limits=sqlite:///l.db", "--mcptest-budget-usd=-2")
     assert "expected an amount of dollars above 0, found '-2'" in result.stderr.str()
+
+
+
+_TAKE = """
+import sys, anyio
+from pytest_mcptest.live.campaign import Campaign
+limiter = Campaign(sys.argv[1]).limiter("openai http://fake/v1", 3, 1000)
+async def take():
+    for _ in range(int(sys.argv[2])):
+        await limiter.acquire()
+    await limiter.record(400)
+anyio.run(take)
+if len(sys.argv) > 3:  # what is left of the minute, asked without waiting for it
+    print(limiter.requests.try_acquire("request", 1, blocking=True, timeout=0.3),
+          limiter.tokens.try_acquire("tokens", 201, blocking=True, timeout=0.3),
+          limiter.tokens.try_acquire("tokens", 200, blocking=True, timeout=0.3))
+"""
+
+
+@pytest.mark.parametrize("store", ["sqlite", "redis"])
+def test_the_per_minute_limits_are_held_across_processes_in_the_store(store, tmp_path, request):
+    # One process takes 2 of 3 requests a minute and 400 of 1000 tokens; the next takes the third
+    # request and 400 more tokens, and then no fourth request gets in, nor more than 200 tokens.
+    url = f"sqlite:///{tmp_path / 'l.db'}" if store == "sqlite" else request.getfixturevalue("redis_url")
+    first = subprocess.run([sys.executable, "-c", _TAKE, url, "2"], capture_output=True, text=True, timeout=60)
+    assert first.returncode == 0, first.stderr
+    second = subprocess.run([sys.executable, "-c", _TAKE, url, "1", "check"], capture_output=True, text=True,
+                            timeout=60)
+    assert second.stdout.split() == ["False", "False", "True"], second.stderr
