@@ -352,7 +352,9 @@ _ADDRESSED = _C(
 
 def _concealment(USER: str, USER_POSS: str) -> tuple:  # noqa: N803 - the lexicon's names
     """SEC-002's two patterns for one reading of "the user": (the forms that need no
-    negation check, the forms a negation before them turns into the opposite)."""
+    negation check, the forms a negation before them turns into the opposite). Long because
+    it is data: each alternative is one way of keeping something from the user, written as a
+    pattern, and the two lists read best whole, side by side."""
     conceal = _C(
         r"\b" + NEG + r"\s+(?:ever\s+|even\s+|also\s+|actually\s+|explicitly\s+)?" + TELL + r"\b" + GAP(60)
         + r"(?:^|[^a-z0-9_])" + USER + "(?:[^a-z0-9_'\u2019]|$|['\u2019]s\\s+(?:screen|view|display|chat|reply|answer|"
