@@ -1,6 +1,6 @@
 """What every ``mcptest`` command shares: the exit statuses, the parser that keeps them, the
-checks on a path to write and on numbers given as options, and judging one block as its
-pytest item would."""
+check on a path to write, and judging one block as its pytest item would (the numbers options
+take are ``option_types.py``'s, shared with the pytest options)."""
 
 from __future__ import annotations
 
@@ -61,41 +61,3 @@ def print_verdict(block, verdict, as_json: bool, describe) -> int:
         if not verdict.passed:
             print(render_verdict(verdict))
     return EXIT_OK if verdict.passed else EXIT_FAILED
-
-
-def fraction(text: str) -> float:
-    """``--min-drop``: a number from 0 to 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, found {text!r}") from None
-    if not 0 <= value <= 1:  # also refuses nan
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, found {text!r}")
-    return value
-
-
-def seconds(text: str) -> float:
-    """``--timeout``: a number of seconds above 0 (not infinite, not NaN)."""
-    return positive(text, "a number of seconds above 0")
-
-
-def positive(text: str, expected: str = "a number above 0") -> float:
-    """An option's number above 0, not infinite, not NaN (``--max-cost-usd``, ``--timeout``)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected {expected}, found {text!r}") from None
-    if not 0 < value < float("inf"):  # also refuses nan
-        raise argparse.ArgumentTypeError(f"expected {expected}, found {text!r}")
-    return value
-
-
-def whole_number(text: str) -> int:
-    """An option's whole number of at least 1 (``--sample``, ``--max-tokens``, ``--concurrency``)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {text!r}")
-    return value

@@ -26,7 +26,8 @@ import attrs
 
 from ..errors import InputError
 from ..text import json_printable, printable
-from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, judge, positive, print_verdict, whole_number
+from ..option_types import positive, whole_number
+from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, judge, print_verdict
 
 RECORDED = "recorded"  # --judge recorded: replay the verdicts, ask no model
 

@@ -8,7 +8,8 @@ import json
 import sys
 
 from ..errors import InputError
-from .common import EXIT_OK, EXIT_USAGE, Parser, whole_number
+from ..option_types import whole_number
+from .common import EXIT_OK, EXIT_USAGE, Parser
 
 
 def add_parser(sub) -> None:

@@ -11,7 +11,7 @@ import math
 import sys
 
 from ..engine import power as pw
-from .common import fraction
+from ..option_types import fraction
 
 EXACT_LIMIT = 1_000_000  # runs the exact search tries before it gives up (engine.power's own limit)
 

@@ -7,7 +7,8 @@ import argparse
 import os
 import sys
 
-from .common import EXIT_OK, EXIT_USAGE, cassette_path_problem, seconds
+from ..option_types import seconds
+from .common import EXIT_OK, EXIT_USAGE, cassette_path_problem
 
 
 def add_parser(sub) -> None:

@@ -9,7 +9,8 @@ import os
 import sys
 
 from ..errors import InputError
-from .common import EXIT_USAGE, cassette_path_problem, seconds
+from ..option_types import seconds
+from .common import EXIT_USAGE, cassette_path_problem
 
 
 def add_parser(sub) -> None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import sys
 
 from ..errors import InputError
-from .common import EXIT_USAGE, Parser, fraction, judge
+from ..option_types import fraction
+from .common import EXIT_USAGE, Parser, judge
 
 
 def add_parser(sub) -> None:

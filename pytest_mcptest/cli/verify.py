@@ -3,7 +3,7 @@ answers compared with the recorded ones."""
 
 from __future__ import annotations
 
-from .common import seconds
+from ..option_types import seconds
 
 
 def add_parser(sub) -> None:

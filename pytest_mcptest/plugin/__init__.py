@@ -18,37 +18,10 @@ from ..formats.files import output_problem
 from .stash import CONTEXT_KEY
 from ..record.modes import RecordMode
 from .session_report import SessionReport, before_report, carry_verdict, is_block_item
+from ..option_types import dollars, whole_number
 
 DEFAULT_PATTERNS = ("*.mcptest.yml", "*.mcptest.yaml")
 _MODES = ", ".join(mode.value for mode in RecordMode)
-
-
-def _positive(text: str) -> int:
-    """An option that counts something: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        import argparse
-
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, found {text!r}")
-    return value
-
-
-def _amount(text: str) -> float:
-    """A sum of money: a finite number above zero."""
-    import math
-
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not math.isfinite(value) or value <= 0:
-        import argparse
-
-        raise argparse.ArgumentTypeError(f"expected an amount of dollars above 0, found {text!r}")
-    return value
 
 
 def _campaign(config: pytest.Config) -> None:
@@ -98,7 +71,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help=f"cassette record mode: {_MODES} (default: none, replay only)")
     group.addoption("--mcptest-redact", dest="mcptest_redact", action="append", default=[], metavar="REGEX",
                     help="redact what REGEX matches in every cassette written (repeatable)")
-    group.addoption("--mcptest-live-concurrency", dest="mcptest_live_concurrency", default=4, type=_positive,
+    group.addoption("--mcptest-live-concurrency", dest="mcptest_live_concurrency", default=4, type=whole_number,
                     metavar="N", help="live recording: how many runs of an item at once (default 4)")
     group.addoption("--mcptest-dry-run", dest="mcptest_dry_run", action="store_true",
                     help="with a record mode that records: say which items would call which model how many "
@@ -113,10 +86,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--mcptest-shared-limits", dest="mcptest_shared_limits", default=None, metavar="URL",
                     help="live recording: keep the per-minute limits and the campaign budget in a store every "
                          "process shares: sqlite:///PATH (one machine) or redis://HOST:PORT/DB (many)")
-    group.addoption("--mcptest-budget-usd", dest="mcptest_budget_usd", default=None, type=_amount, metavar="X",
+    group.addoption("--mcptest-budget-usd", dest="mcptest_budget_usd", default=None, type=dollars, metavar="X",
                     help="live recording: the campaign (every process sharing the ledger) starts no model request "
                          "that could take its spend past X dollars; items it could not record are skipped")
-    group.addoption("--mcptest-budget-tokens", dest="mcptest_budget_tokens", default=None, type=_positive,
+    group.addoption("--mcptest-budget-tokens", dest="mcptest_budget_tokens", default=None, type=whole_number,
                     metavar="N", help="live recording: the same, in tokens")
     parser.addini("mcptest_shared_limits", "the shared ledger of live recording (--mcptest-shared-limits)",
                   default=None)
