@@ -199,7 +199,7 @@ async def open_session(command: list[str], env: Optional[dict], cwd: Optional[st
 
 @contextlib.asynccontextmanager
 async def open_streams(command: list[str], env: Optional[dict], cwd: Optional[str], tail: StderrTail,
-                       stdout_faults: list[str], raw_pages: list[dict], inherit: bool = True):
+                       stdout_faults: list[str], raw_pages: list[dict], inherit: bool = True, reader=None):
     """The stdio server ``command`` as the SDK's pair of message streams ``(read, write)``.
 
     The server runs in its own process group (session), ended as a whole when the block
@@ -207,8 +207,9 @@ async def open_streams(command: list[str], env: Optional[dict], cwd: Optional[st
     status when it exits on its own; stdout lines that are not JSON-RPC are counted into
     ``stdout_faults`` (not logged); each raw ``tools/list`` result is appended to
     ``raw_pages``. With ``inherit`` False the server gets ``env`` alone, not this process's
-    environment (the live runner's servers: no provider key reaches them). ``mcptest
-    verify`` sends its recorded messages over these streams.
+    environment (the live runner's servers: no provider key reaches them). ``reader``, when
+    given, reads stdout instead, as ``reader(stdout, to_session, tail)``: ``mcptest verify``
+    reads it strictly (a banner or a byte that is not UTF-8 is a fault it reports).
     """
     import anyio
 
@@ -226,9 +227,12 @@ async def open_streams(command: list[str], env: Optional[dict], cwd: Optional[st
         to_session, session_reads = anyio.create_memory_object_stream(0)
         session_writes, to_server = anyio.create_memory_object_stream(0)
         async with anyio.create_task_group() as tg:
-            tg.start_soon(read_stderr, err_read, tail)
-            tg.start_soon(_read_stdout, process.stdout, to_session, stdout_faults, raw_pages, tail)
-            tg.start_soon(write_stdin, process.stdin, to_server, to_session, tail)
+            tg.start_soon(_read_stderr, err_read, tail)
+            if reader is None:
+                tg.start_soon(_read_stdout, process.stdout, to_session, stdout_faults, raw_pages, tail)
+            else:
+                tg.start_soon(reader, process.stdout, to_session, tail)
+            tg.start_soon(_write_stdin, process.stdin, to_server, to_session, tail)
             try:
                 yield session_reads, session_writes
             finally:
@@ -237,8 +241,8 @@ async def open_streams(command: list[str], env: Optional[dict], cwd: Optional[st
         await tail.settle()  # exited before we end it, or about to: its status is kept
         tail.process = None
         with anyio.CancelScope(shield=True):
-            await end_group(process)
-        drain(err_read, tail)
+            await _end_group(process)
+        _drain(err_read, tail)
         os.close(err_read)
 
 
@@ -288,7 +292,7 @@ async def _list_tools_async(command: list[str], env: Optional[dict], cwd: Option
         raise
 
 
-async def read_stderr(fd: int, tail: StderrTail) -> None:
+async def _read_stderr(fd: int, tail: StderrTail) -> None:
     import anyio
 
     while True:
@@ -302,7 +306,7 @@ async def read_stderr(fd: int, tail: StderrTail) -> None:
         tail.add(chunk)
 
 
-def drain(fd: int, tail: StderrTail, limit: int = 16 * STDERR_KEEP_BYTES) -> None:
+def _drain(fd: int, tail: StderrTail, limit: int = 16 * STDERR_KEEP_BYTES) -> None:
     """What the server wrote to stderr just before it ended, without waiting for more."""
     while limit > 0:
         try:
@@ -355,7 +359,7 @@ async def _read_stdout(stdout, to_session, faults: list[str], raw_pages: list[di
             tail.pipes_closed = True
 
 
-async def write_stdin(stdin, to_server, to_session, tail=None) -> None:
+async def _write_stdin(stdin, to_server, to_session, tail=None) -> None:
     import anyio
 
     try:
@@ -369,7 +373,7 @@ async def write_stdin(stdin, to_server, to_session, tail=None) -> None:
         await to_session.aclose()  # the server stopped reading: the session sees the end
 
 
-async def end_group(process) -> None:
+async def _end_group(process) -> None:
     """End the server and everything it started in its session, whichever way the call ended.
 
     stdin is closed first (a polite server exits on that); then the group gets SIGTERM,

@@ -27,11 +27,9 @@ byte for byte as they were.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shlex
-import subprocess
 import sys
 from typing import Any, Optional
 
@@ -417,43 +415,13 @@ async def _read_stdout(stdout, to_session, tail) -> None:
         tail.pipes_closed = True
 
 
-@contextlib.asynccontextmanager
-async def stdio_streams(command: list[str], env: Optional[dict], cwd: Optional[str], tail):
+def stdio_streams(command: list[str], env: Optional[dict], cwd: Optional[str], tail):
     """The stdio server ``command`` as a pair of message streams, started and ended as the
     catalog client does (:func:`..mcp.client.open_streams`: its own process group, stderr
     and exit status kept in ``tail``), its stdout read by :func:`_read_stdout`."""
-    import anyio
+    from ..mcp.client import open_streams
 
-    from ..mcp.client import drain, end_group, read_stderr, write_stdin
-
-    err_read, err_write = os.pipe()
-    os.set_blocking(err_read, False)
-    process = None
-    try:
-        try:
-            process = await anyio.open_process(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                               stderr=err_write, cwd=cwd, env={**os.environ, **(env or {})},
-                                               start_new_session=True)
-        finally:
-            os.close(err_write)  # the server holds the only write end now
-        tail.process = process
-        to_session, session_reads = anyio.create_memory_object_stream(0)
-        session_writes, to_server = anyio.create_memory_object_stream(0)
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(read_stderr, err_read, tail)
-            tg.start_soon(_read_stdout, process.stdout, to_session, tail)
-            tg.start_soon(write_stdin, process.stdin, to_server, to_session, tail)
-            try:
-                yield session_reads, session_writes
-            finally:
-                tg.cancel_scope.cancel()
-    finally:
-        await tail.settle()
-        tail.process = None
-        with anyio.CancelScope(shield=True):
-            await end_group(process)
-        drain(err_read, tail)
-        os.close(err_read)
+    return open_streams(command, env, cwd, tail, [], [], reader=_read_stdout)
 
 
 def transport(command: list[str], url: Optional[str], headers: dict, tail, env: Optional[dict] = None,
