@@ -411,6 +411,8 @@ def _tool_handlers(spec: MockSpec, fault: Fault, page) -> dict:
     """tools/list and tools/call, with the fault (hang, slow, recover-after) applied."""
     import anyio
 
+    from .serving import tool_fault
+
     tool_names = {tool["name"] for tool in spec.tools}
     calls = {"n": 0}
 
@@ -433,17 +435,8 @@ def _tool_handlers(spec: MockSpec, fault: Fault, page) -> dict:
             raise MCPError(code=-32602, message=f"Invalid arguments for tool {name}: missing required "
                                                 f"argument(s) {', '.join(missing)}")
         calls["n"] += 1
-        number = calls["n"]
-        if fault.kind == "hang":
-            await anyio.sleep_forever()
-        if fault.kind == "slow":
-            await anyio.sleep(fault.value / 1000.0)
-        if fault.kind == "recover-after" and number <= fault.value:
-            return {"content": [{"type": "text",
-                                 "text": f"mock fault recover-after:{fault.value}: call {number} "
-                                         f"of the first {fault.value} fails"}],
-                    "isError": True}
-        return answer(spec, name, args)
+        faulted = await tool_fault(fault, calls["n"], "mock")
+        return faulted if faulted is not None else answer(spec, name, args)
 
     return {"on_list_tools": on_list_tools, "on_call_tool": on_call_tool}
 
@@ -502,148 +495,6 @@ def _own_version() -> str:
         return "0"
 
 
-PARSE_ERROR, INVALID_REQUEST = -32700, -32600
-
-
-class answer_garbage:
-    """The read stream of an SDK server, answering what is not a JSON-RPC message itself.
-
-    The SDK's stdio transport hands a line it cannot read to the server as an exception,
-    and the server drops it: a host that sent it would wait for ever. This wrapper answers
-    each such line at once, as JSON-RPC asks: ``-32700`` (parse error) for a line that is not
-    JSON, ``-32600`` (invalid request) for JSON that is not a message the SDK takes (an id
-    that is an object, a missing method, params that are not an object; a request whose id
-    is not a string or an integer, which the SDK reads as a notification; a number longer
-    than its reader takes, Python's 4,300 digits; a lone surrogate escape). A request's own
-    id is echoed when it has a usable one, so the host can tie the error to its request;
-    else the id is null. A notification or an answer of the host's gets no reply, as JSON-RPC
-    has it."""
-
-    def __init__(self, read_stream, write_stream):
-        self._read, self._write = read_stream, write_stream
-
-    def __getattr__(self, name):
-        return getattr(self._read, name)
-
-    async def __aenter__(self):
-        await self._read.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc):
-        return await self._read.__aexit__(*exc)
-
-    def __aiter__(self):
-        return self
-
-    async def __anext__(self):
-        import anyio
-
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def receive(self):
-        while True:
-            item = await self._read.receive()
-            if not isinstance(item, Exception):
-                method = getattr(item.message, "method", None)
-                if (method is None or getattr(item.message, "id", None) is not None
-                        or method.startswith("notifications/")):
-                    return item
-                # MCP's notifications are all notifications/*: this is a request whose id the
-                # SDK could not read (an object, a boolean) and took for a notification.
-                await self._refuse(None, INVALID_REQUEST, f"Invalid Request: {method!r} came without a usable id "
-                                                          f"(a string or an integer)")
-                continue
-            request_id, code, what = _refusal(item)
-            if code is not None:
-                await self._refuse(request_id, code, what)
-
-    async def _refuse(self, request_id, code: int, what: str) -> None:
-        import mcp_types as types
-        from mcp.shared.message import SessionMessage
-
-        await self._write.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(
-            code=code, message=what))))
-
-
-_LONG = object()  # stands for a number too long to read, while a refused line is read again
-
-
-def _refusal(exc: Exception) -> tuple:
-    """How to answer a line the SDK's reader refused with ``exc``: ``(id, code, message)``;
-    code None when the line gets no reply (a notification, an answer of the host's)."""
-    errors = exc.errors() if callable(getattr(exc, "errors", None)) else []
-    invalid = next((e for e in errors if e.get("type") == "json_invalid"), None)
-    if invalid is not None:
-        return _unreadable(invalid) or (None, PARSE_ERROR, "Parse error: the line is not JSON")
-    # Every form the line failed is listed; a required key missing at the top names the whole message.
-    message = next((e.get("input") for e in errors if e.get("type") == "missing" and len(e.get("loc") or ()) == 2),
-                   None)
-    wrong = next((e for e in errors if tuple(e.get("loc") or ())[:1] == ("JSONRPCRequest",)), None)
-    reason = "the line is JSON but not a JSON-RPC message"
-    if isinstance(message, dict) and "method" in message and wrong is not None:
-        reason = f"{'.'.join(str(p) for p in wrong['loc'][1:]) or 'the request'}: {wrong.get('msg')}"
-    return _reply(message, reason)
-
-
-def _unreadable(error: dict) -> Optional[tuple]:
-    """For a line the SDK's JSON reader refused that Python's reads (a number longer than the
-    SDK takes, a lone surrogate, nesting deeper than it goes): the reply, saying why; None for
-    a line that is not JSON at all."""
-    line = error.get("input")
-    if not isinstance(line, str):
-        return None
-    limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 4300
-    longest = [0]
-
-    def number(text: str, read) -> Any:
-        if len(text) > limit:
-            longest[0] = max(longest[0], len(text))
-            return _LONG
-        return read(text)
-
-    try:
-        message = json.loads(line, parse_int=lambda t: number(t, int), parse_float=lambda t: number(t, float))
-    except (ValueError, RecursionError):
-        return None
-    if longest[0]:
-        number = f"a number of {longest[0]:,} digits, too long to read (at most {limit:,})"
-        if isinstance(message, dict) and message.get("id") is _LONG and "method" in message:
-            return None, INVALID_REQUEST, f"Invalid Request: the id is {number}"
-        return _reply(message, f"the {'request' if isinstance(message, dict) else 'line'} holds {number}")
-    return _reply(message, str((error.get("ctx") or {}).get("error") or error.get("msg")))
-
-
-def _reply(message: Any, reason: str) -> tuple:
-    """``(id, code, text)`` for JSON that is no message the SDK takes: a request is answered
-    under its own id when that id is usable, a notification or an answer is not answered."""
-    if isinstance(message, dict) and ("method" in message and "id" not in message
-                                      or "method" not in message and ("result" in message or "error" in message)):
-        return None, None, ""
-    request_id = message.get("id") if isinstance(message, dict) and "method" in message else None
-    usable = isinstance(request_id, (str, int)) and not isinstance(request_id, bool)
-    return (request_id if usable else None), INVALID_REQUEST, f"Invalid Request: {reason}"
-
-
-async def serve(spec: MockSpec, fault: Fault) -> None:
-    """Serve ``spec`` over this process's stdin/stdout until stdin closes."""
-    import anyio
-    from mcp.server.stdio import stdio_server
-
-    server = build_server(spec, fault)
-    async with stdio_server() as (read_stream, write_stream):
-        async with anyio.create_task_group() as tg:
-            async def run() -> None:
-                await server.run(answer_garbage(read_stream, write_stream), write_stream,
-                                 server.create_initialization_options())
-                # stdin closed: stop, even with a hanging tools/call still in flight.
-                tg.cancel_scope.cancel()
-
-            tg.start_soon(run)
-
-
 def run(tools_from: str, fault: str = "none") -> int:
     """``mcptest mock --tools-from FILE --fault SPEC``: serve until stdin closes. Returns the exit
     status: 0, or 2 for bad input (the reason on stderr, with the file's line)."""
@@ -656,10 +507,6 @@ def run(tools_from: str, fault: str = "none") -> int:
     except InputError as exc:
         print(exc.render(), file=sys.stderr)
         return 2
-    import anyio
+    from .serving import serve_until_closed
 
-    try:
-        anyio.run(serve, spec, parsed)
-    except KeyboardInterrupt:
-        return 130
-    return 0
+    return serve_until_closed(build_server(spec, parsed), None, None)

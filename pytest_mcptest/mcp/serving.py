@@ -12,9 +12,10 @@ traceback: stdio ends with status 0, and an HTTP server keeps serving the other 
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import sys
-from typing import Optional
+from typing import Any, Optional
 
 from ..text import printable
 
@@ -82,7 +83,6 @@ async def _stdio_session(server) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
-    from .mock_server import answer_garbage
 
     lines = HostLines()
     lines.start()
@@ -246,3 +246,130 @@ def _listen(host: str, port: int, backlog: int) -> socket.socket:
         sock.close()
         raise
     return sock
+
+
+# --------------------------------------------------------------------------- lines no SDK server answers
+
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+
+
+class answer_garbage:
+    """The read stream of an SDK server, answering what is not a JSON-RPC message itself.
+
+    The SDK's stdio transport hands a line it cannot read to the server as an exception,
+    and the server drops it: a host that sent it would wait for ever. This wrapper answers
+    each such line at once, as JSON-RPC asks: ``-32700`` (parse error) for a line that is not
+    JSON, ``-32600`` (invalid request) for JSON that is not a message the SDK takes (an id
+    that is an object, a missing method, params that are not an object; a request whose id
+    is not a string or an integer, which the SDK reads as a notification; a number longer
+    than its reader takes, Python's 4,300 digits; a lone surrogate escape). A request's own
+    id is echoed when it has a usable one, so the host can tie the error to its request;
+    else the id is null. A notification or an answer of the host's gets no reply, as JSON-RPC
+    has it."""
+
+    def __init__(self, read_stream, write_stream):
+        self._read, self._write = read_stream, write_stream
+
+    def __getattr__(self, name):
+        return getattr(self._read, name)
+
+    async def __aenter__(self):
+        await self._read.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc):
+        return await self._read.__aexit__(*exc)
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def receive(self):
+        while True:
+            item = await self._read.receive()
+            if not isinstance(item, Exception):
+                method = getattr(item.message, "method", None)
+                if (method is None or getattr(item.message, "id", None) is not None
+                        or method.startswith("notifications/")):
+                    return item
+                # MCP's notifications are all notifications/*: this is a request whose id the
+                # SDK could not read (an object, a boolean) and took for a notification.
+                await self._refuse(None, INVALID_REQUEST, f"Invalid Request: {method!r} came without a usable id "
+                                                          f"(a string or an integer)")
+                continue
+            request_id, code, what = _refusal(item)
+            if code is not None:
+                await self._refuse(request_id, code, what)
+
+    async def _refuse(self, request_id, code: int, what: str) -> None:
+        import mcp_types as types
+        from mcp.shared.message import SessionMessage
+
+        await self._write.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(
+            code=code, message=what))))
+
+
+_LONG = object()  # stands for a number too long to read, while a refused line is read again
+
+
+def _refusal(exc: Exception) -> tuple:
+    """How to answer a line the SDK's reader refused with ``exc``: ``(id, code, message)``;
+    code None when the line gets no reply (a notification, an answer of the host's)."""
+    errors = exc.errors() if callable(getattr(exc, "errors", None)) else []
+    invalid = next((e for e in errors if e.get("type") == "json_invalid"), None)
+    if invalid is not None:
+        return _unreadable(invalid) or (None, PARSE_ERROR, "Parse error: the line is not JSON")
+    # Every form the line failed is listed; a required key missing at the top names the whole message.
+    message = next((e.get("input") for e in errors if e.get("type") == "missing" and len(e.get("loc") or ()) == 2),
+                   None)
+    wrong = next((e for e in errors if tuple(e.get("loc") or ())[:1] == ("JSONRPCRequest",)), None)
+    reason = "the line is JSON but not a JSON-RPC message"
+    if isinstance(message, dict) and "method" in message and wrong is not None:
+        reason = f"{'.'.join(str(p) for p in wrong['loc'][1:]) or 'the request'}: {wrong.get('msg')}"
+    return _reply(message, reason)
+
+
+def _unreadable(error: dict) -> Optional[tuple]:
+    """For a line the SDK's JSON reader refused that Python's reads (a number longer than the
+    SDK takes, a lone surrogate, nesting deeper than it goes): the reply, saying why; None for
+    a line that is not JSON at all."""
+    line = error.get("input")
+    if not isinstance(line, str):
+        return None
+    limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 4300
+    longest = [0]
+
+    def number(text: str, read) -> Any:
+        if len(text) > limit:
+            longest[0] = max(longest[0], len(text))
+            return _LONG
+        return read(text)
+
+    try:
+        message = json.loads(line, parse_int=lambda t: number(t, int), parse_float=lambda t: number(t, float))
+    except (ValueError, RecursionError):
+        return None
+    if longest[0]:
+        number = f"a number of {longest[0]:,} digits, too long to read (at most {limit:,})"
+        if isinstance(message, dict) and message.get("id") is _LONG and "method" in message:
+            return None, INVALID_REQUEST, f"Invalid Request: the id is {number}"
+        return _reply(message, f"the {'request' if isinstance(message, dict) else 'line'} holds {number}")
+    return _reply(message, str((error.get("ctx") or {}).get("error") or error.get("msg")))
+
+
+def _reply(message: Any, reason: str) -> tuple:
+    """``(id, code, text)`` for JSON that is no message the SDK takes: a request is answered
+    under its own id when that id is usable, a notification or an answer is not answered."""
+    if isinstance(message, dict) and ("method" in message and "id" not in message
+                                      or "method" not in message and ("result" in message or "error" in message)):
+        return None, None, ""
+    request_id = message.get("id") if isinstance(message, dict) and "method" in message else None
+    usable = isinstance(request_id, (str, int)) and not isinstance(request_id, bool)
+    return (request_id if usable else None), INVALID_REQUEST, f"Invalid Request: {reason}"
