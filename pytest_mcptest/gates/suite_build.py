@@ -15,11 +15,9 @@ from ..suite.model import Block, Suite
 from ..suite.validate import Problem, problems_error, validate_document
 
 
-def build_document(path: str, source: str, root: Any, warnings: list | None = None,
-                   lines: list[str] | None = None) -> list[Block]:
-    """The blocks of one validated document, in written order (``lines``: ``source`` split
-    at newlines, when the caller has it)."""
-    doc = Doc(path, source, root, warnings, lines)
+def build_document(path: str, source: str, root: Any, warnings: list | None = None) -> list[Block]:
+    """The blocks of one validated document, in written order."""
+    doc = Doc(path, source, root, warnings)
     whole = document_gate(root)
     if whole is not None:
         return [whole.build(doc, [], root)]
@@ -54,7 +52,6 @@ def load_suite(path: str, text: str | None = None) -> Suite:
     servers: dict = {}
     seen: dict[str, int] = {}
     warnings: list[tuple[int, str]] = []
-    lines = text.split("\n")  # once per file: its documents' repeated parts are found by their text
     for root, first_line in load_documents(path, text):
         if root is None:
             continue  # an empty document (a trailing '---')
@@ -63,7 +60,7 @@ def load_suite(path: str, text: str | None = None) -> Suite:
         except GateError as exc:  # a plugin's gate that cannot be used
             raise InputError(path, str(exc), line=first_line, source=text) from None
         validate_document(root, path, text, first_line, schema_name=schema_name)
-        for block in build_document(path, text, root, warnings, lines):
+        for block in build_document(path, text, root, warnings):
             if block.name in seen:
                 raise InputError(path, f"two blocks are named {block.name!r} (the first at line "
                                  f"{seen[block.name]}); names must be unique within a file",

@@ -68,18 +68,17 @@ class CollectedSuite:
 
     A head is a plain :class:`Block` (kind, name, file, line, marks, tags, cassette): all an
     item needs to be collected, selected, reported and to name its cassette. The built blocks
-    (their worlds, rules and expectations: about 2.5 kB and a hundred objects for a 40-line
-    scenario) are kept as one pickle of the whole file (about 300 bytes a scenario), built
-    when the file's first item runs and let go when the run moves on to another file
+    (their worlds, rules and expectations: many objects a block) are kept as one pickle of
+    the whole file (a fraction of their size in memory), built when the file's first item runs and let go when the run moves on to another file
     (:meth:`let_go`, called as pytest tears the file's node down), so that a session of
     10,000 items does not hold 10,000 worlds. Without a cache folder the built blocks are
     kept as built.
 
     One pickle for the file, not one per block: pickled together, the blocks share what they
-    hold alike (the rules a file's scenarios repeat are built once, see ``Doc.built_once``,
-    and pickled once; each word and class once), several times cheaper to pickle and to
-    build again than one pickle per block (``benchmarks/README.md``, "One pickle per suite
-    file"). A file whose
+    hold alike (the rules a file's scenarios repeat are built once, shared by their value
+    whichever reader read the file, see ``Doc.built_once``, and pickled once; each word and
+    class once), several times cheaper to pickle and to build again than one pickle per
+    block (the figures: ``benchmarks/README.md``, "One pickle per suite file"). A file whose
     items do not run one after another (a random order, or pytest-xdist sending them to a
     worker apart) would be built again at each return: the second time it is built, it is
     kept for the rest of the session (:attr:`_builds`). Not frozen: what is built and how
@@ -197,8 +196,8 @@ class _Pickler(pickle.Pickler):
     """Pickles an attrs object as a call of its class on its fields' values.
 
     Loading then runs the class's generated ``__init__`` rather than attrs' ``__setstate__``
-    for slotted classes, which sets each field through a Python-level loop: a built suite of
-    100 scenarios (2,500 objects) loads about a third faster, from a smaller file. Every class
+    for slotted classes, which sets each field through a Python-level loop: a built suite
+    loads faster, from a smaller file. Every class
     a suite holds can be built again from its fields (their checks and converters accept what
     they once produced); fields not taken by ``__init__`` are worked out again.
     """

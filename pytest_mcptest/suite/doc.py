@@ -14,7 +14,7 @@ from typing import Any, Callable
 from ..engine.paths import PathError, format_path, parse_path
 from ..errors import InputError
 from ..engine.expect import ExpectSyntaxError, compile_expectation
-from .yamlcore import LineList, line_of, span_key
+from .yamlcore import LineList, line_of
 from .marks import build_marks
 from .model import Mark
 
@@ -25,35 +25,30 @@ _UNBUILT = object()
 class Doc:
     """One document being built: its file, its text and its YAML root, where errors point."""
 
-    def __init__(self, path: str, source: str, root: Any, warnings: list | None = None,
-                 lines: list[str] | None = None):
+    def __init__(self, path: str, source: str, root: Any, warnings: list | None = None):
         self.path, self.source, self.root = path, source, root
         self.warnings = [] if warnings is None else warnings  # (line, message): kept with the built suite
-        self._lines = lines  # source split at newlines: given by the caller, or split at the first need
-        self._built: dict[tuple, Any] = {}  # (builder, span key or id) -> (the value read, what it built)
+        self._built: dict[tuple, Any] = {}  # (builder, value key) -> what it built
 
     def built_once(self, build: Callable[["Doc", list, Any], Any], parts: list, raw: Any) -> Any:
-        """``build(self, parts, raw)``, or what it gave for an earlier ``raw`` read from the
-        same text (``yamlcore.span_key``).
+        """``build(self, parts, raw)``, or what it gave for an earlier ``raw`` of the same
+        value (:func:`value_key`).
 
         Scenarios repeat their rules (the same transitions and forbidden rules, copied into
-        each, or through a YAML alias, which the loader reads as the very same value): a
-        file of 100 builds each list once, and its blocks hold the same objects, which the
-        suite cache then pickles once (one pickle for the file). A build that raised or
-        warned is not remembered, so every copy says so at its own line."""
-        if self._lines is None:
-            self._lines = self.source.split("\n")
-        span = span_key(raw, self._lines)
-        # Without a span (libyaml read it, or it is a flow collection), only the same value
-        # is the same text: an alias, or nothing else. The entry holds ``raw`` itself, so
-        # its ``id`` cannot pass to another value while this document is built.
-        key = (build, span if span is not None else id(raw))
-        built = self._built.get(key, (None, _UNBUILT))[1]
+        each, or through a YAML alias): a file of 100 builds each list once, and its blocks
+        hold the same objects, which the suite cache then pickles once (one pickle for the
+        file). Keyed by the parsed value, not by where or how it was read, so whichever
+        reader read the file (the fast one or libyaml) the sharing is the same. A builder
+        given to it must make the same thing of the same value wherever it stands (no line
+        of ``parts`` kept in what it builds). A build that raised or warned is not
+        remembered, so every copy says so at its own line."""
+        key = (build, value_key(raw))
+        built = self._built.get(key, _UNBUILT)
         if built is _UNBUILT:
             warned = len(self.warnings)
             built = build(self, parts, raw)
             if len(self.warnings) == warned:
-                self._built[key] = (raw, built)
+                self._built[key] = built
         return built
 
     def warn(self, parts, message: str) -> None:
@@ -66,6 +61,14 @@ class Doc:
 
     def line(self, parts) -> int | None:
         return line_of(self.root, parts)
+
+
+def value_key(raw: Any) -> str:
+    """A key equal for two values read from YAML exactly when they are the same JSON value
+    of the same types, keys in the same order: their ``repr`` (a suite holds only dicts,
+    lists, strings, numbers, booleans and None, whose ``repr`` tells each apart, ``0`` from
+    ``0.0`` and ``false``; made in C, one string to hash)."""
+    return repr(raw)
 
 
 def path_at(doc: Doc, parts, text: Any):

@@ -102,18 +102,16 @@ def _read(text: str) -> list[tuple[Any, int]]:
     pending = None  # (collection, key or index, indent of its line or key)
     explicit = False  # a '---' opened a document that has no content yet
     shapes = _SHAPES
-    number = last = 0  # the last line with content so far
+    number = 0
     for number, line in enumerate(text.split("\n"), 1):
         body = line.lstrip(" ")
         if not body or body[0] == "#":
             continue
-        before, last = last, number  # a collection this line closes ends on the line before
         indent = len(line) - len(body)
         if indent == 0 and body[:3] in ("---", "..."):
             if not _SEPARATOR.match(body):
                 raise _Bail
             if stack:
-                _close(stack, before)
                 docs.append((stack[0][1], stack[0][1].line))
             elif explicit:
                 docs.append((None, number))  # an empty document starts where the next token is
@@ -144,7 +142,7 @@ def _read(text: str) -> list[tuple[Any, int]]:
             stack.append((indent, _collection(item, number), not item))
         top = stack[-1]
         while top[0] > indent:
-            stack.pop()[1].end = before
+            stack.pop()
             if not stack:
                 raise _Bail
             top = stack[-1]
@@ -153,7 +151,7 @@ def _read(text: str) -> list[tuple[Any, int]]:
         if top[2] is item:
             if item:
                 raise _Bail
-            stack.pop()[1].end = before  # a key after a sequence written at its key's indent: the mapping goes on
+            stack.pop()  # a key after a sequence written at its key's indent: the mapping goes on
             if not stack or stack[-1][0] != indent or not stack[-1][2]:
                 raise _Bail
             top = stack[-1]
@@ -181,17 +179,10 @@ def _read(text: str) -> list[tuple[Any, int]]:
             value = None
         owner[key] = value
     if stack:
-        _close(stack, last)
         docs.append((stack[0][1], stack[0][1].line))
     elif explicit:  # libyaml's stream end is on the line after a last line without a newline
         docs.append((None, number + (not text.endswith("\n"))))
     return docs
-
-
-def _close(stack: list, end: int) -> None:
-    """Give every collection still open its last line, ``end`` (a document ends)."""
-    for entry in stack:
-        entry[1].end = end
 
 
 def _shape(body: str) -> tuple[bool, int, str | None, Any]:
@@ -215,7 +206,6 @@ def _shape(body: str) -> tuple[bool, int, str | None, Any]:
 
 
 def _collection(item: bool, line: int) -> Any:
-    # a block collection: ``end`` is set when it closes (see _read)
     if item:
         seq = LineList()
         seq.line, seq.item_lines = line, []
@@ -234,7 +224,7 @@ def _instance(template: tuple, line: int) -> Any:
     else:
         copy = LineList(data)
         copy.item_lines = [line] * len(data)
-    copy.line = line  # no ``end``: a flow collection shares its line (see yamlcore.span_key)
+    copy.line = line
     for key, inner in nested:
         copy[key] = _instance(inner, line)
     return copy

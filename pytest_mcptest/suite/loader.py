@@ -87,7 +87,10 @@ class _Loader(_BaseLoader):
     def _build(self, node):
         kind = node.id
         if kind == "scalar":
-            return node.value if node.tag == STR else _scalar(self, node)
+            if node.tag == STR:
+                value = node.value
+                return self._words.setdefault(value, value)
+            return _scalar(self, node)
         if self._may_alias:
             done = self._memo.get(id(node))
             if done is not None:
@@ -143,7 +146,8 @@ class _Loader(_BaseLoader):
 
     def _key(self, key_node) -> str:
         if key_node.id == "scalar" and key_node.tag == STR:
-            return key_node.value
+            key = key_node.value
+            return self._words.setdefault(key, key)
         if key_node.id != "scalar":
             found = "a collection"
         else:
@@ -219,6 +223,7 @@ def read_with_libyaml(path: str, text: str) -> list[tuple[Any, int]]:
     loader._source = text
     loader._may_alias = "*" in text
     loader._starts = []
+    loader._words = {}  # each string read, once: a word the file repeats is one object, as the fast reader makes it
     try:
         docs = []
         while loader.check_data():

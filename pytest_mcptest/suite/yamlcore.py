@@ -11,34 +11,15 @@ from typing import Any
 
 
 class LineDict(dict):
-    """A mapping that remembers its own line and the line of each key; the fast reader also
-    sets ``end`` on a block mapping, its last line (see :func:`span_key`)."""
+    """A mapping that remembers its own line and the line of each key."""
 
-    __slots__ = ("line", "key_lines", "end")
+    __slots__ = ("line", "key_lines")
 
 
 class LineList(list):
-    """A sequence that remembers its own line and the line of each item (and ``end``, as
-    :class:`LineDict`)."""
+    """A sequence that remembers its own line and the line of each item."""
 
-    __slots__ = ("line", "item_lines", "end")
-
-
-def span_key(value, lines: list[str]) -> tuple | None:
-    """What two block collections the fast reader read share only when they hold the same
-    keys and values of the same types: their class and the text of their lines (``lines`` is
-    the file's text split at newlines). None for anything else.
-
-    The fast reader reads a block collection from its own lines alone (no anchors, aliases,
-    tags or multi-line scalars get past it), so the same text, indents included, reads as
-    the same value, and a builder may reuse what it built for the first. That holds while
-    nothing changes a collection after reading it: a caller that edits its raw YAML (as
-    ``gates/tool_bench.py`` adds a name) must not pass ``lines`` on. The class tells a one-item
-    sequence from the ``- key: ...`` mapping it holds (the same lines). Flow collections have
-    no span: several stand on one line. libyaml's collections have none either: an alias in
-    the same text may stand for different anchors."""
-    end = getattr(value, "end", None)
-    return None if end is None else (type(value), "\n".join(lines[value.line - 1:end]))
+    __slots__ = ("line", "item_lines")
 
 
 STR = "tag:yaml.org,2002:str"

@@ -256,8 +256,8 @@ _COPIED = "scenarios:\n" + _copy_of_rules("one", 0, 1) + _copy_of_rules("two", 5
 
 
 def test_rules_copied_word_for_word_are_built_once_and_pickled_once(folder, tmp_path):
-    """Scenarios that repeat their rules (no anchors: the fast reader reads the file) hold
-    one built list per text, and the suite cache shares it without comparing pickles."""
+    """Scenarios that repeat their rules word for word hold one built list per value, and
+    the suite cache shares it without comparing pickles."""
     path = tmp_path / "copied.mcptest.yml"
     path.write_text(_COPIED)
     one, two, three = load_suite(str(path)).blocks
@@ -334,10 +334,11 @@ def test_scenarios_written_on_one_line_keep_their_own_rules(tmp_path):
     assert [t.tool for t in one.world.transitions] == ["a"]
 
 
-def test_a_value_remembered_by_identity_is_never_the_answer_for_another():
-    """Values without a span (libyaml's, flow collections) are remembered by identity, for
-    aliases; a caller that passes values made on the fly (each dropped after its call, so
-    the next may get its address) still gets each one's own build."""
+def test_values_are_shared_by_value_and_only_by_the_same_value():
+    """A builder's result is shared by the value it was given (the same keys, values and
+    types), never by identity: values made on the fly (each dropped after its call, so the
+    next may get its address) each get their own build, and values equal in Python but not
+    in type (``0``, ``0.0``, ``false``) are built apart."""
     from pytest_mcptest.suite.doc import Doc
 
     doc = Doc("made.mcptest.yml", "", {})
@@ -346,5 +347,25 @@ def test_a_value_remembered_by_identity_is_never_the_answer_for_another():
         return tuple(raw)
 
     assert [doc.built_once(build, [], [i]) for i in range(50)] == [(i,) for i in range(50)]
-    alias = [1, 2]
-    assert doc.built_once(build, [], alias) is doc.built_once(build, [], alias)  # the same value: built once
+    assert doc.built_once(build, [], [1, 2]) is doc.built_once(build, [], [1, 2])  # equal values: built once
+    kinds = [doc.built_once(build, [], [v]) for v in (0, 0.0, False, None, "0")]
+    assert [type(k[0]) for k in kinds] == [int, float, bool, type(None), str]
+    assert doc.built_once(build, [], {"a": 1, "b": 2}) is not doc.built_once(build, [], {"b": 2, "a": 1})
+
+
+def test_rules_are_shared_alike_whichever_reader_read_the_file(folder, tmp_path, monkeypatch):
+    """Copied rules are built once and pickled once also in a file the fast reader declines
+    (a block scalar sends it to libyaml): the sharing and the cache entry's size do not
+    depend on the reader."""
+    path = tmp_path / "copied.mcptest.yml"
+    path.write_text(_COPIED)
+    fast = cache.collect_suite(str(path), None)
+    declined = tmp_path / "declined.mcptest.yml"
+    declined.write_text(_COPIED.replace("reason: never", "reason: |\n          never"))
+    from pytest_mcptest.suite import fastyaml
+
+    assert fastyaml.read(declined.read_text()) is None
+    one, two, three = load_suite(str(declined)).blocks
+    assert one.world.transitions is two.world.transitions and one.world.forbidden is three.world.forbidden
+    slow = cache.CollectedSuite.of(load_suite(str(declined)), pickled=True)
+    assert abs(len(slow.data) - len(cache.CollectedSuite.of(fast.suite(), pickled=True).data)) < 40

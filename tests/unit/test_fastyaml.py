@@ -16,7 +16,6 @@ from hypothesis_budget import budget
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.suite import fastyaml
 from pytest_mcptest.suite.loader import LineDict, LineList, load_documents, read_with_libyaml
-from pytest_mcptest.suite.yamlcore import span_key
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -41,53 +40,6 @@ def assert_same(fast, slow, where="$"):
         assert fast == slow and repr(fast) == repr(slow), f"{where}: {fast!r} vs {slow!r}"
 
 
-def last_line(value) -> int:
-    """The last line a collection was read from: its deepest, latest key or item."""
-    if type(value) is LineDict:
-        entries = [(value.key_lines[key], value[key]) for key in value]
-    else:
-        entries = list(zip(value.item_lines, value))
-    last = value.line
-    for line, child in entries:
-        last = max(last, line, last_line(child) if type(child) in (LineDict, LineList) else line)
-    return last
-
-
-def collections(value, where="$"):
-    """Every collection in ``value`` (itself first) with where it is."""
-    if type(value) in (LineDict, LineList):
-        yield where, value
-        for key, child in (value.items() if type(value) is LineDict else enumerate(value)):
-            yield from collections(child, f"{where}.{key}")
-
-
-def typed(value):
-    """A value with every scalar's type beside it: equal only where JSON says equal and of one type."""
-    if isinstance(value, dict):
-        return {k: typed(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [typed(v) for v in value]
-    return (type(value).__name__, value)
-
-
-def assert_spans(docs, text: str):
-    """Every block collection the fast reader made knows its last line (``end``); a flow one
-    has none (it stands on one line, maybe beside others). Collections with the same
-    ``span_key`` hold the same typed value: what builders and the schema check rely on."""
-    lines, seen = text.split("\n"), {}
-    for root, _ in docs:
-        for where, value in collections(root):
-            end = getattr(value, "end", None)
-            if end is None:
-                assert last_line(value) == value.line and set(lines[value.line - 1]) & set("[{"), where
-                continue
-            assert end == last_line(value), where
-            key = span_key(value, lines)
-            if key in seen:
-                assert typed(value) == seen[key], (where, key)
-            seen[key] = typed(value)
-
-
 def agree(text: str):
     """The fast reader's documents (checked against libyaml's), or None where it declines."""
     fast = fastyaml.read(text)
@@ -101,7 +53,6 @@ def agree(text: str):
     assert len(fast) == len(slow)
     for (a, _), (b, _) in zip(fast, slow):
         assert_same(a, b)
-    assert_spans(fast, text)
     return fast
 
 
@@ -410,36 +361,3 @@ PLACES = ["k: {}\n", "- {}\n", "{}: v\n", "k: [{}]\n", "k: {{{}: v}}\n", "k: {{a
 @given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=7).map("".join), st.sampled_from(PLACES))
 def test_any_scalar_in_any_place_is_declined_or_read_the_same(piece, place):
     agree(place.format(piece))
-
-
-@settings(max_examples=budget(300), deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
-@given(roots(TRICKY), st.data())
-def test_a_collection_read_from_the_same_text_is_the_same_value(tree, data):
-    """What ``span_key`` promises builders (``Doc.built_once``) and the schema check: two
-    block collections read from the same lines hold the same keys and values, of the same
-    types (``agree`` checks every pair of equal keys in every generated text too)."""
-    tree = (tree[0], tree[1], False)
-    block = block_lines(tree, 2, data.draw)
-    text = "\n".join(["a:", *block, "between: 1", "b:", *block, "# after", ""])
-    docs = agree(text)
-    if docs is None:
-        return  # outside the subset: libyaml reads it, and its collections have no span
-    lines = text.split("\n")
-    root = docs[0][0]
-    assert span_key(root["a"], lines) == span_key(root["b"], lines) == (type(root["a"]), "\n".join(block))
-    assert typed(root["a"]) == typed(root["b"])
-
-
-def test_span_keys_of_block_collections_only():
-    text = ("a:\n  - x: 1\n    y: [1, 2]\n  # trailing comment\n\nb:\n- 1\n- 2\nc: {k: v}\n"
-            "d:\n  - k: 1\n---\ne:\n  f: 1\n")
-    docs = fastyaml.read(text)
-    lines = text.split("\n")
-    first, second = docs[0][0], docs[1][0]
-    assert span_key(first["a"], lines) == (LineList, "  - x: 1\n    y: [1, 2]")
-    assert span_key(first["a"][0], lines) == (LineDict, "  - x: 1\n    y: [1, 2]")
-    assert span_key(first["b"], lines) == (LineList, "- 1\n- 2")  # a sequence at its key's indent
-    assert span_key(first["a"][0]["y"], lines) is None and span_key(first["c"], lines) is None  # flow
-    assert span_key(first["d"], lines) != span_key(first["d"][0], lines)  # one line, a list and a mapping
-    assert span_key(second["e"], lines) == (LineDict, "  f: 1")
-    assert span_key(read_with_libyaml("t.yml", text)[0][0]["a"], lines) is None  # libyaml's: no span
