@@ -48,9 +48,25 @@ class LiveRecording:
     def record(self, block: Any, ctx: Context, path: str, runs: int, how: str) -> list[str]:
         """Record ``runs`` live runs of ``block`` into ``path`` (``how``: ``new``, ``append`` or
         ``replace``), as :func:`.sources.record_live` says; returns what to say once."""
-        return record_live(ctx, path, how, lambda: self.run(self.task(block, runs), models=block.models,
-                                                            concurrency=ctx.live_concurrency, rate_dir=ctx.rate_dir),
-                           self.meta(block))
+        from ..live.journal import Journal, journal_path
+
+        task = self.task(block, runs)
+        journal = Journal(journal_path(path), (task, how))  # each finished run kept: a restart runs the rest
+        settings = dict(models=block.models, concurrency=ctx.live_concurrency, rate_dir=ctx.rate_dir)
+        if _takes(self.run, "journal"):  # a plugin's runner may not keep one
+            settings["journal"] = journal
+        return record_live(ctx, path, how, lambda: self.run(task, **settings), self.meta(block), journal.remove)
+
+
+def _takes(fn: Callable, name: str) -> bool:
+    """Whether ``fn`` accepts the keyword ``name`` (by name or through ``**kwargs``)."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == name or p.kind is p.VAR_KEYWORD for p in params)
 
 
 def _sections(value: Any) -> tuple[str, ...]:

@@ -273,12 +273,13 @@ def catalog_source(shown: str, catalog: Any) -> Evidence:
 # --------------------------------------------------------------------------- live recording
 
 
-def record_live(ctx: Context, path: str, how: str, recorder, meta: dict) -> list[str]:
+def record_live(ctx: Context, path: str, how: str, recorder, meta: dict, written=None) -> list[str]:
     """Run ``recorder()`` (a live recording: ``live/``), then write its runs into ``path``
     (``how``: ``new``, ``append`` or ``replace``; ``record/store.py``), redacted, atomically,
     with ``meta`` over the recording's own. Returns what to say once in the terminal (the
     recording's notes, its calls, tokens and cost per model). A failure is a
-    :class:`RecordingError`; the old cassette is then untouched."""
+    :class:`RecordingError`; the old cassette is then untouched. ``written()`` is called once
+    the cassette is in place (the live journal is then removed: ``live/journal.py``)."""
     from ..live.campaign import BudgetSpent
     from ..live.provider import LiveError
     from ..live.runner import spend_lines
@@ -296,6 +297,8 @@ def record_live(ctx: Context, path: str, how: str, recorder, meta: dict) -> list
              how, redactor(ctx.redact))
     except (OSError, ValueError) as exc:
         raise RecordingError(f"cannot write the cassette: {exc}") from None
+    if written is not None:
+        written()
     return list(recording.notes) + spend_lines(recording.spend)
 
 

@@ -14,6 +14,13 @@ pytest runs, other machines) opens: ``sqlite:///PATH`` for the processes of one 
   is refused (:class:`BudgetSpent`): the episode stops, its item is skipped, and nothing of it
   is written, so a later run with a larger budget records exactly the items skipped.
 
+Every reservation names its holder (``host:pid``) and when it was made. A process killed
+with requests in flight (``kill -9``, a CI job cancelled) leaves them reserved; the next
+process that opens the ledger takes back each reservation whose holder is a process of its
+own machine that no longer runs, or that is older than the lease (:data:`LEASE_SECONDS`:
+longer than any request with its retries), and counts its worst case as spent: the provider
+may have billed it, and the budget must not be passed on a guess that it did not.
+
 The worst case of one request: its input is at most one token per UTF-8 byte of what is sent
 (system prompt, transcript, tools; a tokenizer's token is at least one byte) plus a margin for
 the provider's framing, and its output at most ``max_tokens`` (4096 when the suite sets none:
@@ -27,7 +34,9 @@ import hashlib
 import json
 import math
 import os
+import socket
 import threading
+import time
 import uuid
 from typing import Any, Optional
 from urllib.parse import urlsplit
@@ -41,6 +50,29 @@ OUTPUT_BOUND = 4096        # output tokens assumed for a reply when max_tokens i
 FRAMING_TOKENS = 64        # per request: the provider's own framing around the messages
 MESSAGE_TOKENS = 8         # per message: its role and separators
 NEEDS = "pip install 'mcptest[campaign]'"
+LEASE_SECONDS = 1800       # a reservation older than this is taken back, whoever holds it
+
+
+def holder() -> str:
+    """This process, as a reservation names its holder."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _gone(who: str, age: float, lease: float) -> bool:
+    """Whether the reservation of ``who``, ``age`` seconds old, is to be taken back: its
+    lease is over, or its holder was a process of this machine that no longer runs."""
+    if age > lease:
+        return True
+    host, _, pid = who.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit() or int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # it runs, as another user
+        return False
+    return False
 
 
 class BudgetSpent(LiveError):
@@ -50,7 +82,8 @@ class BudgetSpent(LiveError):
 @attrs.frozen
 class Totals:
     """What the ledger holds: spent and reserved (in flight), in micro-dollars and tokens,
-    how many requests were settled and how many were refused."""
+    how many requests were settled, how many were refused, and how many reservations were
+    taken back from a process that died holding them."""
 
     spent_micros: int = 0
     spent_tokens: int = 0
@@ -58,6 +91,7 @@ class Totals:
     reserved_tokens: int = 0
     requests: int = 0
     refused: int = 0
+    reclaimed: int = 0  # reservations of a process that died (or outlived its lease), counted as spent
 
 
 FIELDS = tuple(f.name for f in attrs.fields(Totals))
@@ -126,8 +160,8 @@ class SqliteStore:
                 db.execute("UPDATE mcptest_totals SET value = value + 1 WHERE name = 'refused'")
                 return None
             hold = uuid.uuid4().hex
-            db.execute("INSERT INTO mcptest_reservations (id, micros, tokens, holder) VALUES (?, ?, ?, ?)",
-                       (hold, micros, tokens, f"{os.uname().nodename}:{os.getpid()}"))
+            db.execute("INSERT INTO mcptest_reservations (id, micros, tokens, holder, at) VALUES (?, ?, ?, ?, ?)",
+                       (hold, micros, tokens, holder(), time.time()))
             db.execute("UPDATE mcptest_totals SET value = value + ? WHERE name = 'reserved_micros'", (micros,))
             db.execute("UPDATE mcptest_totals SET value = value + ? WHERE name = 'reserved_tokens'", (tokens,))
             return hold
@@ -145,6 +179,21 @@ class SqliteStore:
 
     def totals(self) -> Totals:
         return Totals(**{k: v for k, v in self._db().execute("SELECT name, value FROM mcptest_totals") if k in FIELDS})
+
+    def reclaim(self, lease: float) -> int:
+        """Take back the reservations of dead holders (see the module docstring), their worst
+        case counted as spent; how many."""
+        db = self._db()
+        with _immediate(db):
+            rows = db.execute("SELECT id, micros, tokens, holder, at FROM mcptest_reservations").fetchall()
+            now = time.time()
+            gone = [r for r in rows if _gone(r[3] or "", now - (r[4] if (r[4] or 0) > 1e8 else 0), lease)]
+            for hold, micros, tokens, _, _ in gone:
+                db.execute("DELETE FROM mcptest_reservations WHERE id = ?", (hold,))
+                for name, delta in (("reserved_micros", -micros), ("reserved_tokens", -tokens),
+                                    ("spent_micros", micros), ("spent_tokens", tokens), ("reclaimed", 1)):
+                    db.execute("UPDATE mcptest_totals SET value = value + ? WHERE name = ?", (delta, name))
+        return len(gone)
 
     def bucket(self, key: str, rates: list) -> Any:
         from pyrate_limiter import SQLiteBucket
@@ -178,20 +227,33 @@ if (max_micros >= 0 and (tonumber(t[1] or 0) + tonumber(t[2] or 0) + micros) > m
 end
 redis.call('HINCRBY', KEYS[1], 'reserved_micros', micros)
 redis.call('HINCRBY', KEYS[1], 'reserved_tokens', tokens)
-redis.call('HSET', KEYS[2], ARGV[5], micros .. ' ' .. tokens)
+redis.call('HSET', KEYS[2], ARGV[5], micros .. ' ' .. tokens .. ' ' .. ARGV[6] .. ' ' .. ARGV[7])
 return 1
 """
 
 _SETTLE = """
 local held = redis.call('HGET', KEYS[2], ARGV[1])
 if not held then return 0 end
-local micros, tokens = string.match(held, '(%d+) (%d+)')
+local micros, tokens = string.match(held, '^(%d+) (%d+)')
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('HINCRBY', KEYS[1], 'reserved_micros', -tonumber(micros))
 redis.call('HINCRBY', KEYS[1], 'reserved_tokens', -tonumber(tokens))
 redis.call('HINCRBY', KEYS[1], 'spent_micros', ARGV[2])
 redis.call('HINCRBY', KEYS[1], 'spent_tokens', ARGV[3])
 redis.call('HINCRBY', KEYS[1], 'requests', 1)
+return 1
+"""
+
+_RECLAIM = """
+local held = redis.call('HGET', KEYS[2], ARGV[1])
+if not held then return 0 end
+local micros, tokens = string.match(held, '^(%d+) (%d+)')
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HINCRBY', KEYS[1], 'reserved_micros', -tonumber(micros))
+redis.call('HINCRBY', KEYS[1], 'reserved_tokens', -tonumber(tokens))
+redis.call('HINCRBY', KEYS[1], 'spent_micros', tonumber(micros))
+redis.call('HINCRBY', KEYS[1], 'spent_tokens', tonumber(tokens))
+redis.call('HINCRBY', KEYS[1], 'reclaimed', 1)
 return 1
 """
 
@@ -216,10 +278,12 @@ class RedisStore:
             raise LiveError(f"cannot reach the ledger {url}: {exc}") from None
         self._reserve = self.redis.register_script(_RESERVE)
         self._settle = self.redis.register_script(_SETTLE)
+        self._reclaim = self.redis.register_script(_RECLAIM)
 
     def reserve(self, micros: int, tokens: int, max_micros: Optional[int], max_tokens: Optional[int]) -> Optional[str]:
         hold = uuid.uuid4().hex
-        args = [micros, tokens, -1 if max_micros is None else max_micros, -1 if max_tokens is None else max_tokens, hold]
+        args = [micros, tokens, -1 if max_micros is None else max_micros, -1 if max_tokens is None else max_tokens, hold,
+                holder(), f"{time.time():.3f}"]
         return hold if self._reserve(keys=[self.TOTALS, self.HOLDS], args=args) else None
 
     def settle(self, hold: str, micros: int, tokens: int) -> None:
@@ -228,6 +292,17 @@ class RedisStore:
     def totals(self) -> Totals:
         raw = self.redis.hgetall(self.TOTALS)
         return Totals(**{k.decode(): int(v) for k, v in raw.items() if k.decode() in FIELDS})
+
+    def reclaim(self, lease: float) -> int:
+        """As :meth:`SqliteStore.reclaim`: each dead holder's reservation moved to spent, one
+        script each (a reservation settled meanwhile is left alone)."""
+        now, taken = time.time(), 0
+        for hold, value in self.redis.hgetall(self.HOLDS).items():
+            parts = value.decode().split(" ")
+            who, at = (parts[2], float(parts[3])) if len(parts) == 4 else ("", 0.0)
+            if _gone(who, now - at, lease):
+                taken += int(self._reclaim(keys=[self.TOTALS, self.HOLDS], args=[hold]))
+        return taken
 
     def bucket(self, key: str, rates: list) -> Any:
         import redis
@@ -252,9 +327,11 @@ class Campaign:
     """This process's view of the shared ledger: the budget it holds every request to, and
     what this process spent and was refused."""
 
-    def __init__(self, url: str, max_micros: Optional[int] = None, max_tokens: Optional[int] = None):
+    def __init__(self, url: str, max_micros: Optional[int] = None, max_tokens: Optional[int] = None,
+                 lease: float = LEASE_SECONDS):
         parse_url(url)
         self.url = url
+        self.lease = lease
         self.max_micros = max_micros
         self.max_tokens = max_tokens
         self._store = None
@@ -266,7 +343,9 @@ class Campaign:
     def store(self):
         with self._lock:
             if self._store is None:
-                self._store = open_store(self.url)
+                store = open_store(self.url)
+                store.reclaim(self.lease)  # what a dead process left reserved, counted as spent
+                self._store = store
             return self._store
 
     def reserve(self, who: str, worst: Tokens, price: Any) -> Optional[str]:
@@ -330,7 +409,8 @@ class Campaign:
         budget = f" of {self.budget_text()}" if (self.max_micros is not None or self.max_tokens is not None) else ""
         lines = [f"ledger {self.url}: spent {_figures(t.spent_micros, t.spent_tokens)}{budget}, reserved "
                  f"{_figures(t.reserved_micros, t.reserved_tokens)}, {t.requests} request(s) settled, "
-                 f"{t.refused} refused"]
+                 f"{t.refused} refused" + (f", {t.reclaimed} taken back from stopped processes"
+                                            if t.reclaimed else "")]
         mine = self.spent
         if mine.requests or mine.refused:
             lines.append(f"this process: spent {_figures(mine.spent_micros, mine.spent_tokens)} in "

@@ -31,8 +31,9 @@ from .basis import role, run_basis
 from .judge import judge, statements
 from .judge import prompt_sha256 as judge_prompt_sha256
 from .provider import LiveError
+from .journal import Journal
 from .runner import (Ledger, ModelPool, Recording, Tally, agent_steps, finish, item_budget, live_run, notes_for,
-                     run_indexed, side_meta)
+                     resumed, side_meta)
 from .servers import ServerSpec, ToolBoard, open_servers
 
 DONE = "[DONE]"
@@ -177,7 +178,8 @@ def sha256_text(text: str) -> str:
 
 
 async def record_conversation_async(task: ConversationTask, models: Optional[Mapping] = None,
-                                    concurrency: int = 4, rate_dir: Optional[str] = None) -> Recording:
+                                    concurrency: int = 4, rate_dir: Optional[str] = None,
+                                    journal: Optional[Journal] = None) -> Recording:
     """:func:`record_conversation` inside a running event loop."""
     if task.runs < 1 or task.agent_max_steps < 1:
         raise LiveError(f"runs and agent_max_steps must be at least 1, found {task.runs} and {task.agent_max_steps}")
@@ -187,8 +189,8 @@ async def record_conversation_async(task: ConversationTask, models: Optional[Map
     notes: list = []
     catalogs: list = [None] * task.runs
     try:
-        runs = await run_indexed(task.runs, concurrency,
-                                 lambda i: _conversation_run(task, roles, notes, catalogs, i))
+        runs = await resumed(journal, task.runs, concurrency, catalogs,
+                             lambda i: _conversation_run(task, roles, notes, catalogs, i))
     finally:
         await pool.close()
     meta = {"conversation": task.name, "recorder": RECORDER, "model": task.model,
@@ -198,8 +200,8 @@ async def record_conversation_async(task: ConversationTask, models: Optional[Map
 
 
 def record_conversation(task: ConversationTask, models: Optional[Mapping] = None, concurrency: int = 4,
-                        rate_dir: Optional[str] = None) -> Recording:
+                        rate_dir: Optional[str] = None, journal: Optional[Journal] = None) -> Recording:
     """Record ``task.runs`` live conversations; see the module docstring and
     :func:`.runner.record_agent` for the arguments. Raises :class:`LiveError` (one line;
     ``.completed`` holds finished runs) on failure."""
-    return run_sync(record_conversation_async, task, models, concurrency, rate_dir)
+    return run_sync(record_conversation_async, task, models, concurrency, rate_dir, journal)

@@ -46,6 +46,7 @@ from ..text import plural
 from .judge import judge, statements
 from .judge import prompt_sha256 as judge_prompt_sha256
 from .campaign import BudgetSpent, worst_case
+from .journal import Journal
 from .campaign import active as active_campaign
 from .limits import Budget, limiter_for
 from .pricing import cost_micros, price_of
@@ -402,14 +403,16 @@ class Recording:
         return Cassette(runs=self.runs, meta=dict(self.meta), catalog=self.catalog)
 
 
-async def run_indexed(runs: int, concurrency: int, one) -> list:
-    """``await one(i)`` for every index, at most ``concurrency`` at once; results in index
-    order. A failure stops the rest and raises :class:`LiveError` carrying the runs that
-    completed."""
+async def run_indexed(runs: int, concurrency: int, one, kept: Optional[Mapping] = None) -> list:
+    """``await one(i)`` for every index not in ``kept`` (runs finished before, ``{i: run}``),
+    at most ``concurrency`` at once; results in index order. A failure stops the rest and
+    raises :class:`LiveError` carrying the runs that completed."""
     import anyio
 
     results: list = [None] * runs
-    done: dict = {}
+    done: dict = dict(kept or {})
+    for i, run in done.items():
+        results[i] = run
     failed: list = []
     gate = anyio.CapacityLimiter(max(1, concurrency))
 
@@ -427,7 +430,8 @@ async def run_indexed(runs: int, concurrency: int, one) -> list:
     try:
         async with anyio.create_task_group() as group:
             for i in range(runs):
-                group.start_soon(worker, i)
+                if i not in done:
+                    group.start_soon(worker, i)
     except BaseException as exc:  # noqa: BLE001 - one clear line; Ctrl-C passes through
         leaf = innermost(exc)
         if isinstance(leaf, (KeyboardInterrupt, SystemExit)):
@@ -443,6 +447,24 @@ async def run_indexed(runs: int, concurrency: int, one) -> list:
         raise error(f"{message} ({completed} of {runs} run(s) completed)", {i: done[i] for i in sorted(done)}) \
             from (None if isinstance(leaf, LiveError) else leaf)
     return results
+
+
+async def resumed(journal: Optional[Journal], runs: int, concurrency: int, catalogs: list, one) -> list:
+    """``run_indexed`` over the runs the journal lacks: each run, once finished, is put in the
+    journal (with ``catalogs[i]``, the servers' catalog that run saw); the journaled ones are
+    taken from it. Results in index order."""
+    if journal is None:
+        return await run_indexed(runs, concurrency, one)
+    kept = {i: entry for i, entry in journal.load().items() if 0 <= i < runs}
+    for i, (_, catalog) in kept.items():
+        catalogs[i] = catalog
+
+    async def kept_or_run(i: int) -> Run:
+        run = await one(i)
+        journal.append(i, run, catalogs[i])
+        return run
+
+    return await run_indexed(runs, concurrency, kept_or_run, {i: run for i, (run, _) in kept.items()})
 
 
 def open_model(model_text: str, models: Optional[Mapping], budget: Budget, ledger: Ledger,
@@ -490,7 +512,7 @@ def finish(runs: list, catalog: dict, meta: dict, notes: list, ledger: Ledger) -
 
 
 async def record_agent_async(task: AgentTask, models: Optional[Mapping] = None, concurrency: int = 4,
-                             rate_dir: Optional[str] = None) -> Recording:
+                             rate_dir: Optional[str] = None, journal: Optional[Journal] = None) -> Recording:
     """:func:`record_agent` inside a running event loop."""
     if task.runs < 1:
         raise LiveError(f"runs must be at least 1, found {task.runs}")
@@ -504,7 +526,8 @@ async def record_agent_async(task: AgentTask, models: Optional[Mapping] = None, 
         pool.get(task.model)
         if task.rubric:
             pool.get(task.judge_model)
-        runs = await run_indexed(task.runs, concurrency, lambda i: _agent_run(task, pool, i, catalogs, notes))
+        runs = await resumed(journal, task.runs, concurrency, catalogs,
+                             lambda i: _agent_run(task, pool, i, catalogs, notes))
     finally:
         await pool.close()
     meta: dict = {"recorder": RECORDER, "model": task.model}
@@ -519,13 +542,15 @@ async def record_agent_async(task: AgentTask, models: Optional[Mapping] = None, 
 
 
 def record_agent(task: AgentTask, models: Optional[Mapping] = None, concurrency: int = 4,
-                 rate_dir: Optional[str] = None) -> Recording:
+                 rate_dir: Optional[str] = None, journal: Optional[Journal] = None) -> Recording:
     """Record ``task.runs`` live runs of one agent item; see the module docstring.
 
     ``models`` is the suite's ``models:`` block (``base_url``, limits, budget, price per
     provider or model); ``concurrency`` how many runs at once; ``rate_dir`` a folder all
-    pytest-xdist workers share, to hold the per-minute limits across them. Raises
+    pytest-xdist workers share, to hold the per-minute limits across them; ``journal`` keeps
+    each finished run on disk, so a recording started again runs only the missing ones
+    (:mod:`.journal`). Raises
     :class:`LiveError` (one line; ``.completed`` holds the runs that finished) when the
     model, a server or the budget fails.
     """
-    return run_sync(record_agent_async, task, models, concurrency, rate_dir)
+    return run_sync(record_agent_async, task, models, concurrency, rate_dir, journal)
