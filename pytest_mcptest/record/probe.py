@@ -22,7 +22,7 @@ It calls none of the server's own tools unless asked (``--call TOOL=JSON``, afte
 nothing the server does on a call happens. The
 requests sent on purpose are listed in the run's ``meta.probe.deliberate`` (message index and
 purpose), so the checks of the host's side leave them out. Every message is kept as
-``mcptest record`` keeps it (:class:`~.proxy.SessionLog`); ``mcptest conformance`` reads the
+``mcptest record`` keeps it (:class:`~.session_log.SessionLog`); ``mcptest conformance`` reads the
 cassette, and ``mcptest verify`` replays it against a later build like any other.
 """
 
@@ -36,7 +36,7 @@ import sys
 import threading
 from typing import Any, Optional
 
-from .proxy import SessionLog
+from .session_log import SessionLog
 
 PROBE_CLIENT = {"name": "mcptest-probe", "version": "1"}
 DEFAULT_VERSION = "2025-11-25"

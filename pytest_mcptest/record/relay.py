@@ -1,7 +1,7 @@
 """The stdio side of ``mcptest record``: host and server lines relayed as they are.
 
 Over stdio, MCP is newline-delimited JSON-RPC, so the proxy need not rebuild any message:
-each line the host writes is decoded once (``json``, for the :class:`~.proxy.SessionLog`)
+each line the host writes is decoded once (``json``, for the :class:`~.session_log.SessionLog`)
 and its bytes written to the server unchanged, and the same the other way. No SDK model is
 built, so nothing the SDK does not know is lost, a message costs one JSON decoding, and the
 proxy starts with nothing heavier than ``subprocess`` and ``threading`` imported (no SDK,
@@ -83,44 +83,78 @@ def relay(command: list[str], log, finish, errlog, gone_error, max_line: int = M
     """Relay one host session to the server started by ``command``: ``finish()`` as soon as
     the session ends (host closed stdin, SIGINT or SIGTERM), then the server is stopped.
     Returns ``{"gone": bool, "failure": str}`` (see :func:`.proxy.record`)."""
-    lock, out_lock, ended = threading.Lock(), threading.Lock(), threading.Event()
-    state = {"gone": False, "failure": "", "other": set(), "over": False, "interrupted": False}
-    out = sys.stdout.buffer
+    return LineRelay(command, log, errlog, gone_error, max_line).run(finish)
 
-    def to_host(data: bytes) -> None:
-        with out_lock:
+
+class LineRelay:
+    """The state both threads of one session share: the log and ``gone``/``failure`` under
+    ``lock``, writes to the host under ``out_lock`` (a line is never interleaved)."""
+
+    def __init__(self, command: list[str], log, errlog, gone_error, max_line: int):
+        self.log, self.errlog, self.gone_error, self.max_line = log, errlog, gone_error, max_line
+        self.lock, self.out_lock, self.ended = threading.Lock(), threading.Lock(), threading.Event()
+        self.gone = False           # the server went away (or never started)
+        self.failure = ""           # why, in words the host's errors and the last line use
+        self.other: set = set()     # ids of the host's requests other than tools/call still waiting
+        self.over = False           # the host ended the session (the server goes with it)
+        self.interrupted = False    # SIGINT or SIGTERM ended it
+        self.out = sys.stdout.buffer
+        self.process = self._start(command)
+
+    def _start(self, command: list[str]):
+        try:
+            stderr = self.errlog.fileno()
+        except (AttributeError, OSError, ValueError):
+            stderr = None
+        try:
+            return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                                    env=dict(os.environ), bufsize=0)
+        except OSError as exc:
+            self.gone = True
+            self.failure = f"could not be started: {exc.strerror or exc}"
+            self.log.ended = f"server {self.failure}"
+            return None
+
+    def run(self, finish) -> dict:
+        previous = {}
+        if threading.current_thread() is threading.main_thread():  # else signals stay with the caller
+            for number in (signal.SIGINT, signal.SIGTERM):
+                previous[number] = signal.signal(number, self.on_signal)
+        try:
+            reader = None
+            if self.process is not None:
+                reader = threading.Thread(target=self.server_side, name="mcptest-record-server", daemon=True)
+                reader.start()
+            threading.Thread(target=self.host_side, name="mcptest-record-host", daemon=True).start()
+            while not self.ended.wait(0.5):
+                pass
+            with self.lock:
+                self.over = True
+                finish()
+            if self.process is not None:
+                _shut_down(self.process)
+                reader.join(SHUTDOWN_SECONDS)
+        finally:
+            for number, handler in previous.items():
+                signal.signal(number, handler)
+        return {"gone": self.gone and not self.interrupted, "failure": self.failure}
+
+    def to_host(self, data: bytes) -> None:
+        with self.out_lock:
             try:
-                out.write(data)
-                out.flush()
+                self.out.write(data)
+                self.out.flush()
             except (OSError, ValueError):
                 pass  # the host is gone; what it missed is still recorded
 
-    try:
-        stderr = errlog.fileno()
-    except (AttributeError, OSError, ValueError):
-        stderr = None
-    try:
-        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
-                                   env=dict(os.environ), bufsize=0)
-    except OSError as exc:
-        process = None
-        state["gone"] = True
-        state["failure"] = f"could not be started: {exc.strerror or exc}"
-        log.ended = f"server {state['failure']}"
+    def answer_pending(self) -> None:  # under the lock
+        for request_id in self.log.give_up_waiting(self.other):
+            self.to_host(self.gone_error(request_id, self.failure))
 
-    def answer_pending() -> None:  # under the lock
-        for request_id in list(log.pending):
-            log.pending.pop(request_id)
-            log.unanswered += 1
-            to_host(gone_error(request_id, state["failure"]))
-        log.listing.clear()
-        for request_id in sorted(state["other"], key=str):
-            to_host(gone_error(request_id, state["failure"]))
-        state["other"].clear()
-
-    def server_side() -> None:
+    def server_side(self) -> None:
+        errlog = self.errlog
         try:
-            for line in lines(process.stdout.fileno(), max_line):
+            for line in lines(self.process.stdout.fileno(), self.max_line):
                 message = _decode(line)
                 if message is None or message.get("jsonrpc") != "2.0":
                     shown = printable(line[:200].decode("utf-8", "replace").strip())
@@ -128,35 +162,39 @@ def relay(command: list[str], log, finish, errlog, gone_error, max_line: int = M
                                  f"{shown}\n")
                     errlog.flush()
                     continue
-                with lock:
-                    log.from_server(message)
+                with self.lock:
+                    self.log.from_server(message)
                     if "method" not in message:
-                        state["other"].discard(message.get("id"))
-                to_host(line if line.endswith(b"\n") else line + b"\n")
+                        self.other.discard(message.get("id"))
+                self.to_host(line if line.endswith(b"\n") else line + b"\n")
         except LineTooLong:
-            state["failure"] = (f"sent a line longer than {max_line >> 20} MiB (MCPTEST_MAX_LINE_MB), "
-                                f"not passed on; the server was stopped")
-            errlog.write(f"mcptest record: the MCP server {state['failure']}\n")
+            self.failure = (f"sent a line longer than {self.max_line >> 20} MiB (MCPTEST_MAX_LINE_MB), "
+                            f"not passed on; the server was stopped")
+            errlog.write(f"mcptest record: the MCP server {self.failure}\n")
             errlog.flush()
-            _stop(process)
+            _stop(self.process)
+        self.server_ended()
+
+    def server_ended(self) -> None:
+        """The server's output ended: say how it exited (once it has), and answer what waits."""
         exited = ""
-        if not state["failure"] and not state["over"]:  # its output ended: say how it exited, once it has
+        if not self.failure and not self.over:
             try:
-                exited = exit_words(process.wait(SHUTDOWN_SECONDS))
+                exited = exit_words(self.process.wait(SHUTDOWN_SECONDS))
             except subprocess.TimeoutExpired:
                 pass
-        with lock:
-            if state["over"]:
+        with self.lock:
+            if self.over:
                 return  # the host ended the session and the server went with it
-            if state["failure"]:
-                log.ended = "server sent a line too long"
+            if self.failure:
+                self.log.ended = "server sent a line too long"
             else:
-                state["failure"] = exited  # "exited with code 3": the host's errors and the last line say so
-                log.ended = f"server {exited or 'exited'}"
-            state["gone"] = True
-            answer_pending()
+                self.failure = exited  # "exited with code 3": the host's errors and the last line say so
+                self.log.ended = f"server {exited or 'exited'}"
+            self.gone = True
+            self.answer_pending()
 
-    def host_side() -> None:
+    def host_side(self) -> None:
         try:
             fd = sys.stdin.fileno()
         except (AttributeError, OSError, ValueError):
@@ -164,65 +202,42 @@ def relay(command: list[str], log, finish, errlog, gone_error, max_line: int = M
         try:
             for line in lines(fd, sys.maxsize):
                 if line.strip():
-                    from_host(line)
+                    self.from_host(line)
         finally:
-            ended.set()
+            self.ended.set()
 
-    def from_host(line: bytes) -> None:
+    def from_host(self, line: bytes) -> None:
         message = _decode(line)
         if message is None:
-            errlog.write("mcptest record: the host sent a line that is not JSON-RPC, not forwarded: "
-                         f"{printable(line[:200].decode('utf-8', 'replace').strip())}\n")
-            to_host(b'{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": '
-                    b'"Parse error: the line is not a JSON object"}}\n')
+            self.errlog.write("mcptest record: the host sent a line that is not JSON-RPC, not forwarded: "
+                              f"{printable(line[:200].decode('utf-8', 'replace').strip())}\n")
+            self.to_host(b'{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": '
+                         b'"Parse error: the line is not a JSON object"}}\n')
             return
         request_id = message.get("id")
         is_request = isinstance(message.get("method"), str) and request_id is not None
-        with lock:
-            log.from_host(message)
-            if is_request and request_id not in log.pending:
-                state["other"].add(request_id)
-            alive = not state["gone"]
+        with self.lock:
+            self.log.from_host(message)
+            if is_request and request_id not in self.log.pending:
+                self.other.add(request_id)
+            alive = not self.gone
         if alive:
             try:
-                process.stdin.write(line if line.endswith(b"\n") else line + b"\n")
+                self.process.stdin.write(line if line.endswith(b"\n") else line + b"\n")
                 return
             except (OSError, ValueError):
-                with lock:
-                    state["gone"] = True
+                with self.lock:
+                    self.gone = True
         if is_request:
-            with lock:
-                log.unanswered += log.pending.pop(request_id, None) is not None
-                state["other"].discard(request_id)
-            to_host(gone_error(request_id, state["failure"]))
+            with self.lock:
+                self.log.unanswered += self.log.pending.pop(request_id, None) is not None
+                self.other.discard(request_id)
+            self.to_host(self.gone_error(request_id, self.failure))
 
-    def on_signal(number, frame) -> None:
-        log.ended = "interrupted"
-        state["interrupted"] = True
-        ended.set()
-
-    previous = {}
-    if threading.current_thread() is threading.main_thread():  # else signals stay with the caller
-        for number in (signal.SIGINT, signal.SIGTERM):
-            previous[number] = signal.signal(number, on_signal)
-    try:
-        reader = None
-        if process is not None:
-            reader = threading.Thread(target=server_side, name="mcptest-record-server", daemon=True)
-            reader.start()
-        threading.Thread(target=host_side, name="mcptest-record-host", daemon=True).start()
-        while not ended.wait(0.5):
-            pass
-        with lock:
-            state["over"] = True
-            finish()
-        if process is not None:
-            _shut_down(process)
-            reader.join(SHUTDOWN_SECONDS)
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-    return {"gone": state["gone"] and not state["interrupted"], "failure": state["failure"]}
+    def on_signal(self, number, frame) -> None:
+        self.log.ended = "interrupted"
+        self.interrupted = True
+        self.ended.set()
 
 
 def _stop(process) -> None:

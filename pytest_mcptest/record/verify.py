@@ -519,7 +519,7 @@ def _difference(path: str, recorded: Any, got: Any) -> list[str]:
 
 def update(path: str, recording: Recording, outcome: Outcome, server: str, headers: dict) -> int:
     """Append the new session to the cassette as a new run; returns its number."""
-    from ..record.proxy import SessionLog
+    from ..record.session_log import SessionLog
     from . import store
 
     log = SessionLog(server)

@@ -12,9 +12,9 @@ from hypothesis_budget import budget
 
 from pytest_mcptest.formats.cassette import load_cassette
 from pytest_mcptest.record import store
-from pytest_mcptest.record.proxy import SessionLog
-from pytest_mcptest.redact import redactor
 from pytest_mcptest.record.relay import LineTooLong, lines
+from pytest_mcptest.record.session_log import SessionLog
+from pytest_mcptest.redact import redactor
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-10, 10), st.text(max_size=6))
 json_values = st.recursive(scalars, lambda inner: st.one_of(

@@ -13,7 +13,7 @@ from pytest_mcptest.engine.paths import ANY, PathError, parse_path
 from pytest_mcptest.mcp.json_diff import differences, ignore_path, show_path
 from pytest_mcptest.mcp.recording import Exchange, Recording
 from pytest_mcptest.mcp.replay_server import Matcher, NoMatch
-from pytest_mcptest.record.proxy import SessionLog
+from pytest_mcptest.record.session_log import SessionLog
 
 
 def host(log, rid, method, params=None):
