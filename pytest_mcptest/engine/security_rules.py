@@ -1242,105 +1242,135 @@ def scan_text(text: str, tool: str = "", *, siblings: Iterable[str] = frozenset(
     checked again, one level deep."""
     ctx = context or ToolContext(tool, frozenset(_ident(s) for s in siblings), frozenset(), dict(foreign or {}),
                                  _secret_purpose(tool))
-    allowed = ALL_CHECKS if checks is None else frozenset(checks)
-    found: dict[str, str] = {}
-    reader = _Reader(text)
-    low = reader.low
-
-    def say(rule: str, span, prefix: str = "") -> None:
-        if rule not in found:
-            found[rule] = prefix + reader.quote(span[0], span[1])
-
-    result = "SEC-001:result" in allowed or "SEC-007:result" in allowed
-    spoken = (lambda m: not _quoted_mention(low, m.start(), m.end()))
-    if "SEC-001" in allowed:
-        match = _first(_OVERRIDE, low, spoken)
-        if match:
-            say("SEC-001", match.span())
-    if "SEC-001:result" in allowed and "SEC-001" not in found:
-        match = _first(_ADDRESSED, low, spoken)
-        if match:
-            say("SEC-001", match.span(), "addresses the model: ")
-    if "SEC-002" in allowed:
-        conceal, hide_from = (_CONCEAL_RESULT, _HIDE_FROM_RESULT) if result else (_CONCEAL, _HIDE_FROM)
-        match = _first(conceal, low, lambda m: spoken(m) and not _protective(low, m.start(), m.end()))
-        if match is None:
-            match = _first(hide_from, low, lambda m: spoken(m) and not _negated(low, m.start()))
-        if match:
-            say("SEC-002", match.span())
-    if ("SEC-002" in allowed or "SEC-015" in allowed) and "SEC-002" not in found:
-        strong, weak = _withholding(low, result)
-        if strong and "SEC-002" in allowed:
-            say("SEC-002", strong, "keeps something from the user: ")
-        elif weak and "SEC-015" in allowed:
-            say("SEC-015", weak, "may keep something from the user: ")
-    if "SEC-003" in allowed:
-        match = _first(_MARKUP, low, spoken)
-        if match:
-            say("SEC-003", match.span())
-    secret_seen = False
-    if "SEC-004" in allowed or "SEC-014" in allowed:
-        taken, named = _secret_files(reader, ctx)
-        secret_seen = named is not None
-        if taken and "SEC-004" in allowed:
-            say("SEC-004", taken)
-        elif named and "SEC-014" in allowed:
-            say("SEC-014", named, "names a secret file: ")
-    if "SEC-005" in allowed or "SEC-014" in allowed:
-        taken, asked = _secret_requests(reader, ctx)
-        secret_seen = secret_seen or asked is not None
-        if taken and "SEC-005" in allowed:
-            say("SEC-005", taken)
-        elif asked and "SEC-014" in allowed:
-            say("SEC-014", asked, "asks for a credential: ")
-    if "SEC-006" in allowed:
-        match = _first(_EXFIL_SEND, low, lambda m: not _EXAMPLE_WORDS.search(low, m.start(), m.end()))
-        if match is None:
-            match = _SHELL.search(low)
-        if match:
-            say("SEC-006", match.span())
-    if ("SEC-006" in allowed or "SEC-006:smuggle" in allowed) and "SEC-006" not in found:
-        match = _SMUGGLE.search(low) or _CONTEXT_OUT.search(low)
-        if match is None and (secret_seen or _SECRET_FILE.search(low) or _SECRET_WORD.search(low)):
-            match = _SMUGGLE_IT.search(low) or _first(
-                _SMUGGLE_IT_NAMED, low, lambda m: m.group(_SMUGGLE_IT_NAMED.groupindex["p"]) in ctx.params)
-        if match:
-            say("SEC-006", match.span())
-    if "SEC-014" in allowed and "SEC-006" not in found and "SEC-014" not in found:
-        match = _first(_SENSITIVE_MOVED, low, lambda m: not _negated(low, m.start()))
-        if match:
-            say("SEC-014", match.span(), "moves sensitive data: ")
-    if "SEC-007" in allowed:
-        ref = _tool_reference(reader, ctx, "SEC-007:result" in allowed)
-        if ref:
-            found["SEC-007"] = f"{ref[2]}: {reader.quote(ref[0], ref[1])[5:]}"
-    decoded: list[tuple[str, str]] = []
-    if "SEC-010" in allowed or "SEC-011" in allowed:
-        carrying, invisible, hidden = hidden_characters(text)
-        if carrying and "SEC-010" in allowed:
-            said = f"; they spell {hidden[:200]!r}" if hidden.strip() else ""
-            found["SEC-010"] = f"contains {', '.join(carrying[:4])}{said}"
-            if hidden.strip():
-                decoded.append(("hidden characters", hidden))
-        if "SEC-011" in allowed:
-            mixed = mixed_script_words(text)
-            if invisible:
-                found["SEC-011"] = f"contains {', '.join(invisible[:4])}"
-            elif mixed:
-                words_ = ", ".join(map(repr, mixed))
-                found["SEC-011"] = f"mixes Latin letters with look-alikes of another script: {words_}"
-    if "SEC-012" in allowed and depth == 0:
-        payloads = decoded_payloads(text)
-        if payloads:
-            run, plain = payloads[0]
-            shown = run if len(run) <= 40 else run[:37] + "..."
-            found["SEC-012"] = f"contains {shown!r}, which decodes to {plain[:80]!r}"
-            decoded += [("an encoded payload", p) for _, p in payloads]
+    scan = _TextScan(text, ctx, ALL_CHECKS if checks is None else frozenset(checks))
+    scan.instructions()
+    scan.secrets()
+    decoded = scan.hidden(depth)
     if depth == 0:
         for where, plain in decoded:
             for rule, message in scan_text(plain, tool, checks=checks, depth=1, context=ctx):
-                found.setdefault(rule, f"in text decoded from {where}: {message}")
-    return sorted(found.items())
+                scan.found.setdefault(rule, f"in text decoded from {where}: {message}")
+    return sorted(scan.found.items())
+
+
+class _TextScan:
+    """One string under the text rules, in three passes that share what was found: some
+    rules speak only when an earlier one did not (SEC-015 after SEC-002, SEC-014 after
+    SEC-004/005/006), and the smuggling rule listens harder once a secret was named."""
+
+    def __init__(self, text: str, ctx: ToolContext, allowed: frozenset):
+        self.text, self.ctx, self.allowed = text, ctx, allowed
+        self.found: dict[str, str] = {}
+        self.reader = _Reader(text)
+        self.low = self.reader.low
+        self.result = "SEC-001:result" in allowed or "SEC-007:result" in allowed
+
+    def say(self, rule: str, span, prefix: str = "") -> None:
+        if rule not in self.found:
+            self.found[rule] = prefix + self.reader.quote(span[0], span[1])
+
+    def spoken(self, match) -> bool:
+        """Said, not quoted as an example of what the tool detects."""
+        return not _quoted_mention(self.low, match.start(), match.end())
+
+    def instructions(self) -> None:
+        """Text that steers the model: overrides (SEC-001), concealment (SEC-002, SEC-015),
+        markup addressed to it (SEC-003)."""
+        allowed, found, low, spoken = self.allowed, self.found, self.low, self.spoken
+        if "SEC-001" in allowed:
+            match = _first(_OVERRIDE, low, spoken)
+            if match:
+                self.say("SEC-001", match.span())
+        if "SEC-001:result" in allowed and "SEC-001" not in found:
+            match = _first(_ADDRESSED, low, spoken)
+            if match:
+                self.say("SEC-001", match.span(), "addresses the model: ")
+        if "SEC-002" in allowed:
+            conceal, hide_from = (_CONCEAL_RESULT, _HIDE_FROM_RESULT) if self.result else (_CONCEAL, _HIDE_FROM)
+            match = _first(conceal, low, lambda m: spoken(m) and not _protective(low, m.start(), m.end()))
+            if match is None:
+                match = _first(hide_from, low, lambda m: spoken(m) and not _negated(low, m.start()))
+            if match:
+                self.say("SEC-002", match.span())
+        if ("SEC-002" in allowed or "SEC-015" in allowed) and "SEC-002" not in found:
+            strong, weak = _withholding(low, self.result)
+            if strong and "SEC-002" in allowed:
+                self.say("SEC-002", strong, "keeps something from the user: ")
+            elif weak and "SEC-015" in allowed:
+                self.say("SEC-015", weak, "may keep something from the user: ")
+        if "SEC-003" in allowed:
+            match = _first(_MARKUP, low, spoken)
+            if match:
+                self.say("SEC-003", match.span())
+
+    def secrets(self) -> None:
+        """Secrets taken or asked for (SEC-004, SEC-005, SEC-014) and data sent away
+        (SEC-006, SEC-014)."""
+        allowed, found, low, ctx = self.allowed, self.found, self.low, self.ctx
+        secret_seen = False
+        if "SEC-004" in allowed or "SEC-014" in allowed:
+            taken, named = _secret_files(self.reader, ctx)
+            secret_seen = named is not None
+            if taken and "SEC-004" in allowed:
+                self.say("SEC-004", taken)
+            elif named and "SEC-014" in allowed:
+                self.say("SEC-014", named, "names a secret file: ")
+        if "SEC-005" in allowed or "SEC-014" in allowed:
+            taken, asked = _secret_requests(self.reader, ctx)
+            secret_seen = secret_seen or asked is not None
+            if taken and "SEC-005" in allowed:
+                self.say("SEC-005", taken)
+            elif asked and "SEC-014" in allowed:
+                self.say("SEC-014", asked, "asks for a credential: ")
+        if "SEC-006" in allowed:
+            match = _first(_EXFIL_SEND, low, lambda m: not _EXAMPLE_WORDS.search(low, m.start(), m.end()))
+            if match is None:
+                match = _SHELL.search(low)
+            if match:
+                self.say("SEC-006", match.span())
+        if ("SEC-006" in allowed or "SEC-006:smuggle" in allowed) and "SEC-006" not in found:
+            match = _SMUGGLE.search(low) or _CONTEXT_OUT.search(low)
+            if match is None and (secret_seen or _SECRET_FILE.search(low) or _SECRET_WORD.search(low)):
+                match = _SMUGGLE_IT.search(low) or _first(
+                    _SMUGGLE_IT_NAMED, low, lambda m: m.group(_SMUGGLE_IT_NAMED.groupindex["p"]) in ctx.params)
+            if match:
+                self.say("SEC-006", match.span())
+        if "SEC-014" in allowed and "SEC-006" not in found and "SEC-014" not in found:
+            match = _first(_SENSITIVE_MOVED, low, lambda m: not _negated(low, m.start()))
+            if match:
+                self.say("SEC-014", match.span(), "moves sensitive data: ")
+
+    def hidden(self, depth: int) -> list[tuple[str, str]]:
+        """Other tools named (SEC-007), hidden characters and look-alikes (SEC-010, SEC-011),
+        encoded payloads (SEC-012); returns the text decoded from them, to be scanned again."""
+        allowed, found, text = self.allowed, self.found, self.text
+        if "SEC-007" in allowed:
+            ref = _tool_reference(self.reader, self.ctx, "SEC-007:result" in allowed)
+            if ref:
+                found["SEC-007"] = f"{ref[2]}: {self.reader.quote(ref[0], ref[1])[5:]}"
+        decoded: list[tuple[str, str]] = []
+        if "SEC-010" in allowed or "SEC-011" in allowed:
+            carrying, invisible, hidden = hidden_characters(text)
+            if carrying and "SEC-010" in allowed:
+                said = f"; they spell {hidden[:200]!r}" if hidden.strip() else ""
+                found["SEC-010"] = f"contains {', '.join(carrying[:4])}{said}"
+                if hidden.strip():
+                    decoded.append(("hidden characters", hidden))
+            if "SEC-011" in allowed:
+                mixed = mixed_script_words(text)
+                if invisible:
+                    found["SEC-011"] = f"contains {', '.join(invisible[:4])}"
+                elif mixed:
+                    words_ = ", ".join(map(repr, mixed))
+                    found["SEC-011"] = f"mixes Latin letters with look-alikes of another script: {words_}"
+        if "SEC-012" in allowed and depth == 0:
+            payloads = decoded_payloads(text)
+            if payloads:
+                run, plain = payloads[0]
+                shown = run if len(run) <= 40 else run[:37] + "..."
+                found["SEC-012"] = f"contains {shown!r}, which decodes to {plain[:80]!r}"
+                decoded += [("an encoded payload", p) for _, p in payloads]
+        return decoded
 
 
 # --------------------------------------------------------------------------- tools and catalogs
