@@ -107,6 +107,7 @@ class Verdict(msgspec.Struct, frozen=True):
     recorded_runs: bool = False
     # What the figures depend on besides the agent (engine/basis.py): flat keys, for the report.
     basis: Optional[dict] = None
+    infra_errors: int = 0  # recorded runs its infrastructure ended (engine/infra.py): counted, not judged
 
     @property
     def failures(self) -> tuple[Failure, ...]:

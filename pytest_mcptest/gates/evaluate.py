@@ -85,7 +85,8 @@ def evaluate(block, ctx: Context = Context()) -> Verdict:
     runs_judged = [item for item in source.items if isinstance(item, Run)] if cassette is not None else ()
     basis = item_basis(cassette.meta if cassette is not None else None, runs_judged, grading(block, ctx))
     return Verdict(block, source.shown, tuple(runs), source=source.head, aggregate=aggregate, summary=tuple(summary),
-                   notes=source.notes, recorded_runs=cassette is not None, basis=basis)
+                   notes=source.notes, recorded_runs=cassette is not None, basis=basis,
+                   infra_errors=source.infra_errors)
 
 
 def grading(block, ctx: Context) -> dict:

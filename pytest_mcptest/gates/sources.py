@@ -52,6 +52,7 @@ class Evidence(msgspec.Struct, frozen=True):
     cassette: Optional[Cassette] = None
     notes: tuple[str, ...] = ()  # what the replay should be read with: first N runs judged, drift
     said: tuple[str, ...] = ()  # said once in the terminal, not part of the verdict: what was recorded
+    infra_errors: int = 0  # recorded runs that ended in an infrastructure failure, left out of ``items``
 
 
 def display(path: str, root: Optional[str]) -> str:
@@ -119,18 +120,25 @@ def open_cassette(block: Any, ctx: Context, live: Any = None) -> Evidence:
     can_record = ctx.record_mode is not RecordMode.NONE and live is not None and live.can_record(block)
     needs = live.needs if live is not None else None
     recorder = live.recorder if live is not None else "a recorder"
-    decision = modes.decide(ctx.record_mode, shown, exists, len(cassette.runs) if cassette else 0,
-                            getattr(block, "runs", None), can_record=can_record, recorder=recorder,
-                            needs=needs)
+    good, broken = _counts(cassette)
+    decision = modes.decide(ctx.record_mode, shown, exists, good, getattr(block, "runs", None),
+                            can_record=can_record, recorder=recorder, needs=needs, runs_broken=broken)
     if decision.records and not ctx.dry_run:
         with _locked(path):  # items sharing a cassette (pytest -n 2) record it once: the second replays
             cassette = _load(path, shown, ctx)
-            decision = modes.decide(ctx.record_mode, shown, cassette is not None,
-                                    len(cassette.runs) if cassette else 0, getattr(block, "runs", None),
-                                    can_record=can_record, recorder=recorder,
-                                    needs=needs)
+            good, broken = _counts(cassette)
+            decision = modes.decide(ctx.record_mode, shown, cassette is not None, good, getattr(block, "runs", None),
+                                    can_record=can_record, recorder=recorder, needs=needs, runs_broken=broken)
             return _carry_out(decision, block, ctx, live, path, shown, cassette)
     return _carry_out(decision, block, ctx, live, path, shown, cassette)
+
+
+def _counts(cassette: Optional[Cassette]) -> tuple[int, int]:
+    """``(agent runs, infrastructure failures)`` the cassette holds (``engine/infra.py``)."""
+    if cassette is None:
+        return 0, 0
+    runs, broken = _agent_runs(cassette)
+    return len(runs), len(broken)
 
 
 def _store() -> Any:
@@ -172,9 +180,13 @@ def _carry_out(decision: Any, block: Any, ctx: Context, live: Any, path: str, sh
     cassette, cost_note = _priced(cassette, block)
     if cost_note:
         notes.append(cost_note)
-    runs = cassette.runs if decision.runs_to_judge is None else cassette.runs[:decision.runs_to_judge]
+    runs, broken = _agent_runs(cassette)
+    if broken:
+        notes.append(_infra_summary(broken))
+    runs = runs if decision.runs_to_judge is None else runs[:decision.runs_to_judge]
     if not runs:
-        raise RecordingUnavailable("cassette", shown, f"{shown} holds no runs")
+        raise RecordingUnavailable("cassette", shown, f"{shown} holds no runs" + (
+            f": {_infra_summary(broken)}" if broken else ""))
     drift = _drift(block, cassette, shown, ctx)
     if drift:
         if ctx.drift == "fail":
@@ -182,7 +194,22 @@ def _carry_out(decision: Any, block: Any, ctx: Context, live: Any, path: str, sh
         notes.append(drift)
     calls = len(runs[0].tool_calls) if len(runs) == 1 else sum(len(run.tool_calls) for run in runs)
     head = f"cassette {shown}, {plural(len(runs), 'run')}, {plural(calls, 'call')}"
-    return Evidence(shown, runs, head, cassette, tuple(notes), tuple(said))
+    return Evidence(shown, runs, head, cassette, tuple(notes), tuple(said), len(broken))
+
+
+def _agent_runs(cassette: Cassette) -> tuple[tuple, tuple]:
+    """The cassette's runs of the agent, and those its infrastructure ended (not judged)."""
+    if not any(run.meta for run in cassette.runs):  # nearly every cassette: no run to look into
+        return cassette.runs, ()
+    from ..engine.infra import split
+
+    return split(cassette.runs)
+
+
+def _infra_summary(broken: tuple) -> str:
+    from ..engine.infra import summary
+
+    return summary(broken)
 
 
 def _priced(cassette: Cassette, block: Any) -> tuple[Cassette, Optional[str]]:

@@ -195,7 +195,7 @@ async def record_conversation_async(task: ConversationTask, models: Optional[Map
         await pool.close()
     meta = {"conversation": task.name, "recorder": RECORDER, "model": task.model,
             "synthetic_user_model": str(roles.user.provider.ref), "judge_model": str(roles.judge.provider.ref)}
-    return finish(runs, catalogs[0] or {}, meta, notes_for(ledger, catalogs, pool.models) + sorted(notes),
+    return finish(runs, next((c for c in catalogs if c), {}), meta, notes_for(ledger, catalogs, pool.models) + sorted(notes),
                   ledger)
 
 

@@ -51,6 +51,31 @@ class LiveError(Exception):
         self.completed = dict(completed or {})
 
 
+class InfraError(LiveError):
+    """A run ended by its infrastructure, not by the agent: ``cause`` is one of
+    ``engine.infra.CAUSES`` (retries exhausted on 429 or 5xx, a timeout, a lost connection, a
+    server that would not start). The runner records such a run as ``infra_error``."""
+
+    def __init__(self, message: str, cause: str):
+        super().__init__(message)
+        self.cause = cause
+
+
+def infra_cause(exc: Exception) -> Optional[str]:
+    """The infrastructure cause of an SDK exception, or None (a refused key, a bad request)."""
+    name = type(exc).__name__
+    status = getattr(exc, "status_code", None)
+    if name == "APITimeoutError":
+        return "timeout"
+    if name == "APIConnectionError":
+        return "connection"
+    if status == 429:
+        return "rate_limited"
+    if isinstance(status, int) and status >= 500:
+        return "server_error"
+    return None
+
+
 @attrs.frozen
 class ModelRef:
     """A parsed ``provider:name``."""
@@ -259,6 +284,9 @@ class Provider:
         except LiveError:
             raise
         except Exception as exc:  # noqa: BLE001 - every SDK failure becomes one clear line
+            cause = infra_cause(exc)
+            if cause is not None:
+                raise InfraError(scrub(self._describe(exc)), cause) from None
             raise LiveError(scrub(self._describe(exc))) from None
         if not isinstance(data, dict):
             raise self.malformed(f"the answer is not a JSON object ({type(data).__name__})")

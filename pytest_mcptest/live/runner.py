@@ -40,6 +40,7 @@ from typing import Mapping, Optional, Sequence, Union
 import attrs
 
 from ..formats.cassette import Cassette, as_json, parse_cassette
+from ..engine.infra import KEY as INFRA_KEY, infra_error
 from ..engine.trace import Run, Tokens, ToolCall
 from ..mcp.client import innermost, run_sync
 from ..text import plural
@@ -50,7 +51,7 @@ from .journal import Journal
 from .campaign import active as active_campaign
 from .limits import Budget, limiter_for
 from .pricing import cost_micros, price_of
-from .provider import LiveError, Provider, Reply, key_redactor, parse_model, settings_for
+from .provider import InfraError, LiveError, Provider, Reply, key_redactor, parse_model, settings_for
 from .providers import make_provider
 from .servers import ServerHub, ServerSpec, ToolBoard, open_servers
 
@@ -403,10 +404,17 @@ class Recording:
         return Cassette(runs=self.runs, meta=dict(self.meta), catalog=self.catalog)
 
 
+def broken_run(exc: InfraError) -> Run:
+    """A run its infrastructure ended (``engine/infra.py``): its cause and message, no calls."""
+    return Run(meta={INFRA_KEY: {"cause": exc.cause, "message": str(exc)}})
+
+
 async def run_indexed(runs: int, concurrency: int, one, kept: Optional[Mapping] = None) -> list:
     """``await one(i)`` for every index not in ``kept`` (runs finished before, ``{i: run}``),
     at most ``concurrency`` at once; results in index order. A failure stops the rest and
-    raises :class:`LiveError` carrying the runs that completed."""
+    raises :class:`LiveError` carrying the runs that completed; but once a run has finished,
+    a run that an :class:`InfraError` ends is kept as an ``infra_error`` run (not the agent's
+    doing) and the others go on."""
     import anyio
 
     results: list = [None] * runs
@@ -422,9 +430,14 @@ async def run_indexed(runs: int, concurrency: int, one, kept: Optional[Mapping] 
                 return
             try:
                 results[i] = await one(i)
-            except BaseException:
-                failed.append(i)
-                raise
+            except BaseException as exc:
+                leaf = innermost(exc)  # the servers' task group wraps what ended the run
+                # Once a run has worked, a run its infrastructure ended is kept, not judged; before
+                # that, the provider or the servers are down: the recording stops.
+                if not isinstance(leaf, InfraError) or all(infra_error(r) is not None for r in done.values()):
+                    failed.append(i)
+                    raise
+                results[i] = broken_run(leaf)
             done[i] = results[i]
 
     try:
@@ -538,7 +551,8 @@ async def record_agent_async(task: AgentTask, models: Optional[Mapping] = None, 
         meta["system_prompt"] = task.system_prompt
     if task.rubric:
         meta["judge_model"] = task.judge_model
-    return finish(runs, catalogs[0] or {}, meta, notes_for(ledger, catalogs, pool.models) + sorted(notes), ledger)
+    catalog = next((c for c in catalogs if c), {})  # a run that failed to start its servers saw none
+    return finish(runs, catalog, meta, notes_for(ledger, catalogs, pool.models) + sorted(notes), ledger)
 
 
 def record_agent(task: AgentTask, models: Optional[Mapping] = None, concurrency: int = 4,

@@ -22,7 +22,7 @@ import attrs
 
 from ..mcp.client import (ServerError, StderrTail, all_pages, describe_failure, innermost, quiet_sdk_logging, open_session,
                           startup_reason, with_faults)
-from .provider import LiveError, ToolDef
+from .provider import InfraError, LiveError, ToolDef
 
 
 @attrs.frozen
@@ -114,7 +114,8 @@ async def open_servers(specs: Sequence[ServerSpec], call_timeout: float = 60.0):
                 await tail.settle()  # a server that exited on its own is said to have exited, with its status
                 leaf = with_faults(exc, faults, spec.timeout, tail) or innermost(exc)
                 reason = startup_reason(leaf, tail, spec.timeout)
-                raise LiveError(f"server {spec.name!r}: {ServerError(argv, reason, tail.text())}") from None
+                raise InfraError(f"server {spec.name!r}: {ServerError(argv, reason, tail.text())}",
+                                 "server_start") from None
             hub.sessions[spec.name] = session
             hub.catalog[spec.name] = {"tools": tools}
             hub.info[spec.name] = server_info(hello)

@@ -82,19 +82,23 @@ def how_to_record(path: str) -> str:
 
 def decide(mode: RecordMode | str, path: str, cassette_exists: bool, runs_recorded: int = 0,
            runs_wanted: Optional[int] = None, can_record: bool = False,
-           recorder: str = "a recorder", needs: Optional[str] = None) -> Decision:
+           recorder: str = "a recorder", needs: Optional[str] = None, runs_broken: int = 0) -> Decision:
     """Decide what ``mode`` means for an item whose cassette is ``path``.
 
     ``runs_recorded``: runs the cassette holds (0 when it is missing). ``runs_wanted``:
     the item's ``runs:`` (``None`` when it has none: every recorded run is judged and one
     run is recorded). ``can_record``: whether something behind the item can record it
     (a live agent runner, the fixture); ``recorder`` names it in messages; ``needs``, when
-    the item could record live but lacks keys for it, says which.
+    the item could record live but lacks keys for it, says which. ``runs_broken``: runs the
+    cassette holds that ended in an infrastructure failure (``engine/infra.py``), not counted
+    in ``runs_recorded``: ``once`` records them again as ``new_episodes`` does.
     """
     mode = RecordMode.parse(mode)
     if runs_wanted is not None and runs_wanted < 1:
         raise ValueError(f"runs must be at least 1, found {runs_wanted}")
     target = runs_wanted or 1
+    if mode is RecordMode.ONCE and cassette_exists and runs_broken and can_record and runs_recorded < target:
+        mode = RecordMode.NEW_EPISODES  # what infrastructure broke is recorded again, the rest kept
     if mode is RecordMode.NONE or (mode is RecordMode.ONCE and cassette_exists):
         return _replay(mode, path, cassette_exists, runs_recorded, runs_wanted)
     if mode is RecordMode.NEW_EPISODES and cassette_exists and runs_recorded >= target:

@@ -101,7 +101,9 @@ def save(path: str, runs: list[Run], catalog: dict, meta: dict, how: str, redact
     existing cassette is read again here, at the end, under an advisory lock held until the
     new one is in place (:func:`~pytest_mcptest.formats.files.locked`), so runs that other
     recorders append meanwhile, in this process or another, are kept: eight sessions
-    appending at once leave eight runs. What is written is read back by the reader first.
+    appending at once leave eight runs; an appended cassette drops the runs that ended in an
+    infrastructure failure (the new runs record them again). What is written is read back by
+    the reader first.
     """
     with locked(path):
         existing, raw, old_text = _read_existing(path) if how != NEW else (None, None, "")
@@ -111,6 +113,7 @@ def save(path: str, runs: list[Run], catalog: dict, meta: dict, how: str, redact
             existing, raw = None, None
         doc = merged(raw, redacted(runs, catalog, meta, redactor), catalog, existing)
         kept = _run_texts(old_text) if how == APPEND and raw is not None else []
+        kept = [run for run in kept if not _broken(run)]  # an infrastructure failure's run: replaced
         text = _with_runs_kept(doc, kept)
         cassette = parse_cassette(path, text)
         write_cassette(path, cassette, overwrite=True, text=text)
@@ -138,6 +141,15 @@ def _run_texts(text: str) -> list[str]:
             at = _skip(text, at + 1) if text[at:at + 1] == "," else at
         return runs
     return []
+
+
+def _broken(run_text: str) -> bool:
+    """Whether a kept run ended in an infrastructure failure (``engine/infra.py``): appending
+    runs records it again, so it is not kept."""
+    if '"infra_error"' not in run_text:
+        return False
+    meta = json.loads(run_text).get("meta")
+    return isinstance(meta, dict) and isinstance(meta.get("infra_error"), dict)
 
 
 def _skip(text: str, at: int) -> int:

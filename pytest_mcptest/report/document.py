@@ -59,6 +59,8 @@ def item_entry(nodeid: str, block, verdict) -> dict:
         entry["runs"] = [{"name": f"{block.name} #{r.index}", "passed": r.passed} for r in verdict.runs]
     if verdict is not None and verdict.basis:
         entry["basis"] = verdict.basis
+    if verdict is not None and verdict.infra_errors:
+        entry["infra_errors"] = verdict.infra_errors
     return entry
 
 
@@ -213,6 +215,9 @@ def build_report(items, errors: dict[str, str]) -> dict:
     modes = failure_mode_totals(out["items"])
     if modes:
         out["failure_modes"] = modes
+    broken = sum(item["infra_errors"] for item in out["items"] if isinstance(item.get("infra_errors"), int))
+    if broken:
+        out["infra_errors"] = broken
     from ..engine.basis import summary
 
     basis = summary(out["items"])
