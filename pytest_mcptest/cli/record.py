@@ -48,10 +48,10 @@ def run(args) -> int:
     try:
         with contextlib.ExitStack() as held:
             if not args.append:  # a second session writing this file anew is refused now, not after both ran
-                from ..record.store import reserved
+                from ..formats.files import locked  # not the cassette writer: the server starts first
 
                 try:
-                    held.enter_context(reserved(args.out))
+                    held.enter_context(locked(args.out, wait=False))
                 except BlockingIOError:
                     print(f"{args.out}: another mcptest record session is writing it; wait for it to end, record "
                           f"into another file, or pass --append to both to add each session as a run",

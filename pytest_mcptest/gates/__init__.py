@@ -16,15 +16,21 @@ import importlib
 import itertools
 from typing import Any, Callable, Iterable
 
-from ..suite.doc import common
-from ..suite.model import Block
-from ..engine.verdict import Failure, GateResult
-from . import sources
-from .protocol import Gate, LiveRecording
-from .sources import open_cassette
-
-# What a plugin's gate is written with (docs/gates.md).
+# What a plugin's gate is written with (docs/gates.md). Imported when first asked for, as the
+# registry's own helpers import what they use: ``gates.context`` (the session's settings,
+# which the plugin makes at every session's start) is in this package, and a session of
+# Python tests alone must not pay for the suite reader, the engine and the cassettes.
+_EXPORTS = {"Block": "..suite.model", "Failure": "..engine.verdict", "GateResult": "..engine.verdict",
+            "Gate": ".protocol", "LiveRecording": ".protocol", "common": "..suite.doc"}
 __all__ = ["Block", "Failure", "Gate", "GateResult", "LiveRecording", "common", "register"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+    globals()[name] = value
+    return value
 
 ENTRY_POINTS = "mcptest.gates"
 
@@ -95,6 +101,8 @@ def section_gate(section: str) -> Gate | None:
 def open_source(found: Gate, block: Any, ctx: Any) -> Any:
     """A block's recording, as its gate gets it: the gate's own ``open``, else the block's
     cassette (which the gate may record live, when it can and the record mode asks)."""
+    from .sources import open_cassette
+
     return found.open(block, ctx) if found.open is not None else open_cassette(block, ctx, found.live)
 
 
@@ -108,6 +116,8 @@ def document_gate(root: Any) -> Gate | None:
 
 def summary_sections() -> list[tuple[str, Callable]]:
     """Every terminal summary section a gate can ask for, with its renderer, in the gates' order."""
+    from . import sources
+
     sections = [*sources.SUMMARY_SECTIONS.items()]
     for found in builtin_gates():
         sections += found.summary_sections.items()
@@ -175,6 +185,8 @@ def register(gates: Iterable[Gate], origin: str = "a plugin") -> Callable[[], No
 def _check(added: Any, origin: str) -> None:
     """An added gate is a :class:`Gate` whose kind and sections no other gate has, with a
     schema for its sections (the suite schema is closed: a section it does not know is an error)."""
+    from .protocol import Gate
+
     if not isinstance(added, Gate):
         raise GateError(f"{origin} gave {added!r} where a pytest_mcptest.gates.Gate was expected")
     if added.kind in _GATES or added.kind in _BUILTIN_KINDS:

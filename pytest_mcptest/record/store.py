@@ -8,7 +8,6 @@ replay would refuse.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import time
 import uuid
@@ -169,12 +168,3 @@ def _with_runs_kept(doc: dict, kept: list[str]) -> str:
         text = text.replace(f'"{mark}"', run, 1)
     return text
 
-
-@contextlib.contextmanager
-def reserved(path: str):
-    """Hold ``path`` for one recording session that will write it anew: a second session
-    aimed at the same file is refused at its start (:class:`BlockingIOError`) instead of
-    both recording and one overwriting the other. Appending sessions do not reserve: they
-    merge under :func:`save`'s lock."""
-    with locked(path, wait=False):
-        yield
