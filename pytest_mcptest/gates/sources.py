@@ -313,6 +313,11 @@ def record_live(ctx: Context, path: str, how: str, recorder, meta: dict, written
     from ..redact import redactor
     from ..record.store import save, utc_now
 
+    import time
+
+    from ..live.shard import DURATION_KEY
+
+    started = time.monotonic()
     try:
         recording = recorder()
     except BudgetSpent as exc:
@@ -320,8 +325,9 @@ def record_live(ctx: Context, path: str, how: str, recorder, meta: dict, written
     except LiveError as exc:
         raise RecordingError(str(exc)) from None
     try:
-        save(path, list(recording.runs), recording.catalog, {**recording.meta, **meta, "recorded_at": utc_now()},
-             how, redactor(ctx.redact))
+        took = round(time.monotonic() - started, 3)  # what --mcptest-shard balances the next campaign by
+        save(path, list(recording.runs), recording.catalog,
+             {**recording.meta, **meta, DURATION_KEY: took, "recorded_at": utc_now()}, how, redactor(ctx.redact))
     except (OSError, ValueError) as exc:
         raise RecordingError(f"cannot write the cassette: {exc}") from None
     if written is not None:

@@ -46,6 +46,21 @@ def _campaign(config: pytest.Config) -> None:
     config.pluginmanager.register(campaign.SummaryPlugin(ledger), "mcptest-campaign")
 
 
+def _shard(config: pytest.Config) -> None:
+    """``--mcptest-shard I/N``: this machine's share of the items (``plugin/shard.py``)."""
+    text = config.getoption("mcptest_shard") or config.getini("mcptest_shard")
+    if not text:
+        return
+    from ..live.shard import parse_shard
+    from .shard import ShardPlugin
+
+    try:
+        index, count = parse_shard(text)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--mcptest-shard: {exc}") from None
+    config.pluginmanager.register(ShardPlugin(index, count), "mcptest-shard")
+
+
 def pytest_addhooks(pluginmanager) -> None:
     from . import hookspecs
 
@@ -91,8 +106,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "that could take its spend past X dollars; items it could not record are skipped")
     group.addoption("--mcptest-budget-tokens", dest="mcptest_budget_tokens", default=None, type=whole_number,
                     metavar="N", help="live recording: the same, in tokens")
+    group.addoption("--mcptest-shard", dest="mcptest_shard", default=None, metavar="I/N",
+                    help="run share I of N (1 to N): a balanced split of the items, the same on every machine, "
+                         "by the durations their cassettes recorded; the other items are deselected")
     parser.addini("mcptest_shared_limits", "the shared ledger of live recording (--mcptest-shared-limits)",
                   default=None)
+    parser.addini("mcptest_shard", "this machine's share of the items, I/N (--mcptest-shard)", default=None)
     parser.addini("mcptest_cassette_dir", "where cassettes are looked up, relative to the ini file", default=None)
     parser.addini("mcptest_record_mode", f"cassette record mode ({_MODES})", default="none")
     parser.addini("mcptest_files", "extra glob patterns of suite files to collect", type="linelist", default=[])
@@ -167,6 +186,7 @@ def pytest_configure(config: pytest.Config) -> None:
                                         dry_run=bool(config.getoption("mcptest_dry_run")),
                                         rate_dir=_rate_dir(config), live_catalogs={})
     _campaign(config)
+    _shard(config)
     added = [gate for gates in config.hook.pytest_mcptest_gates(config=config) if gates for gate in gates]
     if added:  # a conftest's or a plugin's gates, for this session only
         from ..gates import GateError, register
