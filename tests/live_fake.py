@@ -218,11 +218,50 @@ def play(judge_text=None):
     return script
 
 
-class FakeProvider:
-    """The server; use as a context manager. ``url`` is ``http://127.0.0.1:<port>``."""
+def limit_headers(api: str, limit: int, remaining: int, reset: float) -> dict:
+    """The rate-limit headers of an answer in ``api``'s own format: ``remaining`` of ``limit``
+    requests left in the window, which starts again in ``reset`` seconds."""
+    if api == "anthropic":
+        when = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(time.time() + reset))
+        frac = f"{(time.time() + reset) % 1:.3f}"[1:]
+        return {"anthropic-ratelimit-requests-limit": str(limit),
+                "anthropic-ratelimit-requests-remaining": str(remaining),
+                "anthropic-ratelimit-requests-reset": f"{when}{frac}Z"}
+    return {"x-ratelimit-limit-requests": str(limit), "x-ratelimit-remaining-requests": str(remaining),
+            "x-ratelimit-reset-requests": f"{reset:.3f}s", "x-ratelimit-limit-tokens": "1000000",
+            "x-ratelimit-remaining-tokens": "999000", "x-ratelimit-reset-tokens": "6m0s"}
 
-    def __init__(self, script: Callable[[Seen], Answer]):
+
+class Window:
+    """A provider's request limit: ``limit`` requests per ``seconds`` (a sliding window). Every
+    answer says what is left, in the API's headers; a request over the limit gets a 429 with
+    ``retry-after`` and is counted in ``refused``."""
+
+    def __init__(self, limit: int, seconds: float):
+        self.limit, self.seconds = limit, seconds
+        self.times: list[float] = []
+        self.refused = 0
+
+    def admit(self, seen: "Seen") -> tuple[Optional[Answer], dict]:
+        now = time.monotonic()
+        self.times = [t for t in self.times if t > now - self.seconds]
+        if len(self.times) >= self.limit:
+            self.refused += 1
+            reset = self.times[0] + self.seconds - now
+            headers = {**limit_headers(seen.api, self.limit, 0, reset), "retry-after": f"{max(reset, 0.001):.3f}"}
+            return error(seen, 429, "rate limit reached", headers), {}
+        self.times.append(now)
+        return None, limit_headers(seen.api, self.limit, self.limit - len(self.times),
+                                   self.times[0] + self.seconds - now)
+
+
+class FakeProvider:
+    """The server; use as a context manager. ``url`` is ``http://127.0.0.1:<port>``. With a
+    :class:`Window`, it holds a rate limit and says so in every answer's headers."""
+
+    def __init__(self, script: Callable[[Seen], Answer], window: Optional[Window] = None):
         self.script = script
+        self.window = window
         self.requests: list[Seen] = []
         self.lock = threading.Lock()
         self.in_flight = 0
@@ -247,7 +286,12 @@ class FakeProvider:
                     fake.in_flight += 1
                     fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
                 try:
-                    answer = fake.script(seen)
+                    refused, said = None, {}
+                    if fake.window is not None:
+                        with fake.lock:
+                            refused, said = fake.window.admit(seen)
+                    answer = refused or fake.script(seen)
+                    answer.headers = {**said, **answer.headers}
                     if answer.delay:
                         time.sleep(answer.delay)
                 finally:

@@ -256,11 +256,26 @@ class Provider:
         except ImportError:
             raise missing_extra(self.SDK) from None
         # The SDK reads the key (and, without base_url, the *_BASE_URL variable) itself.
+        self.pacer = None  # this endpoint's pause, read from every response's rate-limit headers
         try:
+            http = sdk.DefaultAsyncHttpxClient(event_hooks={"response": [self._on_response]})
             self._client = getattr(sdk, self.CLIENT)(base_url=settings.base_url, timeout=settings.timeout,
-                                                     max_retries=settings.max_retries)
+                                                     max_retries=settings.max_retries, http_client=http)
         except Exception as exc:  # noqa: BLE001 - a bad URL or credential setting in the environment
             raise LiveError(scrub(f"{ref}: the {self.SDK} client could not be set up: {exc}")) from None
+        from .adaptive import pacer_for
+
+        self.pacer = pacer_for(f"{ref.provider} {self.base_url}")
+
+    async def _on_response(self, response) -> None:
+        """Every HTTP response the SDK receives (retries too): its rate-limit headers (:mod:`.adaptive`)."""
+        if self.pacer is not None:
+            self.pacer.observe(response.headers, response.status_code)
+
+    async def pace(self) -> None:
+        """Wait while the provider's headers said this endpoint's window is nearly spent."""
+        if self.pacer is not None:
+            await self.pacer.wait()
 
     @property
     def base_url(self) -> str:

@@ -172,6 +172,7 @@ class Model:
             worst = worst_case(system, turns, tools, self.settings.max_tokens)
             hold = self.campaign.reserve(str(self.provider.ref), worst, asked_price)
         try:
+            await self.provider.pace()  # the provider said its window is nearly spent: wait for the reset
             await self.limiter.acquire()
             reply = await self.provider.complete(system, turns, tools, temperature)
         except BaseException:
