@@ -40,7 +40,8 @@ import msgspec
 from ..engine.paths import json_pointer
 from ..engine.trace import Message, NotNegative, Run, Tokens, ToolCall
 from ..errors import InputError
-from .files import MAX_JSON_DEPTH, atomic_write, brackets_within, loads_json, mapped_brackets_within, read_or_map
+from .files import (MAX_JSON_DEPTH, atomic_write, brackets_within, digest, loads_json, mapped_brackets_within,
+                    note_digest, note_read, read_or_map)
 
 CASSETTE_VERSION = 1
 
@@ -350,7 +351,7 @@ def _syntax(path: str, data: Any, exc: Exception) -> InputError:
 # next to each other in a suite, so a bounded cache parses each once without
 # holding every run of a large session in memory. A cassette only one item replays is
 # not kept (``keep=False``): holding it would only give the garbage collector more to walk.
-_CACHE: OrderedDict[str, tuple[tuple[int, int], Cassette]] = OrderedDict()
+_CACHE: OrderedDict[str, tuple[tuple[int, int], Cassette, str]] = OrderedDict()  # path -> (stamp, parse, digest)
 CACHE_SIZE = 256
 STREAM_BYTES = 16 << 20  # a cassette this large is mapped rather than read
 
@@ -373,14 +374,22 @@ def load_cassette(path: str, name: str | None = None, keep: bool = True, recheck
     key = os.path.abspath(path)
     hit = _CACHE.get(key)
     if hit is not None and not recheck:
+        note_digest(key, hit[2])  # the bytes it was parsed from: what a kept verdict depends on
         return hit[1]
-    st = os.stat(key)  # a missing file raises FileNotFoundError: the caller says how to record one
+    try:
+        st = os.stat(key)  # a missing file raises FileNotFoundError: the caller says how to record one
+    except FileNotFoundError:
+        note_read(key, None)
+        raise
     stamp = (st.st_mtime_ns, st.st_size)
     if hit is not None and hit[0] == stamp:
         _CACHE.move_to_end(key)
+        note_digest(key, hit[2])
         return hit[1]
-    cassette = parse_cassette(shown, read_or_map(key, shown, map_from=STREAM_BYTES))
-    _CACHE[key] = (stamp, cassette)
+    data = read_or_map(key, shown, map_from=STREAM_BYTES)
+    known = digest(data)  # before the parse, which closes a mapped file
+    cassette = parse_cassette(shown, data)
+    _CACHE[key] = (stamp, cassette, known)
     if len(_CACHE) > CACHE_SIZE:
         _CACHE.popitem(last=False)
     return cassette

@@ -18,12 +18,17 @@ the line and column, never the text.
 
 A missing file raises :class:`FileNotFoundError` unchanged, so a caller can say how to
 create it; every other problem is an :class:`~pytest_mcptest.errors.InputError`.
+
+:func:`watch_reads` lists every file read through here while it is open, with a hash of
+the bytes read (or that it was absent): what a verdict depends on, which the verdict
+cache checks before it reuses one (``plugin/verdict_cache.py``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import json
 import os
 import re
@@ -72,8 +77,10 @@ def read_or_map(path: str, name: Optional[str] = None, limit: Optional[int] = No
     try:
         fd = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
+        note_read(path, None)
         raise
     except NotADirectoryError:  # a file where a folder should be: nothing lies at ``path`` either
+        note_read(path, None)
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path) from None
     except IsADirectoryError:
         raise InputError(shown, "is a directory, not a regular file; mcptest reads only regular files") from None
@@ -92,7 +99,9 @@ def read_or_map(path: str, name: Optional[str] = None, limit: Optional[int] = No
             # The size checked, not the size when mapped (a file that grew stays bounded); a
             # file that shrank since, or a file system that cannot map, is read instead.
             with contextlib.suppress(OSError, ValueError):
-                return mmap.mmap(fd, st.st_size, access=mmap.ACCESS_READ)
+                mapped = mmap.mmap(fd, st.st_size, access=mmap.ACCESS_READ)
+                note_read(path, mapped)
+                return mapped
         chunks = []
         left = limit + 1  # a file that grows (or a /proc file that claims size 0) is still bounded
         want = min(left, st.st_size + 1)  # the whole file and one byte more: its end in one read
@@ -111,7 +120,50 @@ def read_or_map(path: str, name: Optional[str] = None, limit: Optional[int] = No
         raise InputError(shown, f"cannot read: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
-    return b"".join(chunks)
+    data = b"".join(chunks)
+    note_read(path, data)
+    return data
+
+
+_WATCHED: Optional[list] = None  # inside watch_reads: (absolute path, digest or None) of each read
+
+
+@contextlib.contextmanager
+def watch_reads():
+    """The files read inside this block, as a list of ``(absolute path, digest)`` (``digest``
+    of the bytes read, :func:`digest`; None for a file that was not there), filled as they
+    are read. A block inside another adds its reads to the outer one's too."""
+    global _WATCHED
+    outer, _WATCHED = _WATCHED, []
+    try:
+        yield _WATCHED
+    finally:
+        if outer is not None:
+            outer.extend(_WATCHED)
+        _WATCHED = outer
+
+
+def watching() -> bool:
+    """Whether reads are being listed (a reader that keeps what it read between calls must
+    then say what it hands out again: :func:`note_digest`)."""
+    return _WATCHED is not None
+
+
+def digest(data: Any) -> str:
+    """What a file's content is known by: the SHA-1 of its bytes (or of a mapped file)."""
+    return hashlib.sha1(data).hexdigest()
+
+
+def note_read(path: str, data: Any) -> None:
+    """``path`` was read and gave ``data`` (None: it was not there), while reads are watched."""
+    if _WATCHED is not None:
+        _WATCHED.append((os.path.abspath(path), None if data is None else digest(data)))
+
+
+def note_digest(path: str, known: str) -> None:
+    """``path`` was used again with the content ``known`` (its :func:`digest`) without a read."""
+    if _WATCHED is not None:
+        _WATCHED.append((os.path.abspath(path), known))
 
 
 def regular_file_problem(path: str) -> Optional[str]:

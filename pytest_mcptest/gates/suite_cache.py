@@ -33,7 +33,7 @@ import attrs
 from ..errors import InputError
 from ..suite.model import Block, Suite
 
-CACHE_FORMAT = 7
+CACHE_FORMAT = 8
 
 
 @lru_cache(maxsize=1)
@@ -91,6 +91,7 @@ class CollectedSuite:
     servers: dict
     data: Optional[bytes] = None  # the pickle of the built blocks, or None: they are in ``built``
     built: Optional[tuple[Block, ...]] = None
+    digest: Optional[str] = None  # the SHA-1 of the file's bytes: what its blocks were built from
     _held: Optional[tuple[Block, ...]] = attrs.field(default=None, init=False, eq=False, repr=False)
     _builds: int = attrs.field(default=0, init=False, eq=False, repr=False)  # times the pickle was loaded
 
@@ -116,12 +117,13 @@ class CollectedSuite:
         return Suite(path=self.path, blocks=blocks, servers=self.servers, warnings=self.warnings)
 
     @classmethod
-    def of(cls, suite: Suite, pickled: bool) -> "CollectedSuite":
-        """``suite``'s heads, with its blocks pickled or kept as built."""
+    def of(cls, suite: Suite, pickled: bool, digest: Optional[str] = None) -> "CollectedSuite":
+        """``suite``'s heads, with its blocks pickled or kept as built (``digest``: of the
+        file's bytes)."""
         blocks, heads = suite.blocks, tuple(map(head, suite.blocks))
         if not pickled:
-            return cls(suite.path, heads, suite.warnings, suite.servers, built=blocks)
-        return cls(suite.path, heads, suite.warnings, suite.servers, data=_dumps(blocks))
+            return cls(suite.path, heads, suite.warnings, suite.servers, built=blocks, digest=digest)
+        return cls(suite.path, heads, suite.warnings, suite.servers, data=_dumps(blocks), digest=digest)
 
 
 def head(block: Block) -> Block:
@@ -145,10 +147,11 @@ def collect_suite(path: str, directory: Optional[str] = None) -> CollectedSuite:
             data = fh.read()
     except OSError as exc:
         raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
+    known = hashlib.sha1(data).hexdigest()
     if directory is None:
-        return CollectedSuite.of(_build(path, data), pickled=False)
+        return CollectedSuite.of(_build(path, data), pickled=False, digest=known)
     real = os.path.realpath(path)
-    key = (real, hashlib.sha1(data).hexdigest(), code_stamp())
+    key = (real, known, code_stamp())
     where = cache_path(path, directory, real)
     try:
         with open(where, "rb") as fh:
@@ -161,8 +164,8 @@ def collect_suite(path: str, directory: Optional[str] = None) -> CollectedSuite:
 
     if not all(built_in(block.kind) for block in suite.blocks):
         # A plugin's gate built some blocks: its code is not in the stamp, so they are not cached.
-        return CollectedSuite.of(suite, pickled=False)
-    collected = CollectedSuite.of(suite, pickled=True)
+        return CollectedSuite.of(suite, pickled=False, digest=known)
+    collected = CollectedSuite.of(suite, pickled=True, digest=known)
     _store(where, key, collected)
     return collected
 

@@ -98,6 +98,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--mcptest-update-expect", dest="mcptest_update_expect", action="store_true",
                     help="rewrite a failing item's expected_trace:, golden: and expect_state: from its recording, "
                          "keeping the file's comments and layout, and show the diff")
+    group.addoption("--mcptest-no-verdict-cache", dest="mcptest_no_verdict_cache", action="store_true",
+                    help="judge every item again, even one whose suite, recordings, options and mcptest are unchanged "
+                         "since a run kept its verdict in pytest's cache (--cache-clear empties it)")
     group.addoption("--mcptest-shared-limits", dest="mcptest_shared_limits", default=None, metavar="URL",
                     help="live recording: keep the per-minute limits and the campaign budget in a store every "
                          "process shares: sqlite:///PATH (one machine) or redis://HOST:PORT/DB (many)")

@@ -13,6 +13,9 @@ from ..gc_pause import paused_collector
 from ..gates.evaluate import evaluate
 from ..report.render import render_verdict
 from ..gates.suite_cache import CollectedSuite, collect_suite
+from ..formats.files import watch_reads
+from .session_report import wants_entries
+from .verdict_cache import Kept, keeps, verdict_cache
 from ..suite.model import Block
 from ..engine.verdict import Verdict
 
@@ -30,6 +33,15 @@ class BlockFailed(Exception):
 
 class _GateFailed(BlockFailed):
     """A gate failed: what an ``xfail`` on a block expects."""
+
+
+class _KeptFailure(_GateFailed):
+    """A gate failure kept from an earlier run (``verdict_cache.py``): its failure text, no verdict."""
+
+    def __init__(self, text: str):
+        Exception.__init__(self, "a kept failure")
+        self.verdict = None
+        self.text = text
 
 
 class _NotJudged(BlockFailed):
@@ -124,10 +136,14 @@ class SuiteFile(pytest.File):
 
     def teardown(self) -> None:
         # pytest tears a file's node down when the next item is another file's (or at the
-        # end): the blocks built for this file's items are let go (see CollectedSuite).
+        # end): the blocks built for this file's items are let go (see CollectedSuite), and
+        # the verdicts kept of them are written.
         collected = getattr(self, "_collected", None)
         if collected is not None:
             collected.let_go()
+            cache = verdict_cache(self.config)
+            if cache is not None:
+                cache.flush(collected)
 
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, InputError):
@@ -184,6 +200,8 @@ class BlockItem(pytest.Item):
         self._suite = suite
         self._index = index
         self.verdict: Verdict | None = None
+        self.kept: Kept | None = None  # what an earlier run made of this block's verdict, reused
+        self.reads: list | None = None  # the files its evaluation read, when its verdict may be kept
         self.add_marker(_KIND_MARKS.get(head.kind) or _KIND_MARKS.setdefault(head.kind, pytest.mark.mcptest(kind=head.kind)))
         self.extra_keyword_matches.add(head.kind)
         for mark in head.marks:  # checked against the registered markers by the file (_unknown_mark)
@@ -201,12 +219,24 @@ class BlockItem(pytest.Item):
         return self._suite.block(self._index)
 
     def runtest(self) -> None:
+        self.kept = self.reads = None
+        cache = verdict_cache(self.config) if keeps(self.head.kind) else None
+        if cache is not None:
+            self.kept = cache.lookup(self, wants_entries(self.config))
+            if self.kept is not None:  # nothing it depends on changed: judged as before
+                if self.kept.failed:
+                    raise _KeptFailure(self.kept.text)
+                return
         # No garbage collection while the block is judged: replaying allocates many small
         # objects, all freed by reference counting once the verdict is made, so a collection
         # in the middle would only walk them. Only this item's own code runs here (never a
         # fixture or a hook of the user's); the collector is as it was when this returns.
         with paused_collector():
-            self.verdict = evaluate(self.block, self.config.stash[CONTEXT_KEY])
+            if cache is None:
+                self.verdict = evaluate(self.block, self.config.stash[CONTEXT_KEY])
+            else:
+                with watch_reads() as self.reads:  # what the verdict depends on, kept with it
+                    self.verdict = evaluate(self.block, self.config.stash[CONTEXT_KEY])
         if self.verdict.skipped:
             pytest.skip(self.verdict.skipped)
         if self.verdict.problems:
@@ -215,6 +245,8 @@ class BlockItem(pytest.Item):
             raise _GateFailed(self.verdict)
 
     def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, _KeptFailure):
+            return excinfo.value.text
         if isinstance(excinfo.value, BlockFailed):  # a gate failed, or nothing could be judged
             return render_verdict(excinfo.value.verdict, file=self.nodeid.split("::", 1)[0])
         return super().repr_failure(excinfo, style=style)

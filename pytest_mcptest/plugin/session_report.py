@@ -50,7 +50,7 @@ def _report_id(config: pytest.Config, path, name: str | None = None) -> str:
 _WANTS_ENTRIES = pytest.StashKey[bool]()
 
 
-def _wants_entries(config: pytest.Config) -> bool:
+def wants_entries(config: pytest.Config) -> bool:
     """Whether items' report entries are gathered: for the JSON or HTML report, or a comparison
     (asked after every phase of every item, so worked out once)."""
     wanted = config.stash.get(_WANTS_ENTRIES, None)
@@ -69,11 +69,13 @@ def before_report(item, call) -> None:
     """What the item's test report must hold from the start: under ``--junitxml``, the
     verdict's figures as user properties (pytest copies them onto the report, and writes
     them as ``<property>`` elements)."""
-    if (call.when == "call" and is_block_item(item) and item.verdict is not None
-            and getattr(item.config.option, "xmlpath", None)):
-        from ..report.document import junit_properties
+    if call.when == "call" and is_block_item(item) and getattr(item.config.option, "xmlpath", None):
+        if item.kept is not None:
+            item.user_properties.extend(item.kept.junit)
+        elif item.verdict is not None:
+            from ..report.document import junit_properties
 
-        item.user_properties.extend(junit_properties(item.head.kind, item.verdict))
+            item.user_properties.extend(junit_properties(item.head.kind, item.verdict))
 
 
 def carry_verdict(item, call, report) -> None:
@@ -83,12 +85,16 @@ def carry_verdict(item, call, report) -> None:
         report.longrepr = item.failure_text()  # the file, line and reason, not a traceback
         report.mcptest_bad_file = _report_id(item.config, item.path)  # a plain string: crosses xdist
     if is_block_item(item):
-        if _wants_entries(item.config):
+        kept = item.kept if call.when == "call" else None
+        if wants_entries(item.config):
             # Plain data on the report: pytest-xdist carries it to the controller.
             from ..report.document import item_entry
 
-            report.mcptest = item_entry(_report_id(item.config, item.path, item.name), item.head, item.verdict)
-        if call.when == "call":
+            report.mcptest = kept.entry if kept is not None else item_entry(
+                _report_id(item.config, item.path, item.name), item.head, item.verdict)
+        if kept is not None:
+            _carry_kept(kept, item, report)
+        elif call.when == "call":
             if item.verdict is not None and report.passed and item.config.get_verbosity() > 0:
                 from ..report.render import passing_metrics
 
@@ -104,7 +110,23 @@ def carry_verdict(item, call, report) -> None:
                 from ..report.document import failure_modes
 
                 report.mcptest_failure_modes = failure_modes(item.verdict)  # a plain dict: crosses xdist
-            item.verdict = None  # rendered and reported: let it go
+            if item.reads is not None and item.verdict is not None and not (item.verdict.problems or item.verdict.skipped):
+                from .verdict_cache import verdict_cache
+
+                verdict_cache(item.config).store(item, item.verdict, report)
+            item.verdict = item.reads = None  # rendered and reported: let it go
+
+
+def _carry_kept(kept, item, report) -> None:
+    """:func:`carry_verdict` for a verdict kept from an earlier run (``verdict_cache.py``):
+    what the session made of it then, put on the report as then."""
+    if kept.metrics is not None and report.passed and item.config.get_verbosity() > 0:
+        report.mcptest_metrics = kept.metrics
+    if kept.summary:
+        report.mcptest_summary = kept.summary
+    if kept.failure_modes is not None and report.failed:
+        report.mcptest_failure_modes = kept.failure_modes
+    item.kept = None
 
 
 class SessionReport:
@@ -115,7 +137,7 @@ class SessionReport:
     def __init__(self, config: pytest.Config, patterns: tuple, baseline: dict | None = None):
         self.config = config
         self.baseline = baseline
-        wanted = _wants_entries(config)
+        wanted = wants_entries(config)
         self.builder = None
         if wanted and not hasattr(config, "workerinput"):
             from ..report.document import ReportBuilder

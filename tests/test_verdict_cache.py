@@ -1,0 +1,172 @@
+"""The verdict cache (``plugin/verdict_cache.py``): an item whose block, cassette, the files
+its evaluation read, the session's options and mcptest are unchanged is not judged again
+and says the same; a change of any one of them judges it again."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import pytest_mcptest
+from pytest_mcptest.plugin import collect, verdict_cache
+from pytest_mcptest.record.drift import catalog_sha256
+from suites import BAD_RUN, GOOD_RUN, PING_RUN, WIDGET_SUITE, simple_scenario
+
+
+@pytest.fixture
+def judged(monkeypatch):
+    """A list the names of the blocks judged (not taken from the cache) go into."""
+    names: list = []
+    real = collect.evaluate
+
+    def counting(block, ctx):
+        names.append(block.name)
+        return real(block, ctx)
+
+    monkeypatch.setattr(collect, "evaluate", counting)
+    return names
+
+
+@pytest.fixture
+def shop(pytester):
+    pytester.makefile(".mcptest.yml", shop=WIDGET_SUITE + simple_scenario("ping once"))
+    pytester.mkdir("cassettes")
+    (pytester.path / "cassettes" / "restock.json").write_text(GOOD_RUN)
+    (pytester.path / "ping-once.json").write_text(PING_RUN)
+    return pytester
+
+
+def run(pytester, judged: list, *args) -> tuple:
+    """One session: its outcomes and the blocks it judged."""
+    judged.clear()
+    result = pytester.runpytest(*args)
+    return result, sorted(judged)
+
+
+BOTH = ["ping once", "restock the widget shelf"]
+
+
+def test_an_unchanged_item_is_not_judged_again_and_says_the_same(shop, judged):
+    (shop.path / "cassettes" / "restock.json").write_text(BAD_RUN)
+    first, names = run(shop, judged, "-rA")
+    first.assert_outcomes(passed=1, failed=1)
+    assert names == BOTH
+    again, names = run(shop, judged, "-rA")
+    again.assert_outcomes(passed=1, failed=1)
+    assert names == []
+
+    def failure(result):
+        lines = result.stdout.lines
+        start = next(i for i, line in enumerate(lines) if "restock the widget shelf _" in line)
+        end = next(i for i, line in enumerate(lines) if "short test summary" in line)
+        return lines[start:end]
+
+    assert failure(again) == failure(first) and any("drop_inventory" in line for line in failure(first))
+
+
+def test_a_changed_block_is_judged_again(shop, judged):
+    run(shop, judged)[0].assert_outcomes(passed=2)
+    suite = shop.path / "shop.mcptest.yml"
+    suite.write_text(suite.read_text().replace("expect_state: {count: 1}", "expect_state: {count: 2}"))
+    result, names = run(shop, judged)
+    result.assert_outcomes(passed=1, failed=1)
+    assert names == BOTH  # the file changed: every block of it is judged again
+
+
+def test_a_changed_cassette_judges_its_item_again(shop, judged):
+    run(shop, judged)[0].assert_outcomes(passed=2)
+    (shop.path / "cassettes" / "restock.json").write_text(BAD_RUN)
+    result, names = run(shop, judged)
+    result.assert_outcomes(passed=1, failed=1)
+    assert names == ["restock the widget shelf"]
+    (shop.path / "cassettes" / "restock.json").unlink()
+    result, names = run(shop, judged)
+    result.assert_outcomes(passed=1, failed=1)
+    assert names == ["restock the widget shelf"]
+    result.stdout.fnmatch_lines(["*no cassette at cassettes/restock.json*"])
+
+
+def test_a_changed_file_the_evaluation_read_judges_again(pytester, judged):
+    """A saved catalog the drift check reads is a file the verdict depends on."""
+    tools = {"tools": [{"name": "get_weather", "description": "Weather for a city.", "inputSchema": {}}]}
+    (pytester.path / "shop.json").write_text(json.dumps(tools))
+    pytester.makefile(".mcptest.yml", s="servers:\n  shop: {catalog: shop.json}\nagents:\n  - name: weather\n"
+                      "    model: openai:gpt-4o-mini\n    prompt: What is the weather?\n    cassette: weather.json\n"
+                      "    servers: [shop]\n")
+    (pytester.path / "weather.json").write_text(json.dumps({
+        "mcptest_cassette": 1, "meta": {"catalog_sha256": catalog_sha256({"shop": tools})},
+        "runs": [{"tool_calls": [{"name": "get_weather", "args": {"city": "Sacramento"}}]}]}))
+    result, names = run(pytester, judged)
+    result.assert_outcomes(passed=1)
+    assert names == ["weather"] and "changed since recording" not in result.stdout.str()
+    assert run(pytester, judged)[1] == []
+    tools["tools"][0]["description"] = "Weather."
+    (pytester.path / "shop.json").write_text(json.dumps(tools))
+    result, names = run(pytester, judged)
+    assert names == ["weather"]
+    result.stdout.fnmatch_lines(["*catalog: changed since recording*"])
+    (pytester.path / "shop.json").unlink()  # gone: the drift check has no catalog to compare
+    result, names = run(pytester, judged)
+    assert names == ["weather"] and "changed since recording" not in result.stdout.str()
+
+
+def test_a_changed_option_judges_again(shop, judged):
+    run(shop, judged)[0].assert_outcomes(passed=2)
+    other = shop.mkdir("other")
+    (other / "restock.json").write_text(BAD_RUN)  # the suite names cassettes/restock.json: not found there
+    result, names = run(shop, judged, "--cassette-dir=other")
+    assert names == BOTH
+    result.assert_outcomes(failed=2)
+    assert run(shop, judged, "--mcptest-drift=ignore")[1] == BOTH
+    assert run(shop, judged, "--mcptest-drift=ignore")[1] == []
+
+
+def test_another_mcptest_judges_again(shop, judged, monkeypatch):
+    run(shop, judged)[0].assert_outcomes(passed=2)
+    monkeypatch.setattr(pytest_mcptest, "__version__", pytest_mcptest.__version__ + ".post1")
+    assert run(shop, judged)[1] == BOTH
+    monkeypatch.setattr(verdict_cache, "code_stamp", lambda: "other code")
+    assert run(shop, judged)[1] == BOTH
+    assert run(shop, judged)[1] == []
+
+
+@pytest.mark.parametrize("args", [("--cache-clear",), ("--mcptest-no-verdict-cache",), ("-p", "no:cacheprovider")])
+def test_the_cache_is_cleared_or_turned_off_as_pytests_own(shop, judged, args):
+    run(shop, judged)[0].assert_outcomes(passed=2)
+    result, names = run(shop, judged, *args)
+    result.assert_outcomes(passed=2)
+    assert names == BOTH
+
+
+def test_reports_from_kept_verdicts_are_the_reports_of_judged_ones(shop, judged):
+    """The JSON report, JUnit properties and the -v line of an item taken from the cache are
+    those it had when judged; a session that asks for more than was kept judges again."""
+    (shop.path / "cassettes" / "restock.json").write_text(BAD_RUN)
+    assert run(shop, judged)[1] == BOTH
+    assert run(shop, judged, "--mcptest-report=r1.json", "--junitxml=j1.xml", "-v")[1] == BOTH  # asks for more
+    result, names = run(shop, judged, "--mcptest-report=r2.json", "--junitxml=j2.xml", "-v")
+    assert names == []
+    result.stdout.fnmatch_lines(["*ping once PASSED*", "*1 run*"])
+
+    def items(name):
+        report = json.loads((shop.path / name).read_text())
+        return [{k: v for k, v in item.items() if k not in ("duration_s", "duration")} for item in report["items"]]
+
+    assert items("r2.json") == items("r1.json")
+    strip = lambda text: [line for line in text.splitlines() if "time=" not in line and "timestamp" not in line]  # noqa: E731
+    assert strip((shop.path / "j2.xml").read_text()) == strip((shop.path / "j1.xml").read_text())
+
+
+def test_xfail_and_selection_hold_for_kept_verdicts(shop, judged):
+    suite = shop.path / "shop.mcptest.yml"
+    suite.write_text(suite.read_text().replace("  - name: restock the widget shelf\n",
+                                               "  - name: restock the widget shelf\n    xfail: known bad\n"))
+    (shop.path / "cassettes" / "restock.json").write_text(BAD_RUN)
+    run(shop, judged)[0].assert_outcomes(passed=1, xfailed=1)
+    result, names = run(shop, judged)
+    result.assert_outcomes(passed=1, xfailed=1)
+    assert names == []
+    result, names = run(shop, judged, "-k", "ping")
+    result.assert_outcomes(passed=1, deselected=1)
+    assert names == []
