@@ -133,6 +133,22 @@ def open_cassette(block: Any, ctx: Context, live: Any = None) -> Evidence:
     return _carry_out(decision, block, ctx, live, path, shown, cassette)
 
 
+def planned_runs(block: Any, ctx: Context, live: Any) -> int:
+    """How many runs the record mode will record live for ``block`` (0: it replays, or
+    nothing can record it), as :func:`open_cassette` will decide; for the progress shown."""
+    if ctx.record_mode is RecordMode.NONE or ctx.dry_run or live is None or not live.can_record(block):
+        return 0
+    path = cassette_path(block, ctx)
+    try:
+        cassette = _load(path, path, ctx)
+    except RecordingUnavailable:
+        return 0
+    good, broken = _counts(cassette)
+    decision = modes.decide(ctx.record_mode, path, cassette is not None, good, getattr(block, "runs", None),
+                            can_record=True, runs_broken=broken)
+    return decision.runs_to_record if decision.records else 0
+
+
 def _counts(cassette: Optional[Cassette]) -> tuple[int, int]:
     """``(agent runs, infrastructure failures)`` the cassette holds (``engine/infra.py``)."""
     if cassette is None:

@@ -393,6 +393,17 @@ class Campaign:
             parts.append(f"{self.max_tokens} tokens")
         return " and ".join(parts)
 
+    def spend_text(self) -> str:
+        """What the whole campaign spent, against its budget when it has one: ``$0.0123 of $1.0000``."""
+        t = self.store.totals()
+        parts = []
+        if self.max_micros is not None or self.max_tokens is None:
+            parts.append(f"${t.spent_micros / 1e6:.4f}" + (f" of ${self.max_micros / 1e6:.4f}"
+                                                           if self.max_micros is not None else ""))
+        if self.max_tokens is not None:
+            parts.append(f"{t.spent_tokens} of {self.max_tokens} tokens")
+        return ", ".join(parts)
+
     def refusal(self, who: str, micros: int, tokens: int) -> str:
         t = self.store.totals()
         need = f"${micros / 1e6:.4f}" if self.max_micros is not None else f"{tokens} tokens"

@@ -47,6 +47,7 @@ from ..text import plural
 from .judge import judge, statements
 from .judge import prompt_sha256 as judge_prompt_sha256
 from .campaign import BudgetSpent, worst_case
+from . import progress
 from .journal import Journal
 from .campaign import active as active_campaign
 from .limits import Budget, limiter_for
@@ -440,6 +441,7 @@ async def run_indexed(runs: int, concurrency: int, one, kept: Optional[Mapping] 
                     raise
                 results[i] = broken_run(leaf)
             done[i] = results[i]
+            progress.tick()
 
     try:
         async with anyio.create_task_group() as group:
@@ -470,6 +472,7 @@ async def resumed(journal: Optional[Journal], runs: int, concurrency: int, catal
     if journal is None:
         return await run_indexed(runs, concurrency, one)
     kept = {i: entry for i, entry in journal.load().items() if 0 <= i < runs}
+    progress.tick(len(kept))  # done before the process that recorded them stopped
     for i, (_, catalog) in kept.items():
         catalogs[i] = catalog
 

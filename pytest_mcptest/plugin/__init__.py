@@ -190,6 +190,10 @@ def pytest_configure(config: pytest.Config) -> None:
                                         rate_dir=_rate_dir(config), live_catalogs={})
     _campaign(config)
     _shard(config)
+    if mode is not RecordMode.NONE and not config.getoption("mcptest_dry_run"):  # live progress, when recording
+        from .progress import ProgressPlugin
+
+        config.pluginmanager.register(ProgressPlugin(config), "mcptest-progress")
     added = [gate for gates in config.hook.pytest_mcptest_gates(config=config) if gates for gate in gates]
     if added:  # a conftest's or a plugin's gates, for this session only
         from ..gates import GateError, register
