@@ -4,12 +4,15 @@
 Runs ``pytest examples --mcptest-report`` once (a subprocess) for real item entries, then
 makes a report of ``--items`` entries (default 10,000) from them: each a copy of one of
 the examples' items under a new id, with its numbers shifted so that no two are alike.
-It renders the HTML (``render_html``, timed: information only), then opens the file in
+It writes that report, reads it back as ``mcptest report --html`` does (``load_report``:
+strict JSON, the report schema, no number too large) and renders the HTML (``render_html``),
+both timed; then it opens the file in
 headless Chromium (Playwright driving the system's ``chromium``, as the browser tests
 do), best of ``--repeat``:
 
 | figure | goal |
 |---|---|
+| read the JSON report (``load_report``) and render the page (``render_html``) | < 5 s |
 | file size | < 10 MB |
 | open: navigation start to the table built and laid out | < 2 s |
 | filter by outcome, then by text: each until laid out | (in the 2 s with opening) |
@@ -37,10 +40,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from pytest_mcptest.report.document import load_report  # noqa: E402
 from pytest_mcptest.report.html import render_html  # noqa: E402
 
 SIZE_GOAL = 10_000_000
 TIME_GOAL = 2.0
+RENDER_GOAL = 5.0  # seconds to read and render 10,000 items (issue 47)
 OUTCOMES = ("passed",) * 8 + ("failed", "xfailed")
 
 
@@ -133,18 +138,21 @@ def main(argv=None) -> int:
         workdir = Path(args.keep or tmp)
         workdir.mkdir(parents=True, exist_ok=True)
         report = make_report(example_items(workdir), args.items)
+        (workdir / "report.json").write_text(json.dumps(report), encoding="utf-8")
         t0 = time.perf_counter()
+        report = load_report(str(workdir / "report.json"))
+        load_s = time.perf_counter() - t0
         html = render_html(report)
-        render_s = time.perf_counter() - t0
+        render_s = time.perf_counter() - t0 - load_s
         page = workdir / "report.html"
         page.write_text(html, encoding="utf-8")
-        (workdir / "report.json").write_text(json.dumps(report), encoding="utf-8")
         size = page.stat().st_size
         with chromium() as browser:
             runs = [measure(browser, page) for _ in range(args.repeat)]
     best = {key: min(r[key] for r in runs) for key in ("open_s", "filter_outcome_s", "filter_text_s", "expand_s")}
     total = best["open_s"] + best["filter_outcome_s"] + best["filter_text_s"]
-    figures = {"items": args.items, "size_bytes": size, "json_bytes": len(json.dumps(report)), "render_s": render_s,
+    figures = {"items": args.items, "size_bytes": size, "json_bytes": len(json.dumps(report)), "load_s": load_s,
+               "render_s": render_s, "render_goal_met": load_s + render_s <= RENDER_GOAL,
                **best, "open_and_filter_s": total, "shown_after_outcome": runs[0]["shown_after_outcome"],
                "shown_after_text": runs[0]["shown_after_text"],
                "size_goal_met": size < SIZE_GOAL, "time_goal_met": total < TIME_GOAL}
@@ -156,7 +164,10 @@ def main(argv=None) -> int:
     print(f"  JSON report            {figures['json_bytes'] / 1e6:8.2f} MB (for comparison)")
     print(f"  HTML file              {size / 1e6:8.2f} MB   goal < {SIZE_GOAL / 1e6:.2f} MB   ratio "
           f"{size / SIZE_GOAL:.2f}   {mark(figures['size_goal_met'])}")
-    print(f"  render (Python)        {render_s:8.2f} s    (information)")
+    print(f"  read the JSON report   {load_s:8.2f} s")
+    print(f"  render (Python)        {render_s:8.2f} s")
+    print(f"  read + render          {load_s + render_s:8.2f} s    goal <= {RENDER_GOAL:.1f} s   ratio "
+          f"{(load_s + render_s) / RENDER_GOAL:.2f}   {mark(figures['render_goal_met'])}")
     print(f"  open until laid out    {best['open_s']:8.3f} s")
     print(f"  filter by outcome      {best['filter_outcome_s']:8.3f} s    ({figures['shown_after_outcome']})")
     print(f"  filter by text         {best['filter_text_s']:8.3f} s    ({figures['shown_after_text']})")

@@ -380,16 +380,41 @@ _FLOAT_MAX = int(sys.float_info.max)
 def _huge_integer(data) -> Optional[tuple[str, str]]:
     """(pointer, message) for the first integer no float can hold (a 400-digit cost once
     ended ``--html`` and ``--compare`` in an ``OverflowError``), or None."""
-    stack: list = [(data, [])]
-    while stack:
-        node, path = stack.pop()
-        if isinstance(node, dict):
-            stack.extend((v, path + [k]) for k, v in reversed(node.items()) if isinstance(v, (dict, list, int)))
-        elif isinstance(node, list):  # pushed last first: the first in the file is said
-            stack.extend((v, path + [i]) for i, v in reversed(list(enumerate(node))) if isinstance(v, (dict, list, int)))
-        elif type(node) is int and not -_FLOAT_MAX <= node <= _FLOAT_MAX:
-            return json_pointer(path[:POINTER_PARTS]), f"a number of {len(str(abs(node)))} digits, too large to compare or chart"
+    path = _huge_path(data)
+    if path is None:
+        return None
+    path.reverse()
+    node = data
+    for part in path:
+        node = node[part]
+    return json_pointer(path[:POINTER_PARTS]), f"a number of {len(str(abs(node)))} digits, too large to compare or chart"
+
+
+def _huge_path(node) -> Optional[list]:
+    """The path, last part first, to the first integer in ``node`` no float can hold. It is
+    built only once one is found: a 10,000-item report is a million values, and a path made
+    for each took longer than the rest of ``mcptest report --html``. Recursive: a report is
+    as deep as the reader let it be (``formats/files.py`` bounds nesting)."""
+    if type(node) is dict:
+        for key, value in node.items():
+            if type(value) in _WALKED:
+                found = _huge_path(value)
+                if found is not None:
+                    found.append(key)
+                    return found
+    elif type(node) is list:
+        for index, value in enumerate(node):
+            if type(value) in _WALKED:
+                found = _huge_path(value)
+                if found is not None:
+                    found.append(index)
+                    return found
+    elif not -_FLOAT_MAX <= node <= _FLOAT_MAX:
+        return []
     return None
+
+
+_WALKED = (dict, list, int)
 
 
 def _is_floor_path(path: str) -> bool:
