@@ -6,19 +6,16 @@ second campaign with a larger budget records exactly those."""
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import socket
 import subprocess
 import sys
 import threading
-import time
 from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
 from live_fake import MANIFEST, FakeProvider, forked_mock, live_env, tool_then_answer  # noqa: F401 - fixtures
+
+from redis_server import redis_url  # noqa: F401 - a fixture
 
 from pytest_mcptest.live.campaign import Campaign, Totals
 
@@ -128,35 +125,6 @@ def _check_campaign(tmp_path, url: str, names: tuple, budget_micros: int, live_e
 def test_processes_sharing_a_sqlite_ledger_never_pass_the_budget_and_skip_what_is_left(tmp_path, live_env):  # noqa: F811
     # An episode costs 68 micro-dollars here (two replies); 12 episodes would cost 816.
     _check_campaign(tmp_path, f"sqlite:///{tmp_path / 'ledger.db'}", ("a", "b", "c"), 400, live_env)
-
-
-@pytest.fixture
-def redis_url(tmp_path):
-    """A real redis-server on a free loopback port, for this test alone."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.skip("redis-server is not installed (Debian: apt-get install redis-server; .ci/run installs it)")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                             "--dir", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
-                    conn.sendall(b"PING\r\n")
-                    if conn.recv(16).startswith(b"+PONG"):
-                        break
-            except OSError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def test_processes_sharing_a_redis_ledger_never_pass_the_budget_and_skip_what_is_left(tmp_path, live_env,  # noqa: F811

@@ -11,7 +11,10 @@ import sys
 import threading
 import time
 
+import pytest
+
 from live_fake import MANIFEST, FakeProvider, forked_mock, live_env, tool_then_answer  # noqa: F401 - fixtures
+from redis_server import redis_url  # noqa: F401 - a fixture
 
 from pytest_mcptest.engine.trace import Run, ToolCall
 from pytest_mcptest.live.campaign import Campaign
@@ -56,10 +59,12 @@ def _journal_runs(path) -> int:
         return 0
 
 
-def test_a_campaign_killed_mid_way_records_only_what_is_missing_and_counts_what_was_in_flight(tmp_path, live_env):  # noqa: F811
+@pytest.mark.parametrize("store", ["sqlite", "redis"])
+def test_a_campaign_killed_mid_way_records_only_what_is_missing_and_counts_what_was_in_flight(store, tmp_path,
+                                                                                              live_env, request):  # noqa: F811
     (tmp_path / "shop.yml").write_text(MANIFEST)
     (tmp_path / "s.mcptest.yml").write_text(SUITE)
-    url = f"sqlite:///{tmp_path / 'ledger.db'}"
+    url = f"sqlite:///{tmp_path / 'ledger.db'}" if store == "sqlite" else request.getfixturevalue("redis_url")
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--mcptest-record-mode=once",
                "--mcptest-live-concurrency=2", f"--mcptest-shared-limits={url}", "--mcptest-budget-tokens=1000000"]
     journal, cassette = tmp_path / "w.json.journal", tmp_path / "w.json"

@@ -236,8 +236,8 @@ local held = redis.call('HGET', KEYS[2], ARGV[1])
 if not held then return 0 end
 local micros, tokens = string.match(held, '^(%d+) (%d+)')
 redis.call('HDEL', KEYS[2], ARGV[1])
-redis.call('HINCRBY', KEYS[1], 'reserved_micros', -tonumber(micros))
-redis.call('HINCRBY', KEYS[1], 'reserved_tokens', -tonumber(tokens))
+redis.call('HINCRBY', KEYS[1], 'reserved_micros', 0 - tonumber(micros))  -- not -x: -0 reads '-0', no integer
+redis.call('HINCRBY', KEYS[1], 'reserved_tokens', 0 - tonumber(tokens))
 redis.call('HINCRBY', KEYS[1], 'spent_micros', ARGV[2])
 redis.call('HINCRBY', KEYS[1], 'spent_tokens', ARGV[3])
 redis.call('HINCRBY', KEYS[1], 'requests', 1)
@@ -249,8 +249,8 @@ local held = redis.call('HGET', KEYS[2], ARGV[1])
 if not held then return 0 end
 local micros, tokens = string.match(held, '^(%d+) (%d+)')
 redis.call('HDEL', KEYS[2], ARGV[1])
-redis.call('HINCRBY', KEYS[1], 'reserved_micros', -tonumber(micros))
-redis.call('HINCRBY', KEYS[1], 'reserved_tokens', -tonumber(tokens))
+redis.call('HINCRBY', KEYS[1], 'reserved_micros', 0 - tonumber(micros))  -- not -x: -0 reads '-0', no integer
+redis.call('HINCRBY', KEYS[1], 'reserved_tokens', 0 - tonumber(tokens))
 redis.call('HINCRBY', KEYS[1], 'spent_micros', tonumber(micros))
 redis.call('HINCRBY', KEYS[1], 'spent_tokens', tonumber(tokens))
 redis.call('HINCRBY', KEYS[1], 'reclaimed', 1)
