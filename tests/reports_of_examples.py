@@ -1,6 +1,9 @@
-"""The reports of ``examples/``, written once per test session by a real pytest run (in a
-subprocess, as a user runs it), for the tests of the HTML report, its browser tests and
-the JUnit properties to read."""
+"""The one run of ``examples/`` a test session makes: ``mcptest run examples`` (in a
+subprocess, as a user runs it; the command is pytest with the plugin, and its report is the
+very bytes of ``pytest examples``', which ``test_report_merge.py`` holds it to). Its exit
+status says every example passes through the command; its reports are read by the tests of
+the examples, of the docs' commands on them, of the HTML report, its browser tests and the
+JUnit properties, none of which runs the examples again for what this run shows."""
 
 from __future__ import annotations
 
@@ -30,16 +33,17 @@ class ExampleReports:
 
 
 def run_examples(folder: pathlib.Path, *extra: str) -> ExampleReports:
-    """``pytest examples --mcptest-report --mcptest-html --junitxml`` into ``folder``."""
+    """``mcptest run examples --mcptest-report --mcptest-html --junitxml`` into ``folder``
+    (quiet: the command passes ``-q`` to pytest itself)."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = {name: folder / name for name in ("report.json", "report.html", "junit.xml")}
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "examples", "-p", "no:cacheprovider", "-q", "--color=no",
+        [sys.executable, "-m", "pytest_mcptest.cli", "run", "examples", "-p", "no:cacheprovider", "--color=no",
          f"--mcptest-report={paths['report.json']}", f"--mcptest-html={paths['report.html']}",
          f"--junitxml={paths['junit.xml']}", *extra],
         cwd=ROOT, capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
-        raise AssertionError(f"pytest examples exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
+        raise AssertionError(f"mcptest run examples exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
     return ExampleReports(paths["report.json"], paths["report.html"], paths["junit.xml"], proc.stdout)
 
 

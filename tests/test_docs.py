@@ -9,6 +9,7 @@ import re
 import shlex
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -109,12 +110,38 @@ def _shell_blocks() -> list:
     return [block for block in _blocks(("", "bash", "sh", "shell", "console")) if _commands(block.values[0])]
 
 
+def _in_the_session_run(words: list[str]) -> list[str]:
+    """The example folders or suites a command runs when it is only ``pytest PATH...`` or
+    ``mcptest run PATH...`` on them (a quiet or verbose flag aside): the session's one run of
+    every example (``reports_of_examples.py``) already ran them, with these options. Empty for
+    any other command."""
+    name = words[0].rsplit("/", 1)[-1]
+    if name == "pytest":
+        rest = words[1:]
+    elif name == "mcptest" and words[1:2] == ["run"]:
+        rest = words[2:]
+    else:
+        return []
+    rest = [w for w in rest if w not in ("-q", "-v")]
+    return rest if rest and all(w.startswith("examples") and "::" not in w for w in rest) else []
+
+
+def _outcomes_of(report: dict, paths: list[str]) -> Counter:
+    """How many items under ``paths`` (folders or suite files) had each outcome."""
+    folders = [p.rstrip("/") + "/" for p in paths]
+    return Counter(item["outcome"] for item in report["items"]
+                   if item["file"] in paths or item["file"].startswith(tuple(folders)))
+
+
 @pytest.mark.parametrize("text", _shell_blocks())
-def test_every_command_of_the_docs_is_accepted_and_those_on_the_examples_run(text, pytester, monkeypatch, capsys):
+def test_every_command_of_the_docs_is_accepted_and_those_on_the_examples_run(text, pytester, monkeypatch, capsys,
+                                                                              request):
     """Every ``mcptest`` command parses; every command on the shipped examples runs, with the
-    counts its comment promises. They run in this process from the repository's root (a
-    ``pytest`` command as pytester's in-process run, an ``mcptest`` one through ``main``),
-    except under xdist (``-n``), which starts its own worker processes anyway."""
+    counts its comment promises. A plain run of example folders or suites is read from the
+    session's one run of the examples (which fails unless every example passes); any other
+    runs in this process from the repository's root (a ``pytest`` command as pytester's
+    in-process run, an ``mcptest`` one through ``main``), except under xdist (``-n``), which
+    starts its own worker processes anyway."""
     from pytest_mcptest.cli import main
 
     monkeypatch.chdir(ROOT)
@@ -134,6 +161,14 @@ def test_every_command_of_the_docs_is_accepted_and_those_on_the_examples_run(tex
             assert not rest or args.command == "run", f"{shown}: unrecognized {rest}"
         paths = [w for w in words[1:] if w.startswith("examples/") and "/cassettes" not in w]
         if not paths or "--record" in words or "record" in words[1:2]:
+            continue
+        shared = _in_the_session_run(words)
+        if shared:
+            counts = _outcomes_of(request.getfixturevalue("example_reports").report, shared)
+            assert sum(counts.values()), f"{shown}: no item of the examples' run is under {shared}"
+            for count in re.findall(r"\d+ (?:passed|failed|skipped|xfailed|xpassed)", comment):
+                number, outcome = count.split()
+                assert counts[outcome] == int(number), f"{shown}: the docs say {count}, the run had {dict(counts)}"
             continue
         if "-n" in words:
             program = [sys.executable, "-m", "pytest"] if words[0] == "pytest" else [sys.executable, "-m",
