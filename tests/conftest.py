@@ -39,7 +39,7 @@ _bytecode_outside_the_tree()
 
 import mcp.client.stdio  # noqa: E402,F401
 import statsmodels.stats.proportion  # noqa: E402,F401
-from reports_of_examples import example_reports  # noqa: E402,F401  (a session fixture for the report tests)
+from reports_of_examples import docs_example_reports, example_reports  # noqa: E402,F401  (session fixtures)
 
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402

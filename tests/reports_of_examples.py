@@ -47,20 +47,45 @@ def run_examples(folder: pathlib.Path, *extra: str) -> ExampleReports:
     return ExampleReports(paths["report.json"], paths["report.html"], paths["junit.xml"], proc.stdout)
 
 
-@pytest.fixture(scope="session")
-def example_reports(tmp_path_factory) -> ExampleReports:
-    """Written once per session: under xdist, once for all workers (the first to need them
-    runs the examples, the others wait on a lock and read the same files)."""
+def once_per_session(tmp_path_factory, name: str, run) -> ExampleReports:
+    """``run(folder)`` once per test session: under xdist, once for all workers (the first to
+    need it runs it, the others wait on a lock and read the same files)."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
-        return run_examples(tmp_path_factory.mktemp("examples-reports"))
+        return run(tmp_path_factory.mktemp(name))
     shared = tmp_path_factory.getbasetemp().parent  # the run's folder, above each worker's own
-    folder = shared / "examples-reports"
-    with open(shared / "examples-reports.lock", "w") as lock:
+    folder = shared / name
+    with open(shared / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if (folder / "output.txt").is_file():
             reports = ExampleReports(folder / "report.json", folder / "report.html", folder / "junit.xml",
                                      (folder / "output.txt").read_text(encoding="utf-8"))
         else:
-            reports = run_examples(folder)
+            reports = run(folder)
             (folder / "output.txt").write_text(reports.output, encoding="utf-8")  # last: the files are whole
     return reports
+
+
+@pytest.fixture(scope="session")
+def example_reports(tmp_path_factory) -> ExampleReports:
+    """The session's one run of ``examples/`` (:func:`run_examples`)."""
+    return once_per_session(tmp_path_factory, "examples-reports", run_examples)
+
+
+def run_docs_examples(folder: pathlib.Path) -> ExampleReports:
+    """``pytest docs/examples --mcptest-report``: every complete suite of the README and the
+    docs, beside the files it names. Some are shown failing, so 1 (a gate failed) is an exit
+    status it may have; anything else (a bad suite, a crash) is not."""
+    folder.mkdir(parents=True, exist_ok=True)
+    report = folder / "report.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "docs/examples", "-p", "no:cacheprovider", "-q", "--color=no",
+         f"--mcptest-report={report}"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    if proc.returncode not in (0, 1) or not report.is_file():
+        raise AssertionError(f"pytest docs/examples exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
+    return ExampleReports(report, folder / "report.html", folder / "junit.xml", proc.stdout)
+
+
+@pytest.fixture(scope="session")
+def docs_example_reports(tmp_path_factory) -> ExampleReports:
+    """The session's one run of ``docs/examples/`` (:func:`run_docs_examples`)."""
+    return once_per_session(tmp_path_factory, "docs-examples-reports", run_docs_examples)

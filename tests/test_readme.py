@@ -19,9 +19,10 @@ def test_the_readme_failure_text_is_what_its_suite_prints(pytester):
     suite, shown = _blocks((ROOT / "README.md").read_text(encoding="utf-8"))
     pytester.makefile(".mcptest.yml", shop=suite)
     (pytester.path / "cassettes").mkdir()
-    # four calls: two refused by the server (no effect), a forbidden one and an invented one
+    # the cassette the README ships with its suite (docs/examples/readme/): four calls, two
+    # refused by the server (no effect), a forbidden one and an invented one
     (pytester.path / "cassettes" / "restock.json").write_text(
-        (ROOT / "tests" / "data" / "readme-restock.json").read_text(encoding="utf-8"))
+        (ROOT / "docs" / "examples" / "readme" / "cassettes" / "restock.json").read_text(encoding="utf-8"))
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     out = result.stdout.lines
