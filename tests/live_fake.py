@@ -270,6 +270,9 @@ class FakeProvider:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # The head and the body are two writes: without TCP_NODELAY the body waits for the
+            # client's delayed ACK of the head, 40-50 ms a request.
+            disable_nagle_algorithm = True
 
             def log_message(self, *args):  # keep test output clean
                 pass
