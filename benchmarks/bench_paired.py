@@ -10,9 +10,14 @@ a fresh ``python -m pytest -q`` process whose wall time, CPU time and peak memor
 resident size, so this script imports nothing large) are recorded:
 
 ========================  ============================================================
-run-warm                  a run with every cache written (suite cache, bytecode)
+run-warm                  a run with every cache written (suite cache, bytecode) but the
+                          kept verdicts, removed before it: every item is judged, as after
+                          its cassettes were recorded again
 run-cold                  the first run after a change: every cache removed before it
-run-nobytecode            ``PYTHONDONTWRITEBYTECODE=1``: no bytecode is ever written
+run-nobytecode            ``PYTHONDONTWRITEBYTECODE=1``: no bytecode is ever written (the
+                          kept verdicts removed, as in run-warm)
+rerun                     a run where nothing changed since the last: every cache written,
+                          the verdicts kept too (``plugin/verdict_cache.py``)
 collect-warm/-cold/-nobytecode  the same with ``--collect-only``
 ========================  ============================================================
 
@@ -47,15 +52,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import realistic  # noqa: E402
 from bench_scenarios import BenchFailure, check_outcome  # noqa: E402
 
-MODES = {  # name -> (collect only, environment: bytecode written?, caches removed before each run)
-    "run-warm": (False, True, False),
-    "run-cold": (False, True, True),
-    "run-nobytecode": (False, False, False),
-    "collect-warm": (True, True, False),
-    "collect-cold": (True, True, True),
-    "collect-nobytecode": (True, False, False),
+MODES = {  # name -> (collect only, bytecode written?, caches removed before each run, verdicts kept?)
+    "run-warm": (False, True, False, False),
+    "run-cold": (False, True, True, False),
+    "run-nobytecode": (False, False, False, False),
+    "rerun": (False, True, False, True),
+    "collect-warm": (True, True, False, False),
+    "collect-cold": (True, True, True, False),
+    "collect-nobytecode": (True, False, False, False),
 }
-GOALS = {"run-warm": 1.0, "run-cold": 1.25, "run-nobytecode": 1.0,
+GOALS = {"run-warm": 1.0, "run-cold": 1.25, "run-nobytecode": 1.0, "rerun": 0.6,
          "collect-warm": 0.75, "collect-cold": 1.25, "collect-nobytecode": 0.75, "memory": 1.3}
 DROP_ENV = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTEST_CURRENT_TEST",
             "PYTHONDONTWRITEBYTECODE", "PYTHONPATH")
@@ -74,6 +80,11 @@ def clear_caches(root: str) -> None:
                 dirs.remove(name)
             elif name == "cassettes":
                 dirs.remove(name)
+
+
+def forget_verdicts(root: str) -> None:
+    """Remove the verdicts a previous session kept (pytest's cache folder keeps the rest)."""
+    shutil.rmtree(os.path.join(root, ".pytest_cache", "d", "mcptest-verdicts"), ignore_errors=True)
 
 
 def session(cwd: str, collect: bool, bytecode: bool, pythonpath: str | None) -> dict:
@@ -102,7 +113,7 @@ def measure(args, sides: dict) -> dict:
     samples: dict = {mode: {side: [] for side in sides} for mode in MODES}
     order = list(sides)
     for r in range(args.repeat):
-        for mode, (collect, bytecode, cold) in MODES.items():
+        for mode, (collect, bytecode, cold, verdicts) in MODES.items():
             if mode not in args.modes:
                 continue
             for side in (order if r % 2 == 0 else order[::-1]):
@@ -111,6 +122,8 @@ def measure(args, sides: dict) -> dict:
                     clear_caches(cwd)
                 if not cold and r == 0:  # the untimed session that writes what a warm one finds
                     session(cwd, collect, bytecode, pythonpath)
+                if not verdicts:
+                    forget_verdicts(cwd)
                 got = session(cwd, collect, bytecode, pythonpath)
                 check_outcome(f"{side} {mode}", got["code"], got["output"], args.items, collect)
                 samples[mode][side].append({k: got[k] for k in ("wall", "cpu", "rss_mib")})

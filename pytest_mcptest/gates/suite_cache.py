@@ -26,7 +26,7 @@ import pickle
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import attrs
 
@@ -153,12 +153,9 @@ def collect_suite(path: str, directory: Optional[str] = None) -> CollectedSuite:
     real = os.path.realpath(path)
     key = (real, known, code_stamp())
     where = cache_path(path, directory, real)
-    try:
-        with open(where, "rb") as fh:
-            if pickle.load(fh) == key:
-                return pickle.load(fh)
-    except Exception:  # absent, stale, truncated or from other code: rebuild
-        pass
+    cached = load_entry(where, key)
+    if cached is not None:
+        return cached
     suite = _build(path, data)
     from . import built_in
 
@@ -166,7 +163,7 @@ def collect_suite(path: str, directory: Optional[str] = None) -> CollectedSuite:
         # A plugin's gate built some blocks: its code is not in the stamp, so they are not cached.
         return CollectedSuite.of(suite, pickled=False, digest=known)
     collected = CollectedSuite.of(suite, pickled=True, digest=known)
-    _store(where, key, collected)
+    store_entry(where, key, collected)
     return collected
 
 
@@ -222,16 +219,28 @@ def _init_fields(cls):
 _INIT_FIELDS: dict = {}  # class -> its fields getter, or False for a class attrs did not make
 
 
-def _store(where: str, key: tuple, suite: CollectedSuite) -> None:
-    """Write the cache entry (its key, then the collected suite) whole or not at all: to a temporary
+def load_entry(where: str, key: Any) -> Any:
+    """The value of the cache entry at ``where`` when it was stored under ``key``; None when
+    it is absent, stale, truncated or from other code."""
+    try:
+        with open(where, "rb") as fh:
+            if pickle.load(fh) == key:
+                return pickle.load(fh)
+    except Exception:  # absent, stale, truncated or from other code: not used
+        pass
+    return None
+
+
+def store_entry(where: str, key: Any, value: Any) -> None:
+    """Write a cache entry (its key, then its value) whole or not at all: to a temporary
     file of this process, renamed into place, so that xdist workers writing the same entry
     at once never leave a torn one. Not synced to disk: an entry a crash damaged fails to
-    load or to match its key, and is rebuilt. One that cannot be written is not used."""
+    load or to match its key, and is made again. One that cannot be written is not used."""
     tmp = f"{where}.tmp-{os.getpid()}"
     try:
         with open(tmp, "wb") as fh:
             pickle.dump(key, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            _Pickler(fh, protocol=pickle.HIGHEST_PROTOCOL).dump(suite)
+            _Pickler(fh, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
         os.replace(tmp, where)
     except (OSError, pickle.PicklingError):
         with contextlib.suppress(OSError):

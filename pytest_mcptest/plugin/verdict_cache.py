@@ -28,8 +28,8 @@ asks a server: a live catalog, ``verify``), in record mode ``none``, not a dry r
 under ``--mcptest-update-expect``; a block that could not be judged (no cassette) is not
 kept. The folder is ``config.cache``'s (``.pytest_cache``), so ``--cache-clear`` empties it,
 ``-p no:cacheprovider`` turns it off, and so does ``--mcptest-no-verdict-cache``. One file
-per suite file (a pickle: trust it as ``.pytest_cache`` itself), written whole (a temporary
-file renamed) when the run leaves the suite file; pytest-xdist workers that judged parts
+per suite file (a pickle: trust it as ``.pytest_cache`` itself), written whole as the suite
+cache writes its entries (``suite_cache.store_entry``) when the run leaves the suite file; pytest-xdist workers that judged parts
 of one file merge theirs into what is there.
 """
 
@@ -38,16 +38,15 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import pickle
 import sys
 from typing import Any, Optional
 
 import attrs
 import pytest
 
-from ..formats.files import atomic_write, digest, read_bytes
+from ..formats.files import digest, read_bytes
 from ..gates import built_in, gate
-from ..gates.suite_cache import cache_path, code_stamp
+from ..gates.suite_cache import cache_path, code_stamp, load_entry, store_entry
 from ..record.modes import RecordMode
 from .stash import CONTEXT_KEY
 
@@ -107,8 +106,15 @@ def _packages_stamp() -> tuple:
 
 
 def keeps(kind: str) -> bool:
-    """Whether an item of ``kind`` may be kept: one of mcptest's kinds that replays a cassette."""
-    return built_in(kind) and gate(kind).open is None
+    """Whether an item of ``kind`` may be kept: one of mcptest's kinds that replays a cassette
+    (worked out once per kind: a built-in gate's way of opening its source does not change)."""
+    known = _KEEPS.get(kind)
+    if known is None:
+        known = _KEEPS[kind] = built_in(kind) and gate(kind).open is None
+    return known
+
+
+_KEEPS: dict[str, bool] = {}
 
 
 class VerdictCache:
@@ -173,13 +179,7 @@ class _FileRecords:
         return self._entries
 
     def _read(self) -> dict:
-        try:
-            with open(self.where, "rb") as fh:
-                if pickle.load(fh) == self.key:
-                    return pickle.load(fh)
-        except Exception:  # absent, stale, truncated or from other code: nothing kept
-            pass
-        return {}
+        return load_entry(self.where, self.key) or {}
 
     def put(self, name: str, reads: tuple, kept: Kept) -> None:
         self.entries()[name] = self._new[name] = (reads, kept)
@@ -191,11 +191,7 @@ class _FileRecords:
             return
         merged = {**self._read(), **self._new}
         self._new = {}
-        try:
-            atomic_write(self.where, pickle.dumps(self.key, pickle.HIGHEST_PROTOCOL)
-                         + pickle.dumps(merged, pickle.HIGHEST_PROTOCOL))
-        except (OSError, ValueError, pickle.PicklingError):
-            pass
+        store_entry(self.where, self.key, merged)
 
 
 def _wants_junit(config: pytest.Config) -> bool:
