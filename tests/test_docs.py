@@ -84,13 +84,12 @@ SHIPPED = ROOT / "docs" / "examples"
 # Complete suites not shipped yet (issue 47 is open on them), by page and first block name:
 # each is still loaded by the test above, not run.
 NOT_YET_SHIPPED = {
-    ("docs/agents.md", "support bot"), ("docs/agents.md", "airline"), ("docs/catalog.md", "descriptions meet the bar"),
+    ("docs/agents.md", "airline"), ("docs/catalog.md", "descriptions meet the bar"),
     ("docs/conformance.md", "time server, recorded probe"), ("docs/conversations.md", "refund"),
     ("docs/importing.md", "airline"), ("docs/live.md", "weather through the Responses API"),
     ("docs/live.md", "weather clarification"), ("docs/live.md", "restock the widget shelf"),
     ("docs/live.md", "priced on replay"), ("docs/recording.md", "weather"), ("docs/recording.md", "recorded catalog"),
-    ("docs/recording.md", "shop keeps its answers"), ("docs/scenarios.md", "restock"),
-    ("docs/scenarios.md", "restock, five times"), ("docs/security.md", "clock tools are well described and safe"),
+    ("docs/recording.md", "shop keeps its answers"), ("docs/security.md", "clock tools are well described and safe"),
     ("docs/security.md", "calc is safe by both tiers"),
 }
 
@@ -122,7 +121,8 @@ def test_every_complete_suite_of_the_docs_is_shipped_with_its_files_and_run_by_i
     """Pasted beside the files it names, a suite runs: each is shipped under ``docs/examples/``
     (the same YAML; a comment such as the schema's path may differ), and its page holds a
     command that runs its folder with the outcome it should have (checked, with the folder
-    run, by the command test above)."""
+    run, by the command test below). A suite that fails there prints the failure text its page
+    shows (the first plain block after it), line by line, in order."""
     data = yaml.safe_load(text)
     if (request.node.callspec.id.split(":")[0], _first_name(data)) in NOT_YET_SHIPPED:
         pytest.skip("not shipped yet (tests/test_docs.py NOT_YET_SHIPPED)")
@@ -136,6 +136,17 @@ def test_every_complete_suite_of_the_docs_is_shipped_with_its_files_and_run_by_i
     folders = {str(path.parent.relative_to(ROOT)) for path in copies}
     assert any(set(_in_the_session_run(words)) & (folders | {str(p.relative_to(ROOT)) for p in copies})
                for words in commands), f"{page.name}: no command runs {sorted(folders)}"
+    run = request.getfixturevalue("docs_example_reports")
+    if _outcomes_of(run.report, sorted(folders))["failed"]:  # shown failing: with the page's failure text
+        page_text = page.read_text(encoding="utf-8")
+        after = page_text.index("```", page_text.index(text) + len(text)) + 3  # past the suite's closing fence
+        shown = next(m.group(2) for m in _FENCE.finditer(page_text, after) if not m.group(1))
+        printed = run.output
+        for folder in folders:  # the run is from the repository's root, the page's from the suite's folder
+            printed = printed.replace(f"{folder}/", "")
+        out = iter(line.strip() for line in printed.splitlines())
+        for line in filter(None, (line.strip() for line in shown.splitlines())):
+            assert any(line in got for got in out), f"{page.name}: the run does not print, in this order:\n{shown}"
 
 
 _PLACEHOLDER = re.compile(r"\[|\(|\.\.\.|<|\b[A-Z][A-Z_]{2,}\b(?!=)")
