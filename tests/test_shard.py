@@ -8,6 +8,9 @@ import json
 
 import pytest
 
+from live_fake import live_env  # noqa: F401 - a fixture
+from redis_server import redis_url  # noqa: F401 - a fixture
+
 from pytest_mcptest.live.shard import assign, parse_shard
 
 ITEMS = 11
@@ -77,3 +80,50 @@ def test_a_bad_shard_is_a_usage_error(pytester):
             parse_shard(bad)
     result = pytester.runpytest("--mcptest-shard=5/4")
     assert "--mcptest-shard: expected I/N with 1 <= I <= N, found '5/4'" in result.stderr.str()
+
+
+LIVE_SUITE = """\
+servers:
+  shop: {command: ["mcptest", "mock", "--tools-from", "shop.yml"]}
+models:
+  openai: {max_tokens: 64}
+agents:
+""" + "".join(f"""\
+  - name: live {i}
+    model: openai:gpt-4o-mini
+    prompt: What is the weather in city {i}?
+    servers: [shop]
+    cassette: live{i}.json
+""" for i in range(6))
+
+
+def test_shards_record_their_parts_at_once_sharing_one_redis_ledger(tmp_path, live_env, redis_url):  # noqa: F811
+    import subprocess
+    import sys
+
+    from live_fake import MANIFEST, FakeProvider, forked_mock, tool_then_answer
+
+    from pytest_mcptest.live.campaign import Campaign
+
+    (tmp_path / "shop.yml").write_text(MANIFEST)
+    (tmp_path / "s.mcptest.yml").write_text(forked_mock(LIVE_SUITE))
+    base = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", f"--mcptest-shared-limits={redis_url}",
+            "--mcptest-budget-usd=1"]
+    with FakeProvider(tool_then_answer("get_weather", {"city": "Paris"})) as fake:
+        live_env(fake)
+        shards = [subprocess.Popen([*base, "--mcptest-record-mode=once", f"--mcptest-shard={i}/2",
+                                    f"--mcptest-report=s{i}.json"], cwd=tmp_path, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True) for i in (1, 2)]
+        outputs = [p.communicate(timeout=300)[0] for p in shards]
+    for out in outputs:
+        assert "3 passed, 3 deselected" in out, out
+    assert len(fake.requests) == 2 * 6  # every item recorded once, by one shard
+    assert Campaign(redis_url).store.totals().requests == 12
+    whole = subprocess.run([*base, "--mcptest-report=whole.json"], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=300)
+    assert "6 passed" in whole.stdout
+    from pytest_mcptest.cli import main
+
+    assert main(["report", "merge", str(tmp_path / "s1.json"), str(tmp_path / "s2.json"), "-o",
+                 str(tmp_path / "merged.json")]) == 0
+    assert (tmp_path / "merged.json").read_bytes() == (tmp_path / "whole.json").read_bytes()
