@@ -117,3 +117,35 @@ def test_the_mock_server_reads_its_manifest_without_the_gates(tmp_path):
              "print(spec.tools[0]['name'], sorted(m for m in sys.modules if m.startswith('pytest_mcptest.gates')))")
     done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.stdout.split() == ["ping", "[]"], done.stderr
+
+
+def test_a_session_of_python_tests_loads_no_suite_reader_no_gate_and_no_cassette(pytester):
+    """The plugin is loaded into every session of a project that installs mcptest: one with
+    Python tests alone reads no suite, so it loads the options, the session's settings
+    (``gates.context``, whose package is the gates' registry) and nothing of the suite reader,
+    the gates, the engine's rules, the cassettes or the libraries they use."""
+    pytester.makeconftest(PROBE)
+    pytester.makepyfile("def test_one():\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:xdist")
+    result.assert_outcomes(passed=1)
+    modules = json.loads(pytester.path.joinpath("modules.json").read_text())["modules"]
+    ours = {m for m in modules if m.startswith("pytest_mcptest.")}
+    assert {m for m in ours if m.startswith("pytest_mcptest.gates")} == {"pytest_mcptest.gates",
+                                                                        "pytest_mcptest.gates.context"}
+    assert sorted(m for m in ours if m.startswith(("pytest_mcptest.suite", "pytest_mcptest.formats.cassette",
+                                                   "pytest_mcptest.report"))) == []
+    assert sorted(_top_level(modules) & {"attr", "attrs", "msgspec", "yaml"}) == []
+
+
+def test_record_and_serve_build_only_their_own_parser(tmp_path):
+    """A host starts ``mcptest record`` or ``mcptest serve`` and waits for its first answer:
+    the command line builds the parser of the command it runs, not every command's (``doctor``
+    alone imports attrs)."""
+    import subprocess
+    import sys
+
+    probe = ("import sys; from pytest_mcptest.cli import main\n"
+             "try:\n    main(['serve', '--help'])\nexcept SystemExit:\n    pass\n"
+             "print(sorted(m for m in sys.modules if m.startswith('pytest_mcptest.cli.')))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines()[-1] == "['pytest_mcptest.cli.common', 'pytest_mcptest.cli.serve']", done.stderr
