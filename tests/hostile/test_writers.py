@@ -131,7 +131,7 @@ def test_eight_sessions_appending_at_once_leave_every_run(tmp_path):
 
 def test_a_second_record_session_on_the_same_out_is_refused_at_its_start(tmp_path):
     out = tmp_path / "c.json"
-    with store.reserved(str(out)):  # a first session, still running
+    with locked(str(out), wait=False):  # a first session, still running (what mcptest record holds)
         done = subprocess.run([sys.executable, "-m", "pytest_mcptest.cli", "record", "--out", str(out), "--",
                                sys.executable, "-c", "pass"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
