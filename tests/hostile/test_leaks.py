@@ -85,7 +85,7 @@ def test_the_live_runner_gives_servers_the_default_environment_and_the_suites_en
 
     with pytest.raises(Exception) as info:  # the server exits at once: a LiveError (in a task group's group)
         anyio.run(start)
-    assert "LiveError" in repr(info.value) or isinstance(info.value, LiveError)
+    assert "InfraError" in repr(info.value) or isinstance(info.value, LiveError)  # a LiveError: the server would not start
     seen = json.loads(dump.read_text())
     assert "OPENAI_API_KEY" not in seen and seen["SHOP_MODE"] == "test"
 
