@@ -5,6 +5,7 @@ and says the same; a change of any one of them judges it again."""
 from __future__ import annotations
 
 import json
+import pickle
 
 import pytest
 
@@ -170,3 +171,20 @@ def test_xfail_and_selection_hold_for_kept_verdicts(shop, judged):
     result, names = run(shop, judged, "-k", "ping")
     result.assert_outcomes(passed=1, deselected=1)
     assert names == []
+
+
+def test_xdist_workers_share_the_kept_verdicts(shop):
+    """Workers that judged parts of one file each add theirs to its entry; a change still
+    judges again under xdist."""
+    pytest.importorskip("xdist")
+    shop.runpytest_subprocess("-n", "2").assert_outcomes(passed=2)
+    folder = shop.path / ".pytest_cache" / "d" / "mcptest-verdicts"
+    from pytest_mcptest.gates.suite_cache import load_entry
+
+    [entry] = folder.glob("*.pickle")
+    with open(entry, "rb") as fh:
+        key = pickle.load(fh)
+    assert sorted(load_entry(str(entry), key)) == BOTH
+    shop.runpytest_subprocess("-n", "2").assert_outcomes(passed=2)
+    (shop.path / "cassettes" / "restock.json").write_text(BAD_RUN)
+    shop.runpytest_subprocess("-n", "2").assert_outcomes(passed=1, failed=1)
