@@ -10,6 +10,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from live_fake import MODELS, FakeProvider, Window, live_env, shop, tool_then_answer  # noqa: F401 - fixtures
+from redis_server import redis_url  # noqa: F401 - a fixture
 
 from pytest_mcptest.engine.infra import split
 from pytest_mcptest.live.adaptive import duration_seconds, pause_for
@@ -47,3 +48,37 @@ def test_a_window_nearly_spent_holds_the_next_requests_until_it_resets(api, shop
     assert window.refused == 0 and len(fake.requests) == 8
     assert split(recording.runs)[1] == () and len(recording.runs) == 4
     assert took >= 2.0  # 8 requests at most 3 a second, paused at 1 left: three waits for a reset
+
+
+_OBSERVE = """
+import sys
+from pytest_mcptest.live import campaign
+from pytest_mcptest.live.adaptive import Pacer
+campaign.activate(campaign.Campaign(sys.argv[1]))
+Pacer("openai http://fake/v1").observe({"x-ratelimit-limit-requests": "100", "x-ratelimit-remaining-requests": "1",
+                                       "x-ratelimit-reset-requests": "1.5s"}, 200)
+"""
+
+
+@pytest.mark.parametrize("store", ["sqlite", "redis"])
+def test_a_pause_one_process_read_holds_every_process_sharing_the_ledger(store, tmp_path, request):
+    import subprocess
+    import sys
+
+    import anyio
+
+    from pytest_mcptest.live import campaign
+    from pytest_mcptest.live.adaptive import Pacer
+
+    url = f"sqlite:///{tmp_path / 'l.db'}" if store == "sqlite" else request.getfixturevalue("redis_url")
+    other = subprocess.run([sys.executable, "-c", _OBSERVE, url], capture_output=True, text=True, timeout=60)
+    assert other.returncode == 0, other.stderr
+    campaign.activate(campaign.Campaign(url))
+    try:
+        started = time.monotonic()
+        anyio.run(Pacer("openai http://fake/v1").wait)  # this process read no header itself
+        held = time.monotonic() - started
+        anyio.run(Pacer("openai http://another/v1").wait)  # another endpoint is not held
+    finally:
+        campaign.activate(None)
+    assert 0.5 < held <= 1.6 and time.monotonic() - started - held < 0.3

@@ -5,7 +5,8 @@ again; a 429 says when to come back. :class:`Pacer` (one per endpoint in a proce
 them from every HTTP response the SDK receives (its retries included) and, when the window
 is nearly spent, holds the endpoint's next requests until it resets: fewer 429s, and the
 requests that would have been refused are not sent, retried and billed against the
-campaign's retries. Headers read:
+campaign's retries. A provider's limits hold for its key, on every machine: with a campaign
+ledger the pause is put in it, and every process sharing the ledger waits too. Headers read:
 
 - OpenAI: ``x-ratelimit-remaining-requests`` / ``-tokens`` with ``x-ratelimit-limit-*`` and
   ``x-ratelimit-reset-requests`` / ``-tokens`` (a duration: ``1s``, ``6m0s``, ``20ms``);
@@ -101,9 +102,12 @@ def _nearly_spent(remaining: Optional[str], limit: Optional[str], kind: str) -> 
 
 
 class Pacer:
-    """One endpoint's pause, in this process: set by the responses, waited on by the requests."""
+    """One endpoint's pause: set by the responses, waited on by the requests. With a campaign
+    ledger (``--mcptest-shared-limits``) the pause is put in the ledger too, so every process
+    and machine of the campaign holds its requests, not only the one that read the headers."""
 
-    def __init__(self):
+    def __init__(self, endpoint: str = ""):
+        self.endpoint = endpoint
         self._lock = threading.Lock()
         self.until = 0.0       # time.monotonic() before which no request is sent
         self.paused = 0        # how many times a response asked for a pause
@@ -115,15 +119,37 @@ class Pacer:
             with self._lock:
                 self.until = max(self.until, time.monotonic() + wait)
                 self.paused += 1
+            shared = _campaign()
+            if shared is not None:
+                shared.pause(self.endpoint, wait)
 
     async def wait(self) -> None:
         import anyio
 
+        shared = _campaign()
+        if shared is not None:  # another process or machine may have read the headers
+            left = shared.paused_for(self.endpoint)
+            if left > 0:
+                with self._lock:
+                    self.until = max(self.until, time.monotonic() + left)
         left = self.until - time.monotonic()
         while left > 0:
             await anyio.sleep(left)
             self.waited += left
             left = self.until - time.monotonic()
+
+
+_SHARED = None  # the campaign ledger (live/campaign.py) this process's pauses go to, when there is one
+
+
+def share(ledger) -> None:
+    """Put this process's pauses in ``ledger`` (a ``Campaign``), and heed those of others; None: not."""
+    global _SHARED
+    _SHARED = ledger
+
+
+def _campaign():
+    return _SHARED
 
 
 _PACERS: dict[str, Pacer] = {}
@@ -134,5 +160,5 @@ def pacer_for(endpoint: str) -> Pacer:
     """The one :class:`Pacer` of ``endpoint`` (provider and base URL) in this process."""
     with _LOCK:
         if endpoint not in _PACERS:
-            _PACERS[endpoint] = Pacer()
+            _PACERS[endpoint] = Pacer(endpoint)
         return _PACERS[endpoint]

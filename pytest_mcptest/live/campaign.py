@@ -136,6 +136,7 @@ class SqliteStore:
         db = self._db()
         with _immediate(db):
             db.execute("CREATE TABLE IF NOT EXISTS mcptest_totals (name TEXT PRIMARY KEY, value INTEGER NOT NULL)")
+            db.execute("CREATE TABLE IF NOT EXISTS mcptest_pauses (endpoint TEXT PRIMARY KEY, until REAL NOT NULL)")
             db.execute("CREATE TABLE IF NOT EXISTS mcptest_reservations (id TEXT PRIMARY KEY, micros INTEGER, "
                        "tokens INTEGER, holder TEXT, at REAL DEFAULT (julianday('now')))")
             db.executemany("INSERT OR IGNORE INTO mcptest_totals VALUES (?, 0)", [(f,) for f in FIELDS])
@@ -197,6 +198,17 @@ class SqliteStore:
                                     ("spent_micros", micros), ("spent_tokens", tokens), ("reclaimed", 1)):
                     db.execute("UPDATE mcptest_totals SET value = value + ? WHERE name = ?", (delta, name))
         return len(gone)
+
+    def pause(self, endpoint: str, until: float) -> None:
+        """No request to ``endpoint`` before ``until`` (epoch seconds), for every process."""
+        db = self._db()
+        with _immediate(db):
+            db.execute("INSERT INTO mcptest_pauses VALUES (?, ?) ON CONFLICT(endpoint) DO UPDATE SET "
+                       "until = max(until, excluded.until)", (endpoint, until))
+
+    def paused_until(self, endpoint: str) -> float:
+        row = self._db().execute("SELECT until FROM mcptest_pauses WHERE endpoint = ?", (endpoint,)).fetchone()
+        return row[0] if row else 0.0
 
     def bucket(self, key: str, rates: list) -> Any:
         from pyrate_limiter import SQLiteBucket
@@ -261,6 +273,13 @@ return 1
 """
 
 
+_PAUSE = """
+local now = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tonumber(ARGV[1]) > now then redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2]) end
+return 1
+"""
+
+
 class RedisStore:
     """The ledger in Redis: a hash of totals and a hash of open reservations, each change one
     Lua script (atomic on the server)."""
@@ -282,6 +301,7 @@ class RedisStore:
         self._reserve = self.redis.register_script(_RESERVE)
         self._settle = self.redis.register_script(_SETTLE)
         self._reclaim = self.redis.register_script(_RECLAIM)
+        self._pause = self.redis.register_script(_PAUSE)
 
     def reserve(self, micros: int, tokens: int, max_micros: Optional[int], max_tokens: Optional[int]) -> Optional[str]:
         hold = uuid.uuid4().hex
@@ -306,6 +326,14 @@ class RedisStore:
             if _gone(who, now - at, lease):
                 taken += int(self._reclaim(keys=[self.TOTALS, self.HOLDS], args=[hold]))
         return taken
+
+    def pause(self, endpoint: str, until: float) -> None:
+        """As :meth:`SqliteStore.pause`: the later of the two times kept, in one script."""
+        self._pause(keys=[f"mcptest:pause:{endpoint}"], args=[f"{until:.3f}", max(1, int(until - time.time()) + 60)])
+
+    def paused_until(self, endpoint: str) -> float:
+        value = self.redis.get(f"mcptest:pause:{endpoint}")
+        return float(value) if value else 0.0
 
     def bucket(self, key: str, rates: list) -> Any:
         import redis
@@ -384,6 +412,15 @@ class Campaign:
         if hold is not None:
             self.store.settle(hold, micros or 0, used)
 
+    def pause(self, endpoint: str, seconds: float) -> None:
+        """The provider said ``endpoint``'s window is nearly spent: every process sharing the
+        ledger holds its requests to it for ``seconds`` (``live/adaptive.py``)."""
+        self.store.pause(_endpoint_key(endpoint), time.time() + seconds)
+
+    def paused_for(self, endpoint: str) -> float:
+        """Seconds left of a pause of ``endpoint`` that any process put in the ledger."""
+        return max(0.0, self.store.paused_until(_endpoint_key(endpoint)) - time.time())
+
     def _count(self, **delta: int) -> None:
         with self._lock:
             self.spent = attrs.evolve(self.spent, **{k: getattr(self.spent, k) + v for k, v in delta.items()})
@@ -439,6 +476,10 @@ class Campaign:
             return self._limiters[key]
 
 
+def _endpoint_key(endpoint: str) -> str:
+    return hashlib.sha256(endpoint.encode()).hexdigest()[:16]
+
+
 def _figures(micros: int, tokens: int) -> str:
     return f"${micros / 1e6:.4f} ({tokens} tokens)"
 
@@ -482,6 +523,9 @@ def activate(campaign: Optional[Campaign]) -> None:
     """Make ``campaign`` the one every live model of this process reports to (None: none)."""
     global _ACTIVE
     _ACTIVE = campaign
+    from . import adaptive
+
+    adaptive.share(campaign)  # a provider's rate-limit pauses held by every process of the campaign
 
 
 def active() -> Optional[Campaign]:
