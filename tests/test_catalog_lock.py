@@ -191,7 +191,7 @@ def test_lock_and_security_on_a_tool_quality_entry(tmp_path, capsys):
     capsys.readouterr()
     assert main(["run", str(tmp_path / "s.mcptest.yml")]) == 0
     (tmp_path / "c.json").write_text(json.dumps({"tools": [dict(TIME, description=TIME["description"] + POISON)]}))
-    assert main(["run", str(tmp_path / "s.mcptest.yml"), "--json"]) == 1
+    assert main(["run", str(tmp_path / "security.mcptest.yml"), "--json"]) == 1
     item = _report(capsys.readouterr().out)["items"][0]
     gates = {f["gate"] for f in item["failures"]}
     assert gates == {"lock", "security"}
@@ -199,7 +199,7 @@ def test_lock_and_security_on_a_tool_quality_entry(tmp_path, capsys):
     # security: {fail_on: never} lets expect: decide alone; the lock still fails
     (tmp_path / "s.mcptest.yml").write_text(SUITE.replace("    server: clock\n",
                                                           "    server: clock\n    security: {fail_on: never}\n"))
-    assert main(["run", str(tmp_path / "s.mcptest.yml"), "--json"]) == 1
+    assert main(["run", str(tmp_path / "security.mcptest.yml"), "--json"]) == 1
     item = _report(capsys.readouterr().out)["items"][0]
     assert {f["gate"] for f in item["failures"]} == {"lock"}
 
@@ -211,25 +211,20 @@ def test_a_bad_fail_on_is_a_suite_error(tmp_path, capsys):
     assert main(["run", str(tmp_path / "s.mcptest.yml")]) == 2
 
 
-def test_the_suite_of_docs_security_md_runs_as_written(tmp_path, capsys):
-    """docs/security.md's YAML suite: passes on a clean catalog, and the rug pull fails both items."""
+def test_the_suite_of_docs_security_md_fails_both_items_on_a_rug_pull(tmp_path, capsys):
+    """docs/security.md's suite, shipped with its clean catalog and lock in
+    docs/examples/security-lock/ (where test_docs.py runs it, passing): the catalog changed
+    under the lock into a poisoned description fails both items."""
+    import shutil
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parent.parent / "docs" / "security.md").read_text(encoding="utf-8")
-    suite = text.split("```yaml\n", 1)[1].split("```", 1)[0]
-    clock = dict(TIME, inputSchema={**TIME["inputSchema"], "properties": {"zone": {
-        "type": "string", "maxLength": 64, "description": "An IANA time zone name", "examples": ["Europe/Paris"]}}},
-        annotations={"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False})
-    (tmp_path / "catalogs").mkdir()
-    (tmp_path / "catalogs" / "clock.json").write_text(json.dumps({"tools": [clock]}))
-    assert main(["doctor", "--lock", str(tmp_path / "clock.lock.json"),
-                 "--catalog", str(tmp_path / "catalogs" / "clock.json")]) == 0
-    (tmp_path / "s.mcptest.yml").write_text(suite)
-    assert main(["run", str(tmp_path / "s.mcptest.yml")]) == 0
+    shutil.copytree(Path(__file__).resolve().parent.parent / "docs" / "examples" / "security-lock", tmp_path / "s")
+    tmp_path = tmp_path / "s"
+    clock = json.loads((tmp_path / "catalogs" / "clock.json").read_text())["tools"][0]
     (tmp_path / "catalogs" / "clock.json").write_text(json.dumps(
         {"tools": [dict(clock, description=TIME["description"] + POISON)]}))
     capsys.readouterr()
-    assert main(["run", str(tmp_path / "s.mcptest.yml"), "--json"]) == 1
+    assert main(["run", str(tmp_path / "security.mcptest.yml"), "--json"]) == 1
     items = {i["name"]: i for i in _report(capsys.readouterr().out)["items"]}
     assert {f["gate"] for f in items["clock tools are well described and safe"]["failures"]} == {"lock", "security"}
     counted = items["clock, security counted but not failing by itself"]
@@ -257,7 +252,7 @@ def test_a_lock_reads_back_and_matches_its_own_catalog(tools):
 def test_a_missing_lock_in_a_suite_is_an_error_not_a_pass(tmp_path, capsys):
     (tmp_path / "c.json").write_text(json.dumps({"tools": [TIME]}))
     (tmp_path / "s.mcptest.yml").write_text(SUITE)
-    assert main(["run", str(tmp_path / "s.mcptest.yml"), "--json"]) == 1
+    assert main(["run", str(tmp_path / "security.mcptest.yml"), "--json"]) == 1
     item = _report(capsys.readouterr().out)["items"][0]
     assert item["outcome"] == "failed"
     assert any("tools.lock.json" in f["message"] and "no such file" in f["message"] for f in item["failures"])
@@ -269,7 +264,7 @@ def test_a_name_clash_with_another_server_of_the_suite(tmp_path, capsys):
     (tmp_path / "s.mcptest.yml").write_text("servers:\n  clock: {catalog: c.json}\n  other: {catalog: d.json}\n"
                                             "tool_quality:\n  - {name: clock, server: clock, "
                                             "expect: [{tool_count: {'>=': 1}}]}\n")
-    assert main(["run", str(tmp_path / "s.mcptest.yml"), "--json"]) == 1
+    assert main(["run", str(tmp_path / "security.mcptest.yml"), "--json"]) == 1
     item = _report(capsys.readouterr().out)["items"][0]
     assert item["envelope"]["security"]["rules"]["SEC-008"] == 1
     assert "is also a tool of server 'other'" in item["envelope"]["security"]["findings"][0]["message"]

@@ -88,7 +88,7 @@ NOT_YET_SHIPPED = {
     ("docs/conformance.md", "time server, recorded probe"), ("docs/conversations.md", "refund"),
     ("docs/importing.md", "airline"), ("docs/live.md", "weather through the Responses API"),
     ("docs/live.md", "weather clarification"), ("docs/live.md", "restock the widget shelf"),
-    ("docs/live.md", "priced on replay"), ("docs/security.md", "clock tools are well described and safe"),
+    ("docs/live.md", "priced on replay"), 
     ("docs/security.md", "calc is safe by both tiers"),
 }
 
