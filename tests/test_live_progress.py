@@ -105,3 +105,15 @@ def test_the_total_follows_what_items_really_record_and_the_plain_lines_are_spac
     now[0] += 10
     live.tick(4)
     assert seen[-1].startswith("mcptest recording:  40%|") and "4/10 [00:10<00:15" in seen[-1]
+
+
+def test_under_xdist_the_controller_shows_the_workers_progress_item_by_item(tmp_path, live_env):  # noqa: F811
+    _folder(tmp_path)
+    with FakeProvider(tool_then_answer("get_weather", {"city": "Paris"})) as fake:
+        live_env(fake)
+        out = subprocess.run([*_command(tmp_path), "-n", "2"], cwd=tmp_path, capture_output=True, text=True,
+                             timeout=300).stdout
+    lines = [line.split(" episodes")[0] for line in out.splitlines() if line.startswith("mcptest recording: ")]
+    # One line as each item ends (the items of 2 and 3 episodes, in either order), and the last.
+    assert lines[0] in ("mcptest recording: 2/5", "mcptest recording: 3/5"), out
+    assert lines[1:] == ["mcptest recording: 5/5"] * 2 and "2 passed" in out
