@@ -100,7 +100,12 @@ def test_the_total_follows_what_items_really_record_and_the_plain_lines_are_spac
     assert progress.total == 15
     now[0] += 40
     progress.tick()  # 30 s since the last line: shown though no tenth was passed
-    assert seen[-1].startswith("mcptest recording: 4/15 episodes (26%), 00:52 elapsed, about 02:23 left")
+    assert seen[-1] == ("mcptest recording: 4/15 episodes (26%), 00:52 elapsed, about 02:23 left, "
+                        "5 not recorded, spent $0.0100 of $1.0000")
+    progress.item_over(15)  # the next item recorded 1 of its 15 (the tick above): the budget was spent
+    progress.show(final=True)
+    assert progress.total == 4 and seen[-1].startswith("mcptest recording: 4/4 episodes (100%)")
+    assert seen[-1].endswith(", 19 not recorded, spent $0.0100 of $1.0000")
     live = Progress(10, lambda line, final: seen.append(line), live=True, now=lambda: now[0])
     now[0] += 10
     live.tick(4)

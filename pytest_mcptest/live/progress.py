@@ -32,6 +32,7 @@ class Progress:
                  spend: Optional[Callable[[], Optional[str]]] = None, now: Callable[[], float] = time.monotonic,
                  width: int = 100):
         self.total, self.done, self.item_done = total, 0, 0
+        self.not_recorded = 0  # planned episodes whose items ended without them (budget, failure)
         self.write, self.live, self.spend, self.now, self.width = write, live, spend, now, width
         self.started = now()
         self.last_plain: Optional[float] = None
@@ -47,12 +48,17 @@ class Progress:
     def item_over(self, planned: int) -> None:
         """An item is over: what it recorded replaces the ``planned`` episodes in the total."""
         self.total = max(self.done, self.total + self.item_done - planned)
+        self.not_recorded += max(0, planned - self.item_done)
         self.item_done = 0
 
     def line(self) -> str:
         """The progress as one line of text."""
         elapsed = self.now() - self.started
         spent = self.spend() if self.spend is not None else None
+        if self.not_recorded:  # "0/0 episodes" alone would hide that the budget stopped them all
+            spent = ", ".join(filter(None, [f"{self.not_recorded} not recorded", spent and f"spent {spent}"]))
+        elif spent:
+            spent = f"spent {spent}"
         if self.live:
             try:
                 from tqdm import tqdm
@@ -66,7 +72,7 @@ class Progress:
         if 0 < self.done < self.total:
             left = f", about {clock(elapsed / self.done * (self.total - self.done))} left"
         return (f"mcptest recording: {self.done}/{self.total} episodes{share}, {clock(elapsed)} elapsed{left}"
-                + (f", spent {spent}" if spent else ""))
+                + (f", {spent}" if spent else ""))
 
     def show(self, final: bool = False) -> None:
         if not self.live and not final:
