@@ -185,13 +185,14 @@ class _FileRecords:
         self.entries()[name] = self._new[name] = (reads, kept)
 
     def write(self) -> None:
-        """The file's records, merged with what another process wrote meanwhile, written whole;
-        one that cannot be written is not kept."""
-        if not self._new:
-            return
-        merged = {**self._read(), **self._new}
-        self._new = {}
-        store_entry(self.where, self.key, merged)
+        """The file's records, merged with what another process wrote meanwhile, written whole
+        (one that cannot be written is not kept); then let go (the run has left the file:
+        should it come back, they are read again) so the session does not hold them all."""
+        if self._new:
+            merged = {**self._read(), **self._new}
+            self._new = {}
+            store_entry(self.where, self.key, merged)
+        self._entries = None
 
 
 def _wants_junit(config: pytest.Config) -> bool:
