@@ -110,7 +110,8 @@ def carry_verdict(item, call, report) -> None:
                 from ..report.document import failure_modes
 
                 report.mcptest_failure_modes = failure_modes(item.verdict)  # a plain dict: crosses xdist
-            if item.reads is not None and item.verdict is not None and not (item.verdict.problems or item.verdict.skipped):
+            verdict = item.verdict
+            if item.reads is not None and verdict is not None and not (verdict.problems or verdict.skipped):
                 from .verdict_cache import verdict_cache
 
                 verdict_cache(item.config).store(item, item.verdict, report)

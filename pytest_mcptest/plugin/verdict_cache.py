@@ -24,13 +24,13 @@ A record that lacks what this session asks for (a report entry for ``--mcptest-r
 properties for ``--junitxml``) is judged again and kept with it.
 
 Only what replays is kept: mcptest's own kinds whose gate reads a cassette (not one that
-asks a server: a live catalog, ``verify``), in record mode ``none``, not a dry run, not
+opens its own source, a catalog or a server: ``tool_quality``, ``verify``), in record mode ``none``, not a dry run, not
 under ``--mcptest-update-expect``; a block that could not be judged (no cassette) is not
 kept. The folder is ``config.cache``'s (``.pytest_cache``), so ``--cache-clear`` empties it,
 ``-p no:cacheprovider`` turns it off, and so does ``--mcptest-no-verdict-cache``. One file
 per suite file (a pickle: trust it as ``.pytest_cache`` itself), written whole as the suite
-cache writes its entries (``suite_cache.store_entry``) when the run leaves the suite file; pytest-xdist workers that judged parts
-of one file merge theirs into what is there.
+cache writes its entries (``suite_cache.store_entry``) when the run leaves the suite file;
+pytest-xdist workers that judged parts of one file merge theirs into what is there.
 """
 
 from __future__ import annotations
@@ -148,7 +148,8 @@ class VerdictCache:
     def store(self, item: Any, verdict: Any, report: Any) -> None:
         """Keep what the session made of ``item``'s ``verdict`` (on its call phase's ``report``),
         with the files its evaluation read."""
-        self._records(item._suite).put(item.head.name, tuple(dict.fromkeys(item.reads)), _record_of(item, verdict, report))
+        reads = tuple(dict.fromkeys(item.reads))  # each file once, in the order read
+        self._records(item._suite).put(item.head.name, reads, _record_of(item, verdict, report))
 
     def flush(self, suite) -> None:
         """Write what was kept of ``suite``'s items (the run leaves the file)."""
