@@ -191,7 +191,7 @@ def test_lock_and_security_on_a_tool_quality_entry(tmp_path, capsys):
     capsys.readouterr()
     assert main(["run", str(tmp_path / "s.mcptest.yml")]) == 0
     (tmp_path / "c.json").write_text(json.dumps({"tools": [dict(TIME, description=TIME["description"] + POISON)]}))
-    assert main(["run", str(tmp_path / "security.mcptest.yml"), "--json"]) == 1
+    assert main(["run", str(tmp_path / "s.mcptest.yml"), "--json"]) == 1
     item = _report(capsys.readouterr().out)["items"][0]
     gates = {f["gate"] for f in item["failures"]}
     assert gates == {"lock", "security"}
@@ -199,7 +199,7 @@ def test_lock_and_security_on_a_tool_quality_entry(tmp_path, capsys):
     # security: {fail_on: never} lets expect: decide alone; the lock still fails
     (tmp_path / "s.mcptest.yml").write_text(SUITE.replace("    server: clock\n",
                                                           "    server: clock\n    security: {fail_on: never}\n"))
-    assert main(["run", str(tmp_path / "security.mcptest.yml"), "--json"]) == 1
+    assert main(["run", str(tmp_path / "s.mcptest.yml"), "--json"]) == 1
     item = _report(capsys.readouterr().out)["items"][0]
     assert {f["gate"] for f in item["failures"]} == {"lock"}
 
@@ -252,7 +252,7 @@ def test_a_lock_reads_back_and_matches_its_own_catalog(tools):
 def test_a_missing_lock_in_a_suite_is_an_error_not_a_pass(tmp_path, capsys):
     (tmp_path / "c.json").write_text(json.dumps({"tools": [TIME]}))
     (tmp_path / "s.mcptest.yml").write_text(SUITE)
-    assert main(["run", str(tmp_path / "security.mcptest.yml"), "--json"]) == 1
+    assert main(["run", str(tmp_path / "s.mcptest.yml"), "--json"]) == 1
     item = _report(capsys.readouterr().out)["items"][0]
     assert item["outcome"] == "failed"
     assert any("tools.lock.json" in f["message"] and "no such file" in f["message"] for f in item["failures"])
@@ -264,7 +264,7 @@ def test_a_name_clash_with_another_server_of_the_suite(tmp_path, capsys):
     (tmp_path / "s.mcptest.yml").write_text("servers:\n  clock: {catalog: c.json}\n  other: {catalog: d.json}\n"
                                             "tool_quality:\n  - {name: clock, server: clock, "
                                             "expect: [{tool_count: {'>=': 1}}]}\n")
-    assert main(["run", str(tmp_path / "security.mcptest.yml"), "--json"]) == 1
+    assert main(["run", str(tmp_path / "s.mcptest.yml"), "--json"]) == 1
     item = _report(capsys.readouterr().out)["items"][0]
     assert item["envelope"]["security"]["rules"]["SEC-008"] == 1
     assert "is also a tool of server 'other'" in item["envelope"]["security"]["findings"][0]["message"]
