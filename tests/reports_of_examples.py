@@ -77,9 +77,12 @@ def run_docs_examples(folder: pathlib.Path) -> ExampleReports:
     status it may have; anything else (a bad suite, a crash) is not."""
     folder.mkdir(parents=True, exist_ok=True)
     report = folder / "report.json"
+    # As from the user's activated environment: the suites start servers by their command
+    # (mcptest mock, mcp-server-time), found on PATH beside this Python.
+    env = dict(os.environ, PATH=os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "docs/examples", "-p", "no:cacheprovider", "-q", "--color=no",
-         f"--mcptest-report={report}"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+         f"--mcptest-report={report}"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     if proc.returncode not in (0, 1) or not report.is_file():
         raise AssertionError(f"pytest docs/examples exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
     return ExampleReports(report, folder / "report.html", folder / "junit.xml", proc.stdout)
