@@ -190,3 +190,11 @@ def test_xdist_workers_share_the_kept_verdicts(shop):
     shop.runpytest_subprocess("-n", "2").assert_outcomes(passed=2)
     (shop.path / "cassettes" / "restock.json").write_text(BAD_RUN)
     shop.runpytest_subprocess("-n", "2").assert_outcomes(passed=1, failed=1)
+
+
+def test_a_changed_data_file_of_mcptest_judges_again(shop, judged, monkeypatch):
+    """The package's data files (the distractor pool, the token ranks) are read by judging:
+    a change to one, as an upgrade makes, judges again."""
+    run(shop, judged)[0].assert_outcomes(passed=2)
+    monkeypatch.setattr(verdict_cache, "_data_stamp", lambda: (("distractors.json", 1, 2),))
+    assert run(shop, judged)[1] == BOTH

@@ -10,8 +10,9 @@ action cache; pytest-testmon's idea):
   document-level ``servers:`` and ``models:`` they read), the settings a verdict reads (the
   session's :class:`~pytest_mcptest.gates.context.Context`: cassette folder, root, drift,
   judgments, redaction; and where report ids are counted from), mcptest's code and version
-  (``suite_cache.code_stamp``: its sources, schema, Python) and the installed packages (the
-  ``site-packages`` folders, whose entries change at every install or upgrade);
+  (``suite_cache.code_stamp``: its sources, schema, Python; and its data files, which judging
+  reads) and the installed packages (the ``site-packages`` folders, whose entries change at
+  every install or upgrade);
 - beside each item's record: every file its evaluation read with the SHA-1 of the bytes it
   read, or that it was absent (``formats.files.watch_reads``), each read and hashed again
   before the record is reused.
@@ -89,9 +90,21 @@ def _make(config: pytest.Config) -> Optional["VerdictCache"]:
         return None
     from .. import __version__
 
-    settings = (FORMAT, __version__, code_stamp(), _packages_stamp(), ctx.cassette_dir, ctx.root, ctx.require_judgments,
-                ctx.redact, ctx.drift, str(config.inipath), str(config.invocation_params.dir))
+    settings = (FORMAT, __version__, code_stamp(), _data_stamp(), _packages_stamp(), ctx.cassette_dir, ctx.root,
+                ctx.require_judgments, ctx.redact, ctx.drift, str(config.inipath), str(config.invocation_params.dir))
     return VerdictCache(directory, hashlib.sha1(repr(settings).encode("utf-8", "surrogatepass")).hexdigest())
+
+
+def _data_stamp() -> tuple:
+    """The package's data files (the distractor pool, the token ranks, ...) by name, size and
+    time: judging reads some of them, and ``code_stamp`` counts only the sources and schema."""
+    folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
+    stamp = []
+    with contextlib.suppress(OSError):
+        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+            st = entry.stat()
+            stamp.append((entry.name, st.st_size, st.st_mtime_ns))
+    return tuple(stamp)
 
 
 def _packages_stamp() -> tuple:
