@@ -18,7 +18,7 @@ the newer formats (``sk-proj-``, ``sk-ant-``, ``hf_``, ``github_pat_``).
     python benchmarks/bench_redact.py [--real DIR]
 
 A report, not a test: it exits 0 whether the goal is met or missed (the test
-``tests/unit/test_redact_corpus.py`` holds the goal).
+``tests/foundations/test_redact_corpus.py`` holds the goal).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ def _bytecode_outside_the_tree() -> None:
     the examples) otherwise parses, rewrites the assertions of and compiles again every
     module of every installed pytest plugin (xdist, hypothesis, anyio, this one): 1.5 s of CPU
     each, measured, about 40 s of a fresh clone's run on 2 cores. The tests that are about
-    bytecode set the variable themselves (test_plugin.py, unit/test_cache.py)."""
+    bytecode set the variable themselves (plugin/test_plugin.py, gates/test_cache.py)."""
     if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
         return
     user = os.getuid() if hasattr(os, "getuid") else "user"
@@ -44,7 +44,7 @@ from reports_of_examples import docs_example_reports, example_reports  # noqa: E
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
-# `pytest tests/unit --hypothesis-profile=dev`: a tenth of each property test's examples
+# `pytest tests/engine --hypothesis-profile=dev`: a tenth of each property test's examples
 # (tests/hypothesis_budget.py), for an answer in seconds while working; CI runs the default.
 settings.register_profile("dev", max_examples=10)
 

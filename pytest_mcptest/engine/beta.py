@@ -16,7 +16,7 @@ and ``a == 1`` have closed forms (``p ** (1/a)`` and ``1 - (1-p) ** (1/b)``), us
 
 Accuracy: the error comes from the prefactor ``x**a (1-x)**b / B(a, b)``, whose logarithm
 is a sum of terms as large as ``n * log(n)``; against scipy's ``beta.ppf`` the quantile
-agrees within 1e-13 for ``a + b`` up to a few thousand (tests/test_stats.py checks).
+agrees within 1e-13 for ``a + b`` up to a few thousand (tests/engine/test_stats.py checks).
 """
 
 from __future__ import annotations

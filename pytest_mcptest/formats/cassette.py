@@ -3,7 +3,7 @@
 The format is the msgspec Structs below (:class:`_CassetteRecord`, :class:`_RunRecord`,
 :class:`_Conversation`, with :class:`~pytest_mcptest.engine.trace.ToolCall`,
 :class:`~pytest_mcptest.engine.trace.Message` and :class:`~pytest_mcptest.engine.trace.Tokens`),
-held equal to the shipped JSON Schema (``schema/cassette-v1.json``) by ``tests/test_cassette_reader.py``,
+held equal to the shipped JSON Schema (``schema/cassette-v1.json``) by ``tests/formats/test_cassette_reader.py``,
 where ``jsonschema`` is the oracle for generated documents. msgspec decodes a file straight into them
 in C, calls, messages and token counts included; what a Struct cannot say (the strings under ``meta``,
 judgments, the version, a misspelled ``tool_calls``) is checked after, once per run. Reading is strict about what

@@ -6,7 +6,7 @@ held in its list of small strings. Cassettes and reports are indented so that pe
 read and diff them, so the text stays the same; only the way to it changes. A large value
 is written by the C encoder without indentation, then indented by msgspec's formatter
 (already what decodes cassettes), which keeps every token's text as it is and lays out
-lines exactly as ``json.dumps(indent=2)`` does (``tests/test_indented_json.py`` holds it to
+lines exactly as ``json.dumps(indent=2)`` does (``tests/formats/test_indented_json.py`` holds it to
 that, byte for byte).
 """
 

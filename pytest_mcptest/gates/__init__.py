@@ -37,7 +37,7 @@ ENTRY_POINTS = "mcptest.gates"
 # The built-in gates, by kind, with the suite sections each takes, in the gates' order. Each
 # lives in ``gates/<kind>.py``, imported when its gate is first asked for: a session of
 # scenarios never loads the agents' trace matching or the catalog linter.
-# tests/unit/test_gate_registry.py holds this table to each module's own ``GATE``.
+# tests/gates/test_gate_registry.py holds this table to each module's own ``GATE``.
 BUILTIN_SECTIONS: dict[str, tuple[str, ...]] = {
     "scenario": ("scenarios",),
     "agent": ("agents", "tests"),

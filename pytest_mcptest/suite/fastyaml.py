@@ -16,7 +16,7 @@ collection of those. Anything else bails: tabs, anchors, aliases, tags, block sc
 ``?`` keys, directives, ``...``, continuation lines, duplicate keys, non-string keys, an
 indentation that closes to no open collection, plain scalars that start with an indicator
 or hold ``: `` (in flow collections any ':', '#' or '?'), infinities and NaN.
-``tests/unit/test_fastyaml.py`` holds it to libyaml's results, types and lines included.
+``tests/suite/test_fastyaml.py`` holds it to libyaml's results, types and lines included.
 
 Why it is kept: reading realistic suites, libyaml's loaders (composing the nodes alone,
 let alone constructing them) cost several times what this reader takes to build the finished

@@ -1,5 +1,5 @@
 """Secrets that once reached a cassette, and ordinary values that were scrubbed (issue 33,
-items 7, 9 and 10). The whole labelled corpus is ``tests/unit/test_redact_corpus.py``."""
+items 7, 9 and 10). The whole labelled corpus is ``tests/foundations/test_redact_corpus.py``."""
 
 from __future__ import annotations
 
