@@ -30,7 +30,7 @@ from ..engine.values import is_number, show, type_name
 from ..engine.world import EFFECT_OPS, GUARD_OPS, Effect, ForbiddenRule, Guard, Transition, WorldResult, WorldSpec, replay_world
 from ..suite.doc import Doc, common, golden, path_at, plain
 from ..suite.model import Block
-from ..text import INDENT, table
+from ..text import INDENT, findings, table
 from ..engine.verdict import Failure, GateResult
 from . import calibration as calibration_gate
 from . import claims as claims_gate
@@ -297,7 +297,42 @@ def judge_run(block: ScenarioBlock, run, number: int, total: int, ctx: Context) 
         envelope["claims"], found, more, summary = claims_gate.judge(block.claims, run, number, total, block.name, ctx)
         failures += found
         lines += more
-    return GateResult(envelope, tuple(failures), tuple(lines), summary=summary)
+    expect, deferred = _rubric_expect(block, envelope)
+    if deferred:
+        if ctx.require_judgments:
+            found = [Failure("rubric", f"{target} cannot be decided: the rubric has no recorded verdict "
+                                       f"(judgments are required)", number) for target in deferred]
+            failures += found
+            lines += findings(found)
+        else:
+            from .conversation import DEFERRED
+
+            label = (lambda t: t) if total == 1 else (lambda t: f"{block.name} #{number}: {t}")
+            summary += ((DEFERRED, [label(f"{t} (the rubric has no recorded verdict)") for t in deferred]),)
+    return GateResult(envelope, tuple(failures), tuple(lines), expect=expect, summary=summary)
+
+
+_RUBRIC_VERDICT_FREE = ("status", "rubric", "reason")  # what a deferred rubric's envelope holds
+
+
+def _rubric_expect(block: ScenarioBlock, envelope: dict) -> tuple[Optional[tuple], list[str]]:
+    """The block's ``expect:`` entries to check, and the targets deferred: when no verdict of
+    the rubric was recorded (``rubric.status`` deferred), an entry that reads its verdicts
+    (``rubric.failed``, ``rubric.passed``, ``rubric.judgments``, ...) is neither passed nor
+    failed but deferred, as a conversation's unjudged criterion is (the rubric is secondary
+    evidence, deferred offline); ``--mcptest-require-judgments`` fails it. ``None``: every
+    entry is checked (the block's own ``expect:``)."""
+    rubric = envelope.get("rubric")
+    if not isinstance(rubric, dict) or rubric.get("status") != "deferred":
+        return None, []
+    checked, deferred = [], []
+    for exp in block.expect:
+        path = exp.path
+        if len(path) > 1 and path[0] == "rubric" and path[1] not in _RUBRIC_VERDICT_FREE:
+            deferred.append(exp.target)
+        else:
+            checked.append((exp, ()))
+    return (tuple(checked), deferred) if deferred else (None, [])
 
 
 def judge_all(block: ScenarioBlock, source, ctx: Context, verdicts: tuple = ()) -> Optional[GateResult]:
