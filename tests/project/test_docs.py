@@ -86,7 +86,6 @@ SHIPPED = ROOT / "docs" / "examples"
 NOT_YET_SHIPPED = {
     ("docs/conversations.md", "refund"),
     ("docs/live.md", "weather clarification"),
-    ("docs/security.md", "calc is safe by both tiers"),
 }
 
 
