@@ -85,7 +85,6 @@ SHIPPED = ROOT / "docs" / "examples"
 # each is still loaded by the test above, not run.
 NOT_YET_SHIPPED = {
     ("docs/conversations.md", "refund"),
-    ("docs/live.md", "weather clarification"),
 }
 
 
