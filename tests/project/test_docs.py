@@ -81,16 +81,6 @@ def test_every_yaml_block_of_the_docs_loads(text, tmp_path):
 
 
 SHIPPED = ROOT / "docs" / "examples"
-# Complete suites not shipped yet (issue 47 is open on them), by page and first block name:
-# each is still loaded by the test above, not run.
-NOT_YET_SHIPPED = {
-    ("docs/conversations.md", "refund"),
-}
-
-
-def _first_name(data: dict) -> str:
-    return next((b["name"] for v in data.values() if isinstance(v, list) for b in v
-                 if isinstance(b, dict) and isinstance(b.get("name"), str)), "")
 
 
 def _complete_suites() -> list:
@@ -118,8 +108,6 @@ def test_every_complete_suite_of_the_docs_is_shipped_with_its_files_and_run_by_i
     run, by the command test below). A suite that fails there prints the failure text its page
     shows (the first plain block after it), line by line, in order."""
     data = yaml.safe_load(text)
-    if (request.node.callspec.id.split(":")[0], _first_name(data)) in NOT_YET_SHIPPED:
-        pytest.skip("not shipped yet (tests/project/test_docs.py NOT_YET_SHIPPED)")
     page = ROOT / request.node.callspec.id.split(":")[0]
     copies = [path for path, value in _shipped_copies().items() if value == data]
     assert copies, (f"{request.node.callspec.id}: ship this suite under docs/examples/<folder>/ with the files "
