@@ -307,6 +307,7 @@ def judge_run(block: ScenarioBlock, run, number: int, total: int, ctx: Context) 
         else:
             from .conversation import DEFERRED
 
+            envelope["deferred"] = deferred  # as a conversation's: the reports list them
             label = (lambda t: t) if total == 1 else (lambda t: f"{block.name} #{number}: {t}")
             summary += ((DEFERRED, [label(f"{t} (the rubric has no recorded verdict)") for t in deferred]),)
     return GateResult(envelope, tuple(failures), tuple(lines), expect=expect, summary=summary)

@@ -55,6 +55,7 @@ def test_a_deferred_rubric_defers_the_entries_on_its_verdicts_and_checks_the_oth
     assert verdict.passed, verdict.failures
     assert [r.expectation.target for r in verdict.runs[0].expect_results] == ["rubric.status"]
     assert dict(verdict.summary)[DEFERRED] == ["rubric.failed (the rubric has no recorded verdict)"]
+    assert verdict.deferred == ("rubric.failed",)  # the envelope's deferred, as a conversation's: reports list it
 
 
 def test_judgments_required_a_deferred_rubric_entry_fails(tmp_path):
@@ -67,7 +68,7 @@ def test_judgments_required_a_deferred_rubric_entry_fails(tmp_path):
 def test_recorded_verdicts_are_gated_by_the_entry(tmp_path, said, passed):
     verdict = _verdict(tmp_path, _judged(said))
     assert verdict.passed is passed
-    assert DEFERRED not in dict(verdict.summary)
+    assert DEFERRED not in dict(verdict.summary) and verdict.deferred == ()
     if not passed:
         assert "rubric.failed: expected == 0, got 1" in verdict.failures[0].message
 
