@@ -39,9 +39,9 @@ def __getattr__(name):
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'pytest_mcptest' has no attribute {name!r}")
-    value = getattr(import_module(f"pytest_mcptest.{module}"), name)
-    globals()[name] = value
-    return value
+    # Looked up at each ask, not kept in this module's globals: pytester's in-process runs drop
+    # the modules a run imported, and a class kept from one run would be a stale one in the next.
+    return getattr(import_module(f"pytest_mcptest.{module}"), name)
 
 
 def __dir__():

@@ -28,7 +28,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from ..engine.conformance import ConformanceError, check_table, known_ids
     from ..errors import InputError
-    from ..gates import conformance as gate
+    import pytest_mcptest.gates.conformance as gate
     from ..gates.sources import RecordingUnavailable
     from ..text import json_printable, printable
 

@@ -120,8 +120,8 @@ def _cassette_judge(path: str, cassette, findings, args):
 
     from ..engine.security_verdicts import distinct, find, result_subjects, tool_subjects
     from ..gates.tool_quality import judge_tier
-    from ..formats import security_verdicts as sv
-    from ..live import security_judge as sj
+    import pytest_mcptest.formats.security_verdicts as sv
+    import pytest_mcptest.live.security_judge as sj
     from ..live.provider import LiveError
 
     subjects = [s for server in sorted(cassette.catalog)

@@ -10,7 +10,7 @@ import json
 import math
 import sys
 
-from ..engine import power as pw
+import pytest_mcptest.engine.power as pw
 from ..option_types import fraction
 
 EXACT_LIMIT = 1_000_000  # runs the exact search tries before it gives up (engine.power's own limit)

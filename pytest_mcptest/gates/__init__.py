@@ -20,6 +20,8 @@ from typing import Any, Callable, Iterable
 # registry's own helpers import what they use: ``gates.context`` (the session's settings,
 # which the plugin makes at every session's start) is in this package, and a session of
 # Python tests alone must not pay for the suite reader, the engine and the cassettes.
+# Looked up at each ask, never kept here: pytester's in-process runs drop the modules a run
+# imported, and a name kept from one run would be a stale class in the next (see `gate`).
 _EXPORTS = {"Block": "..suite.model", "Failure": "..engine.verdict", "GateResult": "..engine.verdict",
             "Gate": ".protocol", "LiveRecording": ".protocol", "common": "..suite.doc"}
 __all__ = ["Block", "Failure", "Gate", "GateResult", "LiveRecording", "common", "register"]
@@ -28,9 +30,7 @@ __all__ = ["Block", "Failure", "Gate", "GateResult", "LiveRecording", "common", 
 def __getattr__(name: str) -> Any:
     if name not in _EXPORTS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
-    globals()[name] = value
-    return value
+    return getattr(importlib.import_module(_EXPORTS[name], __name__), name)
 
 ENTRY_POINTS = "mcptest.gates"
 
@@ -55,7 +55,8 @@ _ADDED: list[Gate] = []  # the gates a plugin added, in the order they came
 _ENTRY_POINTS_READ = [False]
 _CORE_KEYS = frozenset({"servers", "models", "judge_calibration"})  # the suite's own top-level keys that no gate takes
 _SCHEMA_NAMES = itertools.count(1)
-_SCHEMA: list = [None]  # the suite schema's name with the added gates' sections, made when first asked
+# (suite/validate.py, the name it knows the suite schema with the added gates' sections by), made when first asked
+_SCHEMA: list = [None]
 
 
 def builtin_gates() -> tuple[Gate, ...]:
@@ -116,14 +117,14 @@ def document_gate(root: Any) -> Gate | None:
 
 def summary_sections() -> list[tuple[str, Callable]]:
     """Every terminal summary section a gate can ask for, with its renderer, in the gates' order."""
-    from . import sources
+    from .sources import SUMMARY_SECTIONS as SOURCES
 
-    sections = [*sources.SUMMARY_SECTIONS.items()]
+    sections = [*SOURCES.items()]
     for found in builtin_gates():
         sections += found.summary_sections.items()
-    from . import stability
+    from .stability import SUMMARY_SECTIONS as STABILITY
 
-    sections += stability.SUMMARY_SECTIONS.items()  # declared by agents and conversations
+    sections += STABILITY.items()  # declared by agents and conversations
     for found in _ADDED:
         sections += found.summary_sections.items()
     return sections
@@ -137,16 +138,16 @@ def suite_schema(root: Any) -> str:
 
     if not isinstance(root, dict) or not any(_added_section(key) for key in root):
         return SUITE
-    if _SCHEMA[0] is None:
-        from ..suite import validate
+    import pytest_mcptest.suite.validate as validate
 
+    if _SCHEMA[0] is None or _SCHEMA[0][0] is not validate:  # kept by the reader that knows it (see `gate`)
         merged = copy.deepcopy(validate.schema(SUITE))
         sections = merged["$defs"]["suite"]["properties"]
         for added in _ADDED:
             for section in added.sections:
                 sections[section] = {"type": "array", "items": added.schema}
-        _SCHEMA[0] = validate.add_schema(f"{SUITE}+gates-{next(_SCHEMA_NAMES)}", merged)
-    return _SCHEMA[0]
+        _SCHEMA[0] = (validate, validate.add_schema(f"{SUITE}+gates-{next(_SCHEMA_NAMES)}", merged))
+    return _SCHEMA[0][1]
 
 
 def _added_section(key: Any) -> bool:

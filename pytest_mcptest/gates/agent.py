@@ -23,9 +23,11 @@ from ..suite.doc import Doc, common, defaults, expectations, golden, near, plain
 from ..suite.model import Block
 from ..text import INDENT, findings, plural, table
 from ..engine.verdict import Failure, GateResult
-from . import calibration as calibration_gate
-from . import claims as claims_gate
-from . import distractors, matrix, stability
+import pytest_mcptest.gates.calibration as calibration_gate
+import pytest_mcptest.gates.claims as claims_gate
+import pytest_mcptest.gates.distractors as distractors
+import pytest_mcptest.gates.matrix as matrix
+import pytest_mcptest.gates.stability as stability
 from .protocol import AGENT_NEEDS, Gate, LiveRecording, agent_can_record, agent_runner
 from .server_entries import resolve_server
 

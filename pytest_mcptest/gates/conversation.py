@@ -23,8 +23,8 @@ from ..suite.doc import Doc, common, plain
 from ..suite.model import Block
 from ..text import findings
 from ..engine.verdict import Failure, GateResult
-from . import calibration as calibration_gate
-from . import stability
+import pytest_mcptest.gates.calibration as calibration_gate
+import pytest_mcptest.gates.stability as stability
 from .protocol import Gate, LiveRecording
 from .server_entries import named_servers, startable
 

@@ -32,9 +32,10 @@ from ..suite.doc import Doc, common, golden, path_at, plain
 from ..suite.model import Block
 from ..text import INDENT, findings, table
 from ..engine.verdict import Failure, GateResult
-from . import calibration as calibration_gate
-from . import claims as claims_gate
-from . import matrix, stability
+import pytest_mcptest.gates.calibration as calibration_gate
+import pytest_mcptest.gates.claims as claims_gate
+import pytest_mcptest.gates.matrix as matrix
+import pytest_mcptest.gates.stability as stability
 from .protocol import AGENT_NEEDS, Gate, LiveRecording, agent_can_record, agent_runner
 from .server_entries import named_servers
 

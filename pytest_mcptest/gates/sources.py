@@ -16,7 +16,7 @@ import msgspec
 from ..formats.cassette import Cassette, load_cassette
 from .context import Context
 from ..errors import InputError, RecordingError
-from ..record import modes
+import pytest_mcptest.record.modes as modes
 from ..record.modes import RecordMode
 from ..text import plural
 
@@ -159,7 +159,7 @@ def _counts(cassette: Optional[Cassette]) -> tuple[int, int]:
 
 def _store() -> Any:
     """``record/store.py``, imported only when an item records."""
-    from ..record import store
+    import pytest_mcptest.record.store as store
 
     return store
 

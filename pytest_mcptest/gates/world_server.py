@@ -99,7 +99,7 @@ class Sessions:
 
     def save(self) -> None:
         from ..engine.trace import Run
-        from ..record import store
+        import pytest_mcptest.record.store as store
         from ..redact import redactor
 
         # The suite that holds the world, relative to the cassette: `mcptest init --kind scenario`

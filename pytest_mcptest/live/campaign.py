@@ -523,7 +523,7 @@ def activate(campaign: Optional[Campaign]) -> None:
     """Make ``campaign`` the one every live model of this process reports to (None: none)."""
     global _ACTIVE
     _ACTIVE = campaign
-    from . import adaptive
+    import pytest_mcptest.live.adaptive as adaptive
 
     adaptive.share(campaign)  # a provider's rate-limit pauses held by every process of the campaign
 

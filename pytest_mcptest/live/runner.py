@@ -47,7 +47,7 @@ from ..text import plural
 from .judge import judge, statements
 from .judge import prompt_sha256 as judge_prompt_sha256
 from .campaign import BudgetSpent, worst_case
-from . import progress
+import pytest_mcptest.live.progress as progress
 from .journal import Journal
 from .campaign import active as active_campaign
 from .limits import Budget, limiter_for

@@ -20,7 +20,7 @@ def __getattr__(name: str):
     # The client is loaded when first named: the plugin registers the serve fixture from this
     # package in every session, and most sessions never list a live server's tools.
     if name in __all__:
-        from . import client
+        import pytest_mcptest.mcp.client as client
 
         return getattr(client, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -35,7 +35,7 @@ def _campaign(config: pytest.Config) -> None:
                                     "(the ledger every process of the campaign shares), e.g. "
                                     "--mcptest-shared-limits sqlite:///.mcptest-campaign.db")
         return
-    from ..live import campaign
+    import pytest_mcptest.live.campaign as campaign
 
     try:
         ledger = campaign.Campaign(url, None if usd is None else int(round(usd * 1_000_000)), tokens)
@@ -62,7 +62,7 @@ def _shard(config: pytest.Config) -> None:
 
 
 def pytest_addhooks(pluginmanager) -> None:
-    from . import hookspecs
+    import pytest_mcptest.plugin.hookspecs as hookspecs
 
     pluginmanager.add_hookspecs(hookspecs)
 
@@ -203,10 +203,10 @@ def pytest_configure(config: pytest.Config) -> None:
         except GateError as exc:
             raise pytest.UsageError(str(exc)) from None
     config.pluginmanager.register(SessionReport(config, suite_patterns(config), baseline), "mcptest-session")
-    from . import recorder_fixture  # the mcptest_recorder fixture; imports no mcp
+    import pytest_mcptest.plugin.recorder_fixture as recorder_fixture  # the mcptest_recorder fixture; imports no mcp
 
     config.pluginmanager.register(recorder_fixture, "mcptest-recorder")
-    from ..mcp import serve_fixture  # the mcptest_cassette_server fixture; imports no mcp
+    import pytest_mcptest.mcp.serve_fixture as serve_fixture  # the mcptest_cassette_server fixture; imports no mcp
 
     config.pluginmanager.register(serve_fixture, "mcptest-cassette-server")
 

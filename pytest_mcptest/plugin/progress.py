@@ -19,7 +19,7 @@ import pytest
 
 from ..gates import gate
 from ..gates.sources import planned_runs
-from ..live import progress
+import pytest_mcptest.live.progress as progress
 from .stash import CONTEXT_KEY
 
 

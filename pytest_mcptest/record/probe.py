@@ -480,7 +480,7 @@ def _stop(process) -> None:
 
 def write_probe(cassette, out: str, redactor, force: bool) -> Any:
     """Write the probe's cassette to ``out`` (refused when it exists, unless ``force``)."""
-    from . import store
+    import pytest_mcptest.record.store as store
 
     run = cassette.runs[0]
     return store.save(out, [run], cassette.catalog, dict(cassette.meta), store.NEW, redactor)

@@ -127,7 +127,7 @@ def _catalog_changes(existing, catalog: dict) -> list[str]:
 
 def _write(log: SessionLog, command: list[str], out: str, append: bool, redactor, errlog) -> int:
     from ..errors import InputError
-    from . import store
+    import pytest_mcptest.record.store as store
 
     meta = {"recorder": "mcptest record", "recorded_at": store.utc_now()}
     run = log.run(command, recorded_at=meta["recorded_at"])

@@ -31,7 +31,8 @@ from typing import Any, Callable, Optional
 from ..formats.cassette import Cassette
 from ..engine.trace import Run, Tokens, ToolCall
 from ..errors import RecordingError
-from . import modes, store
+import pytest_mcptest.record.modes as modes
+import pytest_mcptest.record.store as store
 from .drift import compare, prompt_sha256
 from ..redact import redactor as make_redactor
 

@@ -17,7 +17,7 @@ from ..formats.cassette import Cassette, as_json, json_text, parse_cassette, wri
 from ..engine.trace import Run
 from ..errors import InputError
 from ..formats.files import locked, read_bytes
-from . import modes
+import pytest_mcptest.record.modes as modes
 from .drift import catalog_sha256
 from ..redact import Redactor, key_id
 

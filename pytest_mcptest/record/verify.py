@@ -520,7 +520,7 @@ def _difference(path: str, recorded: Any, got: Any) -> list[str]:
 def update(path: str, recording: Recording, outcome: Outcome, server: str, headers: dict) -> int:
     """Append the new session to the cassette as a new run; returns its number."""
     from ..record.session_log import SessionLog
-    from . import store
+    import pytest_mcptest.record.store as store
 
     log = SessionLog(server)
     for entry in outcome.messages:

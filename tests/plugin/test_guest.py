@@ -133,3 +133,80 @@ def test_last_failed_first_failed_and_stepwise_treat_python_and_yaml_items_alike
     else:  # the scenarios pass: --sw stops at the user's failure, and the next run starts there
         assert again[-1] == failed_d and again[:2] == ["a_suite.mcptest.yml::one", "a_suite.mcptest.yml::two"]
         assert _ran(mixed.runpytest("-v", "--sw"))[0] == failed_d
+
+
+# What pytester's in-process runs (``runpytest``, ``inline_run``, a test that calls ``mcptest
+# run``'s ``main``) do to the process they run in: every module first imported by the run is
+# dropped from sys.modules afterwards and imported afresh by the next one, while the modules
+# that were there before (the package, the plugin) stay, holding what the run set on them.
+DROP_AND_IMPORT_AGAIN = r'''
+import functools, importlib, json, sys, tempfile, types
+from pathlib import Path
+
+import pytest_mcptest.plugin  # what pytest loads at its start (the pytest11 entry point)
+import pytest_mcptest
+import pytest_mcptest.gates as gates
+
+package = Path(pytest_mcptest.__file__).resolve().parent
+names = sorted({".".join(p.relative_to(package.parent).with_suffix("").parts).removesuffix(".__init__")
+                for p in package.rglob("*.py") if p.stem != "__main__"})
+exports = [(pytest_mcptest, n) for n in pytest_mcptest.__all__] + [(gates, n) for n in gates.__all__ if n != "register"]
+
+
+def run():
+    for name in names:
+        importlib.import_module(name)
+    for where, name in exports:  # a gate plugin's `from pytest_mcptest.gates import Block, Gate`
+        getattr(where, name)
+
+
+saved = dict(sys.modules)
+run()
+sys.modules.clear()
+sys.modules.update(saved)
+run()
+
+
+def home(value):
+    """The module a module or a class of the package is, or lives in, by name (None: not the package's)."""
+    name = value.__name__ if isinstance(value, types.ModuleType) else getattr(value, "__module__", None)
+    return name if isinstance(name, str) and name.startswith("pytest_mcptest") else None
+
+
+def now(value):
+    """What sys.modules holds now under ``value``'s name."""
+    module = sys.modules.get(home(value))
+    if isinstance(value, types.ModuleType) or module is None:
+        return module
+    return functools.reduce(lambda at, part: getattr(at, part, None), value.__qualname__.split("."), module)
+
+
+stale = [f"{name}.{attr}" for name in names for attr, value in vars(sys.modules[name]).items()
+         if isinstance(value, (type, types.ModuleType)) and home(value) and now(value) is not value]
+stale += [f"{where.__name__}.{name}" for where, name in exports
+          if getattr(where, name) is not getattr(sys.modules[getattr(where, name).__module__], name)]
+from pytest_mcptest.gates import suite_cache
+
+folder = tempfile.mkdtemp()
+for path in sorted(Path(sys.argv[1]).rglob("*.mcptest.yml")):  # built, pickled into the suite cache, loaded
+    assert suite_cache.collect_suite(str(path), folder).suite() is not None
+print(json.dumps(stale))
+'''
+
+
+def test_a_run_in_process_after_another_holds_no_stale_module_or_class(tmp_path):
+    """A plugin is a guest in its user's process, where plugin authors test with pytester's
+    in-process runs: after a run whose modules were dropped, no module of the package reaches
+    a stale copy of another (``from . import distractors`` took the package's attribute, left
+    from the dropped run, and the suite cache then could not pickle a block of a class that
+    was not the one in sys.modules), and the lazy public names are the current ones."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    done = subprocess.run([sys.executable, "-c", DROP_AND_IMPORT_AGAIN, str(examples)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.splitlines()[-1]) == []

@@ -195,3 +195,23 @@ def test_the_tests_folders_mirror_the_package():
     allowed = folders | {"project", "foundations", "hostile"}
     homes = {p.parent.relative_to(tests).parts[0] for p in tests.rglob("test_*.py") if "data" not in p.parts}
     assert homes <= allowed, homes - allowed
+
+
+def test_no_module_takes_another_as_its_packages_attribute():
+    """``from . import store`` gives the package's attribute ``store`` when it has one, without
+    asking sys.modules: after pytester's in-process run dropped the modules it imported, that
+    attribute is the dropped copy, and the module then judges with stale classes (the suite
+    cache could not pickle their blocks). A module is imported by its name
+    (``import pytest_mcptest.record.store as store``) or its names are (``from .store import save``)."""
+    modules = {_module_name(p) for p in PACKAGE.rglob("*.py")}
+    taken = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = _module_name(path)
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+                source = ".".join(base + ([node.module] if node.module else []))
+                taken += [f"{name}:{node.lineno} from {source} import {alias.name}" for alias in node.names
+                          if f"{source}.{alias.name}" in modules]
+    assert taken == []
