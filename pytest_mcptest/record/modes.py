@@ -100,15 +100,15 @@ def decide(mode: RecordMode | str, path: str, cassette_exists: bool, runs_record
     if mode is RecordMode.ONCE and cassette_exists and runs_broken and can_record and runs_recorded < target:
         mode = RecordMode.NEW_EPISODES  # what infrastructure broke is recorded again, the rest kept
     if mode is RecordMode.NONE or (mode is RecordMode.ONCE and cassette_exists):
-        return _replay(mode, path, cassette_exists, runs_recorded, runs_wanted)
+        return _replay(mode, path, cassette_exists, runs_recorded, runs_wanted, runs_broken)
     if mode is RecordMode.NEW_EPISODES and cassette_exists and runs_recorded >= target:
-        return _replay(mode, path, cassette_exists, runs_recorded, runs_wanted)
+        return _replay(mode, path, cassette_exists, runs_recorded, runs_wanted, runs_broken)
     if not can_record:
         why = (f"this item records live only with {needs}" if needs
                else "no agent runner or recorder stands behind this item")
         line = f"record mode {mode}: nothing can record {path} ({why})"
         if cassette_exists:
-            replay = _replay(mode, path, cassette_exists, runs_recorded, runs_wanted)
+            replay = _replay(mode, path, cassette_exists, runs_recorded, runs_wanted, runs_broken)
             if replay.action == FAIL:
                 return replay._replace(message=f"{replay.message}\n{line}")
             return replay._replace(note=_join(line + "; replayed the cassette as it is", replay.note))
@@ -125,11 +125,17 @@ def decide(mode: RecordMode | str, path: str, cassette_exists: bool, runs_record
                     note=f"record mode {mode}: {verb} {target} run(s) into {path} with {recorder}")
 
 
-def _replay(mode: str, path: str, exists: bool, recorded: int, wanted: Optional[int]) -> Decision:
+def _replay(mode: str, path: str, exists: bool, recorded: int, wanted: Optional[int], broken: int = 0) -> Decision:
+    """Replay what is there. Runs an infrastructure failure ended (``broken``) were recorded all
+    the same: when they make up the runs asked for, the others are judged, as the session that
+    recorded them judged them, so a replay in CI says what the recording session said."""
     if not exists:
         return Decision(FAIL, message=f"no cassette at {path} (record mode {mode} replays only); {how_to_record(path)}")
+    if wanted is not None and recorded < wanted and recorded and recorded + broken >= wanted:
+        return Decision(REPLAY, runs_to_judge=wanted)  # the note on the infrastructure failures says the rest
     if wanted is not None and recorded < wanted:
-        return Decision(FAIL, message=f"{path} holds {recorded} recorded run(s) but the item asks for runs: {wanted}; "
+        held = f"{recorded} recorded run(s)" + (f" (and {broken} an infrastructure failure ended)" if broken else "")
+        return Decision(FAIL, message=f"{path} holds {held} but the item asks for runs: {wanted}; "
                                       f"record the missing {wanted - recorded} with --mcptest-record-mode=new_episodes "
                                       f"or lower runs:")
     if wanted is not None and recorded > wanted:

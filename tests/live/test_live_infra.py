@@ -97,9 +97,16 @@ def test_when_nothing_has_worked_yet_a_5xx_storm_stops_the_recording_and_writes_
     assert not (pytester.path / "w.json").exists()
 
 
-def test_once_records_again_what_infrastructure_broke_and_none_only_replays():
+def test_once_records_again_what_infrastructure_broke_and_none_judges_what_the_recording_session_judged():
     again = modes.decide("once", "w.json", True, runs_recorded=3, runs_wanted=4, can_record=True, runs_broken=1)
     assert again.action == modes.APPEND and again.runs_to_record == 1
     assert modes.decide("once", "w.json", True, 3, 4, can_record=True).action == modes.FAIL
+    # The session that recorded 4 runs, 1 ended by the infrastructure, judged the other 3 and
+    # passed: a replay in CI (record mode none) says the same, not "runs missing".
     replay = modes.decide("none", "w.json", True, runs_recorded=3, runs_wanted=4, runs_broken=1)
-    assert replay.action == modes.FAIL and "holds 3 recorded run(s)" in replay.message
+    assert replay.action == modes.REPLAY and replay.runs_to_judge == 4
+    # Runs missing besides those: still missing, and the message says what the cassette holds.
+    short = modes.decide("none", "w.json", True, runs_recorded=2, runs_wanted=4, runs_broken=1)
+    assert short.action == modes.FAIL
+    assert "holds 2 recorded run(s) (and 1 an infrastructure failure ended)" in short.message
+    assert modes.decide("none", "w.json", True, runs_recorded=0, runs_wanted=1, runs_broken=1).action == modes.FAIL
