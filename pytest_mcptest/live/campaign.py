@@ -246,26 +246,24 @@ redis.call('HSET', KEYS[2], ARGV[5], micros .. ' ' .. tokens .. ' ' .. ARGV[6] .
 return 1
 """
 
-_SETTLE = """
+# Both take a reservation out of the store first (none left: 0), then count it one way or the other.
+_RELEASE = """
 local held = redis.call('HGET', KEYS[2], ARGV[1])
 if not held then return 0 end
 local micros, tokens = string.match(held, '^(%d+) (%d+)')
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('HINCRBY', KEYS[1], 'reserved_micros', 0 - tonumber(micros))  -- not -x: -0 reads '-0', no integer
 redis.call('HINCRBY', KEYS[1], 'reserved_tokens', 0 - tonumber(tokens))
+"""
+
+_SETTLE = _RELEASE + """
 redis.call('HINCRBY', KEYS[1], 'spent_micros', ARGV[2])
 redis.call('HINCRBY', KEYS[1], 'spent_tokens', ARGV[3])
 redis.call('HINCRBY', KEYS[1], 'requests', 1)
 return 1
 """
 
-_RECLAIM = """
-local held = redis.call('HGET', KEYS[2], ARGV[1])
-if not held then return 0 end
-local micros, tokens = string.match(held, '^(%d+) (%d+)')
-redis.call('HDEL', KEYS[2], ARGV[1])
-redis.call('HINCRBY', KEYS[1], 'reserved_micros', 0 - tonumber(micros))  -- not -x: -0 reads '-0', no integer
-redis.call('HINCRBY', KEYS[1], 'reserved_tokens', 0 - tonumber(tokens))
+_RECLAIM = _RELEASE + """
 redis.call('HINCRBY', KEYS[1], 'spent_micros', tonumber(micros))
 redis.call('HINCRBY', KEYS[1], 'spent_tokens', tonumber(tokens))
 redis.call('HINCRBY', KEYS[1], 'reclaimed', 1)
