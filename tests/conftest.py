@@ -11,6 +11,7 @@ keep that run's capture file, closed afterwards, and every later server start in
 process would fail. Imported here, it binds the session's own stderr.
 """
 
+import gc
 import os
 import sys
 import tempfile
@@ -47,6 +48,36 @@ from hypothesis import settings  # noqa: E402
 # `pytest tests/engine --hypothesis-profile=dev`: a tenth of each property test's examples
 # (tests/hypothesis_budget.py), for an answer in seconds while working; CI runs the default.
 settings.register_profile("dev", max_examples=10)
+
+
+def _freeze_what_is_built() -> None:
+    """Leave every object alive now out of the garbage collector's full passes (``gc.freeze``).
+
+    A test process holds a large heap that lives until its end: the SDK, numpy and scipy,
+    hypothesis, pytest's and xdist's thousands of collected items, the session fixtures.
+    Python's automatic full collections walk all of it, again and again (0.2-0.3 s each on
+    this suite's workers: 11 s of a worker's 75 s of CPU over tests/engine, formats and suite,
+    measured). Frozen, they walk only what tests make; garbage a test makes is collected as
+    before. Collected once first, so no garbage is frozen."""
+    gc.collect()
+    gc.freeze()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtestloop(session):
+    _freeze_what_is_built()  # after collection: the items live as long as the session
+    return (yield)
+
+
+@pytest.fixture
+def gc_unfrozen():
+    """The garbage collector as a fresh process has it (nothing frozen) for a test that
+    looks at it in this process; frozen again afterwards."""
+    gc.unfreeze()
+    try:
+        yield
+    finally:
+        _freeze_what_is_built()
 
 
 @pytest.fixture(scope="session")
@@ -87,6 +118,7 @@ def lazy_libraries():
             if find_spec(sdk):
                 provider = model.partition(":")[0]
                 record_agent(AgentTask(model=model, prompt="hi"), models={provider: {"stream": stream}})
+    _freeze_what_is_built()  # what was just loaded lives as long as the session
 
 
 @pytest.fixture

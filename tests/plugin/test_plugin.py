@@ -439,10 +439,11 @@ def test_a_cycle_dropped_at_module_level_is_collected():
 
 
 @pytest.mark.parametrize("where", ["subprocess", "inline"])
-def test_a_users_own_gc_test_passes_beside_suites(shop, where):
+def test_a_users_own_gc_test_passes_beside_suites(shop, where, gc_unfrozen):
     """The plugin leaves the garbage collector as it found it: a user's test that counts on
     ``gc.collect()`` freeing a cycle (and on nothing being frozen) passes in a session that
-    also collects and runs suites, on the command line and inside another process."""
+    also collects and runs suites, on the command line and inside another process (this
+    test session's own frozen heap, tests/conftest.py, is unfrozen for it)."""
     shop.makepyfile(test_user_gc=USER_GC_TEST)
     run = shop.runpytest_subprocess if where == "subprocess" else shop.runpytest
     run("-p", "no:cacheprovider").assert_outcomes(passed=3)
