@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from forkserver import forked
 from pytest_mcptest.cli import main
 from pytest_mcptest.engine.conformance import (CHECK_IDS, ConformanceError, check_session, judge, known_ids,
                                                session_version)
@@ -173,7 +174,9 @@ def test_known_failures_cannot_go_stale():
 
 
 def run_cli(*argv) -> tuple[int, str, str]:
-    proc = subprocess.run([sys.executable, "-m", "pytest_mcptest.cli", *argv], capture_output=True, text=True,
+    """``mcptest ARGV`` as its own process (exit status, stdout, stderr), started through the
+    fork server (tests/forkserver.py): a process of its own without an interpreter start each."""
+    proc = subprocess.run(forked([sys.executable, "-m", "pytest_mcptest.cli", *argv]), capture_output=True, text=True,
                           timeout=120)
     return proc.returncode, proc.stdout, proc.stderr
 
