@@ -1,6 +1,14 @@
 """Ctrl-C during a live recording (issue 33, item 20): the session stops as interrupted while
 the model request is still in flight, rather than waiting for its timeout and ending as
-"1 failed" on a CancelledError."""
+"1 failed" on a CancelledError.
+
+Ctrl-C is SIGINT sent to the child pytest. A process started with SIGINT ignored (a background
+job of a script or CI step, ``cmd &`` or ``nohup``, and every process it starts: an xdist
+worker, this test's child) keeps ignoring it, as Unix asks: Python then installs no
+KeyboardInterrupt handler, the event loop none that cancels, and the child waited for the
+model's answer (the full suite, started in the background, timed out here at 240 s). The
+child here starts as a terminal's would, SIGINT at its default, however this session started;
+the test runs it both ways to hold that."""
 
 from __future__ import annotations
 
@@ -10,24 +18,35 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from live_fake import FakeProvider, MANIFEST, OPENAI_KEY, WEATHER_AGENT, reply
 
 SUITE = WEATHER_AGENT
+# `python -m pytest` with SIGINT at its default, as a shell in a terminal starts it.
+PYTEST_AS_IN_A_TERMINAL = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                           "import pytest; sys.exit(pytest.main())")
 
 
-def test_ctrl_c_interrupts_a_live_recording_at_once(tmp_path):
+@pytest.mark.parametrize("session_sigint", ["default", "ignored"])
+def test_ctrl_c_interrupts_a_live_recording_at_once(tmp_path, session_sigint):
     (tmp_path / "shop.yml").write_text(MANIFEST)
     (tmp_path / "s.mcptest.yml").write_text(SUITE)
     with FakeProvider(lambda seen: reply(seen, text="late", delay=300)) as fake:
         env = {**os.environ, "OPENAI_API_KEY": OPENAI_KEY, "OPENAI_BASE_URL": fake.url + "/v1"}
-        proc = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
-                                 "--mcptest-record-mode=once", "s.mcptest.yml"],
-                                cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if session_sigint == "ignored" else None
+        try:  # a session started in the background: its children inherit SIGINT ignored
+            proc = subprocess.Popen([sys.executable, "-c", PYTEST_AS_IN_A_TERMINAL, "-p", "no:cacheprovider",
+                                     "--mcptest-record-mode=once", "s.mcptest.yml"],
+                                    cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
         try:
             while not fake.requests and proc.poll() is None:
                 time.sleep(0.05)
             proc.send_signal(signal.SIGINT)
-            out = proc.communicate(timeout=240)[0]
+            out = proc.communicate(timeout=120)[0]
         finally:
             if proc.poll() is None:
                 proc.kill()
