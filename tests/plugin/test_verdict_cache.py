@@ -198,3 +198,38 @@ def test_a_changed_data_file_of_mcptest_judges_again(shop, judged, monkeypatch):
     run(shop, judged)[0].assert_outcomes(passed=2)
     monkeypatch.setattr(verdict_cache, "_data_stamp", lambda: (("distractors.json", 1, 2),))
     assert run(shop, judged)[1] == BOTH
+
+
+def test_an_items_report_entry_is_the_same_whole_alone_or_kept(shop, tmp_path):
+    """``mcptest report merge`` wants each shard's entries to be the very entries of one
+    unsharded run: an item's entry is the same whether its folder runs whole or it runs alone
+    by node id, judged or taken from the verdict cache; a skipped item carries no failures
+    (the examples' conversations hold one, "Future Analytics Feature", with a failing, an
+    expected-to-fail and a passing scenario beside them)."""
+    import shutil
+    from pathlib import Path
+
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "conversations", shop.path / "conversations")
+    suite = shop.path / "shop.mcptest.yml"
+    suite.write_text(suite.read_text().rstrip("\n") + "\n" + simple_scenario("ping failing", "bad-ping.json")
+                     + simple_scenario("ping skipped", "ping-once.json", "    skip: not today\n")
+                     + simple_scenario("ping xfail", "bad-ping.json", "    xfail: it fails\n"))
+    (shop.path / "bad-ping.json").write_text(PING_RUN.replace('"ping"', '"pong"'))
+    runs = iter(range(1000))
+
+    def entries(*args) -> dict:
+        path = shop.path / f"r{next(runs)}.json"
+        shop.runpytest("-q", *args, f"--mcptest-report={path}")
+        return {item["id"]: item for item in json.loads(path.read_text())["items"]}
+
+    whole = entries("-p", "no:cacheprovider")
+    assert whole["conversations/weather.mcptest.yml::Future Analytics Feature"]["outcome"] == "skipped"
+    assert {item["outcome"] for item in whole.values()} >= {"passed", "failed", "skipped", "xfailed"}
+    assert [i for i, item in whole.items() if item["outcome"] == "skipped" and (item["failures"] or "text" in item)] == []
+    assert entries() == whole  # judged, and kept
+    assert entries() == whole  # from the verdict cache
+    for uncached in (("-p", "no:cacheprovider"), ()):  # alone: judged, then from the cache
+        alone: dict = {}
+        for nodeid in whole:
+            alone.update(entries(*uncached, nodeid))
+        assert alone == whole
