@@ -11,6 +11,7 @@ import sys
 import anyio
 import pytest
 
+from forkserver import forked
 from pytest_mcptest.redact import key_id, placeholder_for
 from record_helpers import with_session
 
@@ -28,7 +29,7 @@ def _cassette(path, key: str) -> None:
 
 def _serve(path, key: str, body):
     env = {**os.environ, "MCPTEST_REDACT_KEY": key}
-    return with_session([sys.executable, "-m", "pytest_mcptest.cli", "serve", str(path)], body, env=env)
+    return with_session(forked([sys.executable, "-m", "pytest_mcptest.cli", "serve", str(path)]), body, env=env)
 
 
 def test_a_request_carrying_the_secret_matches_its_hidden_recording(tmp_path):
@@ -60,8 +61,8 @@ def test_a_recording_hidden_with_another_key_says_so(tmp_path):
         return True
 
     env = {**os.environ, "MCPTEST_REDACT_KEY": KEY}
-    with_session([sys.executable, "-m", "pytest_mcptest.cli", "serve", str(tmp_path / "c.json")], body, env=env,
-                 errlog=errlog)
+    with_session(forked([sys.executable, "-m", "pytest_mcptest.cli", "serve", str(tmp_path / "c.json")]), body,
+                 env=env, errlog=errlog)
     errlog.close()
     said = (tmp_path / "err.txt").read_text()
     assert "hid its secrets with another redaction key" in said and "MCPTEST_REDACT_KEY" in said
