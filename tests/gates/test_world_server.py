@@ -163,8 +163,8 @@ def test_a_result_naming_an_absent_path_or_a_schema_that_cannot_be_inferred_or_l
 
 def test_serve_an_unknown_scenario_or_a_bad_suite_exits_2_with_one_clear_line(shop):
     def serve(target, *extra):
-        return subprocess.run([sys.executable, "-m", "pytest_mcptest.cli", "serve", target, *extra], cwd=shop.parent,
-                              capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+        return subprocess.run(forked([sys.executable, "-m", "pytest_mcptest.cli", "serve", target, *extra]),
+                              cwd=shop.parent, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
 
     done = serve("shop.mcptest.yml::restock the widget shelves")
     assert done.returncode == 2 and "Traceback" not in done.stderr
@@ -252,8 +252,8 @@ def test_over_http_each_session_has_its_own_state_and_its_own_run(shop):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "pytest_mcptest.cli", "serve", f"{shop.name}::{NAME}",
-                               "--http", f"127.0.0.1:{port}", "--record", "served.json"], cwd=shop.parent,
+    server = subprocess.Popen(forked([sys.executable, "-m", "pytest_mcptest.cli", "serve", f"{shop.name}::{NAME}",
+                                      "--http", f"127.0.0.1:{port}", "--record", "served.json"]), cwd=shop.parent,
                               stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         for line in server.stderr:
