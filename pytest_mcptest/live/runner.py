@@ -452,17 +452,46 @@ async def run_indexed(runs: int, concurrency: int, one, kept: Optional[Mapping] 
         leaf = innermost(exc)
         if isinstance(leaf, (KeyboardInterrupt, SystemExit)):
             raise leaf from None
-        if isinstance(leaf, anyio.get_cancelled_exc_class()):
+        cancelled = _cancellation_in(exc, anyio.get_cancelled_exc_class())
+        if cancelled is None and _cancelled_from_outside():  # a task group drops it beside the runs' errors
+            cancelled = anyio.get_cancelled_exc_class()()
+        if cancelled is not None:
             # Ctrl-C: the event loop cancelled this task (a model request in flight is dropped
             # at once); passed on, the loop turns it into KeyboardInterrupt and pytest stops
-            # as interrupted, rather than "1 failed" on a CancelledError.
-            raise
+            # as interrupted, rather than "1 failed" on a CancelledError. A task group keeps
+            # the cancellations it made itself, so one that comes out came from outside, and it
+            # wins over what the runs raised as they were torn down (a server's pipe closed
+            # under them): as a LiveError, the item failed and the session went on recording.
+            raise cancelled from None
         message = str(leaf) if isinstance(leaf, LiveError) else f"{type(leaf).__name__}: {leaf}"
         completed = len(done)
         error = BudgetSpent if isinstance(leaf, BudgetSpent) else LiveError  # a budget stop stays one
         raise error(f"{message} ({completed} of {runs} run(s) completed)", {i: done[i] for i in sorted(done)}) \
             from (None if isinstance(leaf, LiveError) else leaf)
     return results
+
+
+def _cancellation_in(exc: BaseException, cancelled: type) -> Optional[BaseException]:
+    """The first ``cancelled`` exception in ``exc`` or, at any depth, in its groups; None if none."""
+    if isinstance(exc, cancelled):
+        return exc
+    for inner in getattr(exc, "exceptions", None) or ():
+        found = _cancellation_in(inner, cancelled)
+        if found is not None:
+            return found
+    return None
+
+
+def _cancelled_from_outside() -> bool:
+    """Whether the running asyncio task is being cancelled (Ctrl-C cancels the loop's main task)."""
+    import asyncio
+
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # not asyncio's loop
+        return False
+    cancelling = getattr(task, "cancelling", None)  # Python 3.11+
+    return bool(cancelling is not None and cancelling())
 
 
 async def resumed(journal: Optional[Journal], runs: int, concurrency: int, catalogs: list, one) -> list:

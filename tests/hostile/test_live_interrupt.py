@@ -53,3 +53,32 @@ def test_ctrl_c_interrupts_a_live_recording_at_once(tmp_path, session_sigint):
         assert fake.in_flight == 1  # ended while the model's answer was still on its way
     assert "KeyboardInterrupt" in out and "1 failed" not in out and "CancelledError" not in out
     assert not (tmp_path / "weather.json").exists()
+
+
+def test_ctrl_c_is_not_turned_into_a_failure_by_what_the_runs_raise_as_they_stop():
+    """On Ctrl-C asyncio's runner cancels the loop's main task, and turns the CancelledError that
+    comes out into KeyboardInterrupt. A run torn down by it may raise something else (a
+    server's pipe closed under it): the task group then lets the cancellation go and raises
+    that, and the recording had made it a LiveError: the item failed, and the session went on
+    to record the next one as though Ctrl-C had not been pressed."""
+    import asyncio
+
+    import anyio
+
+    from pytest_mcptest.live.runner import run_indexed
+
+    async def one(i: int):
+        try:
+            await anyio.sleep(100)  # a model request in flight
+        finally:
+            if i == 0:
+                raise anyio.BrokenResourceError("the server's pipe closed")
+
+    async def main():
+        task = asyncio.ensure_future(run_indexed(2, 2, one))
+        await asyncio.sleep(0.05)
+        task.cancel()  # what asyncio.Runner does on SIGINT
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
