@@ -100,9 +100,14 @@ def _text(value: Any) -> str:
     return (value if isinstance(value, str) else brief(value, 200))[:200]
 
 
-def _said(method: str, path: str, recorded: Any, got: Any) -> str:
+# The path of a named request's own name among its differences: not the string "name", which
+# an argument may be called too (a tool's ``name`` argument is an argument like any other).
+_OWN_NAME = ("name",)
+
+
+def _said(method: str, path: Any, recorded: Any, got: Any) -> str:
     """One difference in words: a missing or unrecorded argument by name, else both values."""
-    if path == "name" and method in NAMED:
+    if path is _OWN_NAME:
         return f"the {NAMED[method]}'s name differs: recorded {recorded!r}, got {got!r}"
     noun = "argument" if method in NAMED else "parameter"
     if got is ABSENT:
@@ -112,9 +117,11 @@ def _said(method: str, path: str, recorded: Any, got: Any) -> str:
     return f"{noun} `{path}` recorded {brief(recorded, 40)}, got {brief(got, 40)}"
 
 
-def _plain(method: str, path: str, recorded: Any, got: Any) -> dict:
+def _plain(method: str, path: Any, recorded: Any, got: Any) -> dict:
     """A difference as the error's data holds it: the path from the params, an absent side left out."""
-    if method in NAMED and path != "name":
+    if path is _OWN_NAME:
+        path = "name"
+    elif method in NAMED:
         path = "arguments" + ("" if path.startswith("[") else ".") + path
     out: dict = {"path": path}
     if recorded is not ABSENT:
@@ -214,7 +221,7 @@ class Matcher:
     def _differences(self, method: str, recorded: dict, params: dict, limit: int) -> tuple[list, list, int]:
         """How ``params`` differs from a recorded request: the name (a named request's, when it
         differs), the arguments or parameters, and how many values the two share."""
-        name = ([("name", recorded.get("name"), params.get("name"))]
+        name = ([(_OWN_NAME, recorded.get("name"), params.get("name"))]
                 if method in NAMED and recorded.get("name") != params.get("name") else [])
         found, agreeing = compare(_arguments(method, recorded), _arguments(method, params), self._ignored(method),
                                   limit)

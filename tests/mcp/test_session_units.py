@@ -267,6 +267,23 @@ def test_every_miss_is_plain_json_and_names_each_argument_that_differs(recorded_
         assert all(f"`{show_path((k,))}` is missing" in words for k in dropped)
         assert all(f"`{show_path((k,))}` was not recorded" in words for k in added)
 
+def test_an_argument_called_name_is_an_argument_not_the_tools_name():
+    """``name`` is a common argument (create_file, add_user): dropped or added, it is said as an
+    argument, and the error's data puts it under ``arguments``; the tool's own name stays apart."""
+    matcher = Matcher(recording(("w", {"name": "a.txt"})))
+    with pytest.raises(NoMatch) as dropped:
+        matcher.find("tools/call", {"name": "w", "arguments": {}})
+    assert "argument `name` is missing" in str(dropped.value) and "name differs" not in str(dropped.value)
+    assert dropped.value.data["differences"] == [{"path": "arguments.name", "recorded": "a.txt"}]
+    with pytest.raises(NoMatch) as added:
+        Matcher(recording(("w", {}))).find("tools/call", {"name": "w", "arguments": {"name": 0}})
+    assert "argument `name` was not recorded" in str(added.value)
+    with pytest.raises(NoMatch) as renamed:
+        matcher.find("tools/call", {"name": "v", "arguments": {"name": "a.txt"}})
+    assert "the tool's name differs: recorded 'w', got 'v'" in str(renamed.value)
+    assert renamed.value.data["differences"] == [{"path": "name", "recorded": "w", "got": "v"}]
+
+
 def test_json_nested_past_the_stack_is_compared_whole_not_walked():
     """A string argument may hold JSON nested thousands deep: reading or walking it once raised
     RecursionError inside serve's matcher (and verify's comparison)."""
