@@ -71,6 +71,9 @@ def _socket() -> str:
                 raise RuntimeError(f"the fork server did not start (exit code {server.wait()}): "
                                    f"{errors.read().decode(errors='replace')}")
         atexit.register(shutil.rmtree, folder, True)
+        # Waited for once killed (atexit runs last-registered first), so the fork server and the
+        # children it reaped count in this process's own CPU figures (time -v, os.wait4).
+        atexit.register(server.wait)
         atexit.register(server.kill)
         _SOCKET.append(path)
     return _SOCKET[0]
