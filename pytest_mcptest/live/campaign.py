@@ -372,8 +372,13 @@ class Campaign:
     def store(self):
         with self._lock:
             if self._store is None:
-                store = open_store(self.url)
-                store.reclaim(self.lease)  # what a dead process left reserved, counted as spent
+                try:
+                    store = open_store(self.url)
+                    store.reclaim(self.lease)  # what a dead process left reserved, counted as spent
+                except LiveError:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - a folder, a file, a server: said as the ledger's
+                    raise LiveError(f"the campaign ledger {self.url} cannot be opened: {exc}") from exc
                 self._store = store
             return self._store
 
@@ -454,7 +459,7 @@ class Campaign:
         try:
             t = self.store.totals()
         except Exception as exc:  # noqa: BLE001 - the summary says the ledger could not be read, no traceback
-            return [f"ledger {self.url}: cannot be read: {exc}"]
+            return [str(exc) if isinstance(exc, LiveError) else f"ledger {self.url}: cannot be read: {exc}"]
         budget = f" of {self.budget_text()}" if (self.max_micros is not None or self.max_tokens is not None) else ""
         lines = [f"ledger {self.url}: spent {_figures(t.spent_micros, t.spent_tokens)}{budget}, reserved "
                  f"{_figures(t.reserved_micros, t.reserved_tokens)}, {t.requests} request(s) settled, "

@@ -6,6 +6,7 @@ second campaign with a larger budget records exactly those."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import threading
@@ -195,3 +196,17 @@ def test_the_per_minute_limits_are_held_across_processes_in_the_store(store, tmp
     second = subprocess.run([sys.executable, "-c", _TAKE, url, "1", "check"], capture_output=True, text=True,
                             timeout=60)
     assert second.stdout.split() == ["False", "False", "True"], second.stderr
+
+
+def test_a_ledger_that_cannot_be_opened_is_said_as_the_ledger(tmp_path):
+    """A SQLite path under a file (or a folder that cannot be made) is one line naming the
+    ledger, for the item and for the summary, not a bare FileExistsError."""
+    from pytest_mcptest.live.provider import LiveError
+
+    (tmp_path / "f").write_text("not a folder")
+    url = f"sqlite:///{tmp_path / 'f' / 'ledger.db'}"
+    campaign = Campaign(url, max_tokens=10)
+    with pytest.raises(LiveError, match=f"the campaign ledger {re.escape(url)} cannot be opened: "):
+        campaign.store
+    assert campaign.summary_lines() == [f"the campaign ledger {url} cannot be opened: "
+                                        f"[Errno 17] File exists: '{tmp_path / 'f'}'"]
