@@ -251,6 +251,16 @@ def pytest_collect_file(file_path, parent):
     return None
 
 
+def pytest_runtest_protocol(item, nextitem):
+    """A block item runs without the setup and teardown hooks that would do nothing for it,
+    when that is the same as pytest's own protocol (``protocol.py`` says when)."""
+    if not is_block_item(item):
+        return None
+    from .protocol import run
+
+    return run(item, nextitem)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     before_report(item, call)

@@ -1,0 +1,141 @@
+"""The shorter runtest protocol of block items (``plugin/protocol.py``): whatever it runs, every
+report, every hook a plugin can see and every file pytest writes is what pytest's own protocol
+gives; it steps aside whenever a plugin could see a difference."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from pytest_mcptest.plugin import protocol
+from suites import BAD_RUN, PING_RUN, simple_scenario
+
+# Records, for every report, what a plugin can read of it (not its times).
+RECORDER = '''
+import json, os
+
+SEEN = []
+
+def pytest_runtest_logstart(nodeid, location):
+    SEEN.append(["logstart", nodeid, list(location)])
+
+def pytest_runtest_logfinish(nodeid, location):
+    SEEN.append(["logfinish", nodeid, list(location), os.environ.get("PYTEST_CURRENT_TEST")])
+
+def pytest_runtest_logreport(report):
+    SEEN.append(["report", report.nodeid, report.when, report.outcome, str(report.longrepr),
+                 [list(s) for s in report.sections], [list(p) for p in report.user_properties],
+                 list(report.location), sorted(report.keywords), report.duration >= 0,
+                 sorted(k for k in vars(report) if k.startswith("mcptest"))])
+
+def pytest_exception_interact(node, call, report):
+    SEEN.append(["interact", node.nodeid, call.when, report.outcome])
+
+def pytest_sessionfinish(session):
+    with open(os.path.join(str(session.config.rootpath), "seen-%s.json" % os.environ["RUN"]), "w") as out:
+        json.dump(SEEN, out)
+'''
+
+# Any pytest_runtest_setup implementation makes the plugin run pytest's own protocol.
+FULL = "\ndef pytest_runtest_setup(item):\n    pass\n"
+
+
+def suite(names: list[str]) -> str:
+    return "scenarios:\n" + "".join(simple_scenario(name, f"{name}.json") for name in names)
+
+
+@pytest.fixture
+def project(pytester):
+    """Two suite files around a Python test file; passing, failing and unjudgeable blocks."""
+    pytester.makefile(".mcptest.yml", s=suite(["one", "two", "three", "four"]),
+                      u=suite(["five", "six", "seven"]))  # test_b.py runs between them
+    pytester.makepyfile(test_b="import logging\ndef test_py():\n    print('hi'); logging.warning('note')\n")
+    for name in ("one", "two", "four", "five", "seven"):
+        (pytester.path / f"{name}.json").write_text(PING_RUN)
+    (pytester.path / "three.json").write_text(BAD_RUN)  # a gate fails
+    # "six" has no cassette: it cannot be judged (an error in its call phase)
+    return pytester
+
+
+@pytest.fixture
+def shortened(monkeypatch):
+    """The node ids the shorter protocol ran (the others ran through pytest's own)."""
+    ran: list = []
+    real = protocol.run
+
+    def counting(item, nextitem):
+        done = real(item, nextitem)
+        if done:
+            ran.append(item.name)
+        return done
+
+    monkeypatch.setattr(protocol, "run", counting)
+    return ran
+
+
+def session(project, name: str, conftest: str, *args) -> tuple:
+    """One in-process session; what the recorder saw, its JUnit XML and its terminal lines."""
+    project.makeconftest(conftest)
+    os.environ["RUN"] = name
+    try:
+        result = project.runpytest("-rA", f"--junitxml={name}.xml", "-p", "no:randomly", *args)
+    finally:
+        del os.environ["RUN"]
+    seen = (project.path / f"seen-{name}.json").read_text()
+    xml = re.sub(r'(time|timestamp|hostname)="[^"]*"', "", (project.path / f"{name}.xml").read_text())
+    lines = [re.sub(r"\d+\.\d+s", "T", line).replace(f"{name}.xml", "X.xml") for line in result.stdout.lines]
+    return result, seen, xml, lines
+
+
+@pytest.mark.parametrize("args", [(), ("-x",), ("--durations=0", "-vv"), ("--mcptest-report=report.json",),
+                                  ("-x", "-p", "no:logging")])
+def test_every_report_and_hook_is_what_pytests_own_protocol_gives(project, shortened, args):
+    short = session(project, "short", RECORDER, *args)
+    assert shortened, "the shorter protocol ran no item"
+    assert "one" not in shortened and "seven" not in shortened  # first and last of a file, and of the session
+    full_shortened = len(shortened)
+    full = session(project, "full", RECORDER + FULL, *args)
+    assert len(shortened) == full_shortened  # a conftest's setup hook: pytest's own protocol for every item
+    assert short[1] == full[1]
+    assert short[2] == full[2]
+    # --durations lists the phases slowest first: the same lines, in an order that varies
+    assert (sorted(short[3]) == sorted(full[3])) if "--durations=0" in args else (short[3] == full[3])
+    assert short[0].ret == full[0].ret != 0
+    if args[:1] == ("-x",):
+        short[0].assert_outcomes(passed=2, failed=1)  # stopped after "three", torn down as pytest does
+
+
+def test_kept_verdicts_are_reported_as_when_judged(project, shortened):
+    judged = session(project, "judged", RECORDER)
+    shortened.clear()
+    kept = session(project, "kept", RECORDER)
+    assert shortened  # the rerun took the shorter protocol too
+    assert judged[1] == kept[1] and judged[2] == kept[2] and judged[3] == kept[3]
+
+
+def test_a_conftest_setup_or_teardown_hook_sees_every_block_item(project, shortened):
+    project.makeconftest("SEEN = []\n"
+                         "def pytest_runtest_teardown(item, nextitem):\n    SEEN.append(item.name)\n"
+                         "def pytest_sessionfinish(session):\n"
+                         "    open('teardowns.txt', 'w').write(' '.join(SEEN))\n")
+    project.runpytest("-p", "no:randomly").assert_outcomes(passed=6, failed=2)
+    assert shortened == []
+    assert (project.path / "teardowns.txt").read_text().split() == [
+        "one", "two", "three", "four", "test_py", "five", "six", "seven"]
+
+
+@pytest.mark.parametrize("mark", ["skip", "xfail"])
+def test_a_skip_or_xfail_mark_takes_pytests_own_protocol(project, shortened, mark):
+    project.makeconftest(f"import pytest\n"
+                         f"def pytest_collection_modifyitems(items):\n"
+                         f"    for item in items:\n"
+                         f"        if item.name == 'three':\n"
+                         f"            item.add_marker(pytest.mark.{mark}(reason='known'))\n")
+    result = project.runpytest("-p", "no:randomly")
+    assert "three" not in shortened and "two" in shortened
+    if mark == "skip":
+        result.assert_outcomes(passed=6, failed=1, skipped=1)
+    else:
+        result.assert_outcomes(passed=6, failed=1, xfailed=1)
