@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import attrs
 
@@ -32,12 +32,14 @@ from ..suite.doc import Doc, common, golden, path_at, plain
 from ..suite.model import Block
 from ..text import INDENT, findings, table
 from ..engine.verdict import Failure, GateResult
-import pytest_mcptest.gates.calibration as calibration_gate
-import pytest_mcptest.gates.claims as claims_gate
 import pytest_mcptest.gates.matrix as matrix
 import pytest_mcptest.gates.stability as stability
 from .protocol import AGENT_NEEDS, Gate, LiveRecording, agent_can_record, agent_runner
 from .server_entries import named_servers
+
+if TYPE_CHECKING:  # imported where a scenario has claims or a judge (see _claims)
+    import pytest_mcptest.gates.calibration as calibration_gate
+    import pytest_mcptest.gates.claims as claims_gate
 
 KIND = "scenario"
 SECTIONS = ("scenarios",)
@@ -73,7 +75,7 @@ class ScenarioBlock(Block):
         from ..engine.rubric import rubric_statements
 
         rubric = rubric_statements(self.world.rubric) if self.world.rubric is not None else ()
-        return rubric + claims_gate.statements(self.claims)
+        return rubric + _statements(self.claims)
 
 
 # --------------------------------------------------------------------------- building
@@ -195,15 +197,44 @@ def _build(doc: Doc, parts, raw: dict) -> ScenarioBlock:
                          system_prompt=raw.get("system_prompt"), servers=servers, runs=raw.get("runs"),
                          judge=plain((raw.get("config") or {}).get("judge") or {}),
                          server_entries={**entries, **own}, models=plain(doc.root.get("models") or {}),
-                         claims=claims_gate.build(doc, parts + ["claims"], raw.get("claims")),
+                         claims=_claims(doc, parts, raw),
                          declared_tools=declared_tools or None, stability=stability.build(doc, parts, raw),
                          calibration=_calibration(doc, parts, raw), **common(doc, parts, raw, KIND))
 
 
+# Claims and a judge's calibration are read by their own modules (gates/claims.py, with the
+# engine's claim matching; gates/calibration.py), imported only by a scenario that has them:
+# their dozen classes are a tenth of what a session of one plain scenario imports.
+
+def _claims(doc: Doc, parts, raw: dict) -> Optional[claims_gate.ClaimsSpec]:
+    """The scenario's ``claims:``, when it has any."""
+    if not raw.get("claims"):
+        return None
+    import pytest_mcptest.gates.claims as claims_gate
+
+    return claims_gate.build(doc, parts + ["claims"], raw.get("claims"))
+
+
+def _statements(claims: Optional[claims_gate.ClaimsSpec]) -> tuple[str, ...]:
+    """The criteria a judge decides of the scenario's claims."""
+    if claims is None:
+        return ()
+    import pytest_mcptest.gates.claims as claims_gate
+
+    return claims_gate.statements(claims)
+
+
 def _calibration(doc: Doc, parts, raw: dict) -> Optional[calibration_gate.Calibration]:
     """The judge's calibration, when a judge decides something of this scenario."""
-    if raw.get("rubric") is None and not claims_gate.judged_in(raw.get("claims")):
-        return None
+    if raw.get("rubric") is None:
+        if not raw.get("claims"):
+            return None
+        import pytest_mcptest.gates.claims as claims_gate
+
+        if not claims_gate.judged_in(raw.get("claims")):
+            return None
+    import pytest_mcptest.gates.calibration as calibration_gate
+
     judge = (raw.get("config") or {}).get("judge")
     return calibration_gate.for_block(doc, parts + ["config", "judge"], judge)
 
@@ -295,6 +326,8 @@ def judge_run(block: ScenarioBlock, run, number: int, total: int, ctx: Context) 
     envelope = result.to_dict(copy_state=False)  # the result goes now
     summary: tuple = ()
     if block.claims is not None:
+        import pytest_mcptest.gates.claims as claims_gate
+
         envelope["claims"], found, more, summary = claims_gate.judge(block.claims, run, number, total, block.name, ctx)
         failures += found
         lines += more
@@ -377,7 +410,7 @@ def _task(block: ScenarioBlock, runs: int):
     return AgentTask(model=block.model, prompt=block.prompt, servers=server_specs(block.server_entries, block.servers),
                      system_prompt=block.system_prompt, runs=runs, name=block.name,
                      rubric=(rubric_statements(block.world.rubric) if block.world.rubric is not None else ())
-                     + claims_gate.statements(block.claims),
+                     + _statements(block.claims),
                      judge=block.judge)
 
 
