@@ -24,10 +24,19 @@ DEFAULT_PATTERNS = ("*.mcptest.yml", "*.mcptest.yaml")
 _MODES = ", ".join(mode.value for mode in RecordMode)
 
 
+def _option_or_ini(config: pytest.Config, name: str) -> tuple:
+    """A setting given as an option or, failing that, an ini key of the same ``name``; and how
+    an error names where it was given (the option, or the key and its file)."""
+    value = config.getoption(name)
+    if value:
+        return value, "--" + name.replace("_", "-")
+    return config.getini(name), f"{name} (in {config.inipath})"
+
+
 def _campaign(config: pytest.Config) -> None:
     """The shared ledger of live recording (``live/campaign.py``), when asked for: made the one
     this process's live models report to, and its totals put in the terminal summary."""
-    url = config.getoption("mcptest_shared_limits") or config.getini("mcptest_shared_limits")
+    url, source = _option_or_ini(config, "mcptest_shared_limits")
     usd, tokens = config.getoption("mcptest_budget_usd"), config.getoption("mcptest_budget_tokens")
     if not url:
         if usd is not None or tokens is not None:
@@ -40,7 +49,7 @@ def _campaign(config: pytest.Config) -> None:
     try:
         ledger = campaign.Campaign(url, None if usd is None else int(round(usd * 1_000_000)), tokens)
     except ValueError as exc:
-        raise pytest.UsageError(f"--mcptest-shared-limits: {exc}") from None
+        raise pytest.UsageError(f"{source}: {exc}") from None
     campaign.activate(ledger)
     config.add_cleanup(lambda: campaign.activate(None))
     config.pluginmanager.register(campaign.SummaryPlugin(ledger), "mcptest-campaign")
@@ -48,7 +57,7 @@ def _campaign(config: pytest.Config) -> None:
 
 def _shard(config: pytest.Config) -> None:
     """``--mcptest-shard I/N``: this machine's share of the items (``plugin/shard.py``)."""
-    text = config.getoption("mcptest_shard") or config.getini("mcptest_shard")
+    text, source = _option_or_ini(config, "mcptest_shard")
     if not text:
         return
     from ..live.shard import parse_shard
@@ -57,7 +66,7 @@ def _shard(config: pytest.Config) -> None:
     try:
         index, count = parse_shard(text)
     except ValueError as exc:
-        raise pytest.UsageError(f"--mcptest-shard: {exc}") from None
+        raise pytest.UsageError(f"{source}: {exc}") from None
     config.pluginmanager.register(ShardPlugin(index, count), "mcptest-shard")
 
 

@@ -598,3 +598,14 @@ def test_a_file_whose_items_are_interleaved_is_built_twice_and_then_kept(pyteste
             items[:] = [a[0], b[0], a[1], b[1]]
     """)
     assert _built_per_file(pytester) == {"a.mcptest.yml": (2, True), "b.mcptest.yml": (2, True)}
+
+
+@pytest.mark.parametrize("key, bad, why", [("mcptest_shard", "5/4", "expected I/N with 1 <= I <= N, found '5/4'"),
+                                           ("mcptest_shared_limits", "ftp://x", "expected sqlite:///PATH or redis://")])
+def test_a_bad_ini_setting_is_named_as_the_ini_key_and_its_file(pytester, key, bad, why):
+    ini = pytester.makeini(f"[pytest]\n{key} = {bad}\n")
+    result = pytester.runpytest()
+    assert f"ERROR: {key} (in {ini}): {why}" in result.stderr.str()
+    flag = "--" + key.replace("_", "-")
+    result = pytester.runpytest(f"{flag}={bad}")  # the option wins over the ini key, and is named so
+    assert f"ERROR: {flag}: {why}" in result.stderr.str()
