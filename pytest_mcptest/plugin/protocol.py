@@ -39,13 +39,20 @@ import types
 from typing import Optional
 
 import pytest
-from _pytest.logging import caplog_handler_key, caplog_records_key
-from _pytest.runner import CallInfo, call_and_report, check_interactive_exception, get_reraise_exceptions
+
+try:  # pytest's own names for what its protocol does; a pytest without them runs its own protocol
+    from _pytest.logging import caplog_handler_key, caplog_records_key
+    from _pytest.runner import call_and_report, check_interactive_exception
+except ImportError:  # pragma: no cover (pytest 8.0 to 9.x have them)
+    call_and_report = None
 
 _OURS = ("_pytest.", "pytest_mcptest.")  # pytest's built-in plugins and this package's
 _PHASE_HOOKS = ("pytest_runtest_setup", "pytest_runtest_teardown")
 _OPTIONS = ("usepdb", "trace", "setupshow", "setuponly", "setupplan")
 _SHORT = pytest.StashKey[bool]()
+# What a phase lets through rather than reports (pytest's own choice without --pdb, which
+# takes pytest's protocol): pytest.exit() and Ctrl-C.
+_RERAISE = (pytest.exit.Exception, KeyboardInterrupt)
 
 
 def run(item: pytest.Item, nextitem: Optional[pytest.Item]) -> Optional[bool]:
@@ -54,17 +61,18 @@ def run(item: pytest.Item, nextitem: Optional[pytest.Item]) -> Optional[bool]:
     if nextitem is None or nextitem.parent is not item.parent or not _may_shorten(item.config):
         return None
     state = item.session._setupstate
+    stack = getattr(state, "stack", None)
     chain = item.listchain()
-    if len(state.stack) != len(chain) - 1 or any(
-            state.stack.get(node, (None, True))[1] is not None for node in chain[:-1]):
+    if type(stack) is not dict or len(stack) != len(chain) - 1 or any(
+            stack.get(node, (None, True))[1] is not None for node in chain[:-1]):
         return None  # a collector above it is to be set up, or failed to be
     if any(mark.name in ("skip", "skipif", "xfail") for mark in item.iter_markers()):
         return None
     ihook = item.ihook
-    reraise = get_reraise_exceptions(item.config)
+    reraise = _RERAISE
     ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
     os.environ["PYTEST_CURRENT_TEST"] = _current(item, "setup")
-    report = _reported(ihook, item, CallInfo.from_call(lambda: state.setup(item), when="setup", reraise=reraise))
+    report = _reported(ihook, item, pytest.CallInfo.from_call(lambda: state.setup(item), when="setup", reraise=reraise))
     if report.passed:
         _reported(ihook, item, _called(ihook, item, reraise))
     if item.session.shouldfail or item.session.shouldstop:
@@ -76,26 +84,26 @@ def run(item: pytest.Item, nextitem: Optional[pytest.Item]) -> Optional[bool]:
             del item.stash[caplog_records_key]
     else:
         os.environ["PYTEST_CURRENT_TEST"] = _current(item, "teardown")
-        _reported(ihook, item, CallInfo.from_call(lambda: state.teardown_exact(nextitem), when="teardown",
+        _reported(ihook, item, pytest.CallInfo.from_call(lambda: state.teardown_exact(nextitem), when="teardown",
                                                   reraise=reraise))
         os.environ.pop("PYTEST_CURRENT_TEST", None)
     ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
     return True
 
 
-def _called(ihook, item: pytest.Item, reraise: tuple) -> CallInfo:
+def _called(ihook, item: pytest.Item, reraise: tuple) -> pytest.CallInfo:
     """The call phase: the real hook, as pytest's protocol calls it, with the log capture's
     per-item state that its setup wrapper would have made and its teardown wrapper removed."""
     item.stash[caplog_records_key] = {}
     try:
-        return CallInfo.from_call(lambda: ihook.pytest_runtest_call(item=item), when="call", reraise=reraise)
+        return pytest.CallInfo.from_call(lambda: ihook.pytest_runtest_call(item=item), when="call", reraise=reraise)
     finally:
         del item.stash[caplog_records_key]
         if caplog_handler_key in item.stash:
             del item.stash[caplog_handler_key]
 
 
-def _reported(ihook, item: pytest.Item, call: CallInfo) -> pytest.TestReport:
+def _reported(ihook, item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport:
     report = ihook.pytest_runtest_makereport(item=item, call=call)
     ihook.pytest_runtest_logreport(report=report)
     if check_interactive_exception(call, report):
@@ -113,7 +121,7 @@ def _may_shorten(config: pytest.Config) -> bool:
     (worked out at the first item: every ``conftest.py`` is loaded by then)."""
     known = config.stash.get(_SHORT, None)
     if known is None:
-        known = config.stash[_SHORT] = not any(getattr(config.option, name, False) for name in _OPTIONS) and all(
+        known = config.stash[_SHORT] = call_and_report is not None and not any(getattr(config.option, name, False) for name in _OPTIONS) and all(
             _ours(impl) for name in _PHASE_HOOKS for impl in getattr(config.hook, name).get_hookimpls()) and all(
             _ours(impl) or impl.hookwrapper or impl.wrapper for impl in config.hook.pytest_runtest_protocol.get_hookimpls())
     return known
