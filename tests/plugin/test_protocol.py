@@ -139,3 +139,76 @@ def test_a_skip_or_xfail_mark_takes_pytests_own_protocol(project, shortened, mar
         result.assert_outcomes(passed=6, failed=1, skipped=1)
     else:
         result.assert_outcomes(passed=6, failed=1, xfailed=1)
+
+
+def _plain(text: str) -> str:
+    """Without the objects' addresses and the threads' idents (they differ from run to run)."""
+    return re.sub(r"stopped \d+", "stopped ?", re.sub(r"0x[0-9a-f]+", "0x?", text))
+
+
+# What a conftest may do that is neither a setup nor a teardown hook (so the shorter protocol
+# still runs), with the options that show it. Each is added to the RECORDER.
+OTHER_HOOKS = {
+    # A record logged while a report is made: live logging heads it with the phase it is in.
+    "log-in-makereport": ("import logging\n"
+                          "def pytest_runtest_makereport(item, call):\n"
+                          "    logging.getLogger('x').warning('report %s %s', item.name, call.when)\n",
+                          ("--log-cli-level=WARNING",)),
+    # PYTEST_CURRENT_TEST while a report is made: pytest's teardown hook has removed it by then.
+    "env-in-makereport": ("def pytest_runtest_makereport(item, call):\n"
+                          "    SEEN.append(['env', item.name, call.when, os.environ.get('PYTEST_CURRENT_TEST')])\n",
+                          ()),
+    # An exception ignored in __del__ after a call phase: pytest's teardown phase collects it
+    # (a warning of this item; an error of its teardown under -W error).
+    "unraisable-after-call": ("class D:\n"
+                              "    def __del__(self):\n        raise ValueError('boom')\n"
+                              "def pytest_runtest_makereport(item, call):\n"
+                              "    if item.name == 'two' and call.when == 'call':\n        D()\n",
+                              ("-W", "error::pytest.PytestUnraisableExceptionWarning")),
+    # The same for an exception in a thread.
+    "thread-exception-after-call": ("import threading\n"
+                                    "def _fail():\n    raise ValueError('thread boom')\n"
+                                    "def pytest_runtest_makereport(item, call):\n"
+                                    "    if item.name == 'two' and call.when == 'call':\n"
+                                    "        t = threading.Thread(target=_fail, name='worker'); t.start(); t.join()\n",
+                                    ("-W", "error::pytest.PytestUnhandledThreadExceptionWarning")),
+    # A finalizer on the item (Node.addfinalizer, public): it runs in the teardown phase, whose
+    # output and log records pytest captures into the teardown's report, and whose error
+    # leaves PYTEST_CURRENT_TEST set (pytest's teardown hook stops before removing it).
+    "item-finalizer": ("import logging, sys\n"
+                       "def pytest_runtest_call(item):\n"
+                       "    def fin():\n"
+                       "        print('fin out', item.name); print('fin err', file=sys.stderr)\n"
+                       "        logging.getLogger('x').warning('fin log %s', item.name)\n"
+                       "        if item.name == 'two':\n            raise RuntimeError('fin failed')\n"
+                       "    item.addfinalizer(fin)\n",
+                       ("-o", "junit_logging=all", "--log-cli-level=WARNING")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OTHER_HOOKS))
+def test_what_other_hooks_see_between_and_after_the_phases(project, shortened, case):
+    extra, args = OTHER_HOOKS[case]
+    short = session(project, "short", RECORDER + extra, *args)
+    assert "two" in shortened
+    full = session(project, "full", RECORDER + extra + FULL, *args)
+    assert _plain(short[1]) == _plain(full[1])
+    assert _plain(short[2]) == _plain(full[2])
+    assert [_plain(line) for line in short[3]] == [_plain(line) for line in full[3]]
+    assert short[0].ret == full[0].ret
+
+
+def test_a_plugin_registered_during_the_run_sees_every_later_setup_and_teardown(project, shortened):
+    """A plugin may be registered at any time (here by a test): its setup and teardown hooks
+    are called for every item that runs after that, as pytest's own protocol calls them."""
+    project.makepyfile(test_b="class Late:\n"
+                              "    seen = []\n"
+                              "    def pytest_runtest_setup(self, item):\n        Late.seen.append(item.name)\n"
+                              "def test_py(request):\n"
+                              "    request.config.pluginmanager.register(Late(), 'late')\n")
+    project.makeconftest("def pytest_sessionfinish(session):\n"
+                         "    late = session.config.pluginmanager.get_plugin('late')\n"
+                         "    open('late.txt', 'w').write(' '.join(type(late).seen))\n")
+    project.runpytest("-p", "no:randomly").assert_outcomes(passed=6, failed=2)
+    assert "two" in shortened
+    assert (project.path / "late.txt").read_text().split() == ["five", "six", "seven"]
