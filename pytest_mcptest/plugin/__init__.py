@@ -212,6 +212,9 @@ def pytest_configure(config: pytest.Config) -> None:
         except GateError as exc:
             raise pytest.UsageError(str(exc)) from None
     config.pluginmanager.register(SessionReport(config, suite_patterns(config), baseline), "mcptest-session")
+    from .protocol import ShortProtocol  # block items' runtest protocol (protocol.py says when it steps aside)
+
+    config.pluginmanager.register(ShortProtocol(config), "mcptest-protocol")
     import pytest_mcptest.plugin.recorder_fixture as recorder_fixture  # the mcptest_recorder fixture; imports no mcp
 
     config.pluginmanager.register(recorder_fixture, "mcptest-recorder")
@@ -258,16 +261,6 @@ def pytest_collect_file(file_path, parent):
 
         return SuiteFile.from_parent(parent, path=file_path)
     return None
-
-
-def pytest_runtest_protocol(item, nextitem):
-    """A block item runs without the setup and teardown hooks that would do nothing for it,
-    when that is the same as pytest's own protocol (``protocol.py`` says when)."""
-    if not is_block_item(item):
-        return None
-    from .protocol import run
-
-    return run(item, nextitem)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -1,41 +1,43 @@
-"""The runtest protocol of a block item, without the setup and teardown hooks that would do nothing.
+"""The runtest protocol of a block item, without the output and log capture of the two phases
+in which nothing of it runs.
 
 pytest runs every item through ``pytest_runtest_protocol``: a setup, a call and a teardown
-phase, each a hook call that every plugin's wrappers surround (output capture, log capture,
-unraisable and thread exceptions, skip marks), each followed by ``pytest_runtest_makereport``
-and ``pytest_runtest_logreport``. For a block item, setup and teardown have nothing to do:
-its node's ``setup`` and ``teardown`` are pytest's empty ones, it has no fixtures, and when
-the items before and after it are of the same suite file, no collector is set up or torn
-down either. Those two hook calls were a third of what a replayed item cost the session.
+phase, each a hook call; around each, the capture plugin's wrapper resumes, suspends and
+reads the captured output, and the logging plugin's wrapper installs and removes its log
+handlers. For a block item, setup and teardown run nothing that could print or log: its
+node's ``setup`` and ``teardown`` are pytest's empty ones, it has no fixtures, and when the
+items before and after it are of the same suite file, no collector is set up or torn down
+either. Those two phases' wrappers were a third of what a replayed item cost the session.
 
 So, for a block item, this plugin takes the protocol over (the hook's documented use: it
-stops at the first implementation that returns a value) and does what pytest's own does,
-minus the wrappers around the two phases where nothing runs:
+stops at the first implementation that returns a value) and does what pytest's own does:
 
-- ``pytest_runtest_logstart``; three reports, each made by the real
-  ``pytest_runtest_makereport`` (every plugin's wrapper sees it) and sent to the real
-  ``pytest_runtest_logreport``, a failure then to ``pytest_exception_interact``, as pytest's
-  own does; then ``pytest_runtest_logfinish``;
-- setup and teardown move the item on and off pytest's setup stack directly, timed as
-  pytest times a phase (``CallInfo``), with ``PYTEST_CURRENT_TEST`` set as pytest sets it;
-  ``--durations`` and JUnit XML see the same phases;
-- the call phase is the real ``pytest_runtest_call`` hook: output and log records are
-  captured and reported as on any item (the log capture's per-item state, which its setup
-  wrapper makes and its teardown wrapper removes, is made and removed around it).
+- ``pytest_runtest_logstart``; for each phase, the real phase hook, the real
+  ``pytest_runtest_makereport`` and ``pytest_runtest_logreport``, and for a failure
+  ``pytest_exception_interact``; then ``pytest_runtest_logfinish``. Every hook and every
+  other plugin's implementation runs as under pytest's protocol (pytest's own setup and
+  teardown, ``PYTEST_CURRENT_TEST``, the skip marks, unraisable and thread exceptions) with
+  one difference: the setup and teardown hooks are called without the capture and logging
+  plugins' implementations (``PluginManager.subset_hook_caller``, pluggy's own way to call a
+  hook without some plugins), as nothing in them prints or logs;
+- the call phase is the real ``pytest_runtest_call`` hook, capture and logging included
+  (the logging plugin's per-item state, which its setup wrapper makes and its teardown
+  wrapper removes, is made and removed around it).
 
-It steps aside (pytest's protocol runs the item) whenever any of that could differ from
-pytest's own: another plugin or a ``conftest.py`` implements ``pytest_runtest_setup`` or
-``pytest_runtest_teardown`` (it would not see the item) or a protocol of its own (pytest-
-rerunfailures); the item carries a skip or xfail mark; ``--pdb``, ``--trace`` or a
-``--setup-*`` option is on; the item is the first or last of its file, or of the session
-(collectors are set up or torn down around it). When the session is about to stop after
-the item (``-x``, ``--maxfail``), its teardown is pytest's, which then tears everything down.
+It steps aside (pytest's protocol runs the item) whenever something could print or log in
+those phases, or what a plugin sees could differ from pytest's own protocol: another plugin or
+a ``conftest.py`` implements ``pytest_runtest_setup`` or ``pytest_runtest_teardown`` (it could
+print), or a protocol of its own (pytest-rerunfailures); live logging is on (its section
+headers name the phases); the warnings plugin is off (a warning would then print); the item
+carries a skip or xfail mark; ``--pdb``, ``--trace`` or a ``--setup-*`` option is on; the item
+is the first or last of its file, or of the session (collectors are set up or torn down around
+it). The teardown is the whole hook when something added a finalizer to the item, or the
+session is about to stop after it (``-x``, ``--maxfail``: pytest then tears everything down).
+What it decided of the session's plugins is decided again whenever a plugin is registered.
 """
 
 from __future__ import annotations
 
-import os
-import types
 from typing import Optional
 
 import pytest
@@ -44,63 +46,88 @@ try:  # pytest's own names for what its protocol does; a pytest without them run
     from _pytest.logging import caplog_handler_key, caplog_records_key
     from _pytest.runner import call_and_report, check_interactive_exception
 except ImportError:  # pragma: no cover (pytest 8.0 to 9.x have them)
-    call_and_report = None
+    check_interactive_exception = None
+
+from .session_report import is_block_item
 
 _OURS = ("_pytest.", "pytest_mcptest.")  # pytest's built-in plugins and this package's
-_PHASE_HOOKS = ("pytest_runtest_setup", "pytest_runtest_teardown")
+_PHASES = ("pytest_runtest_setup", "pytest_runtest_teardown")
 _OPTIONS = ("usepdb", "trace", "setupshow", "setuponly", "setupplan")
-_SHORT = pytest.StashKey[bool]()
+_QUIET = ("capturemanager", "logging-plugin")  # the phase wrappers left out where nothing runs
 # What a phase lets through rather than reports (pytest's own choice without --pdb, which
 # takes pytest's protocol): pytest.exit() and Ctrl-C.
 _RERAISE = (pytest.exit.Exception, KeyboardInterrupt)
 
 
-def run(item: pytest.Item, nextitem: Optional[pytest.Item]) -> Optional[bool]:
-    """Run ``item`` (a block item) through the shorter protocol and return True, or return
-    None when pytest's own must run it (see the module's docstring)."""
-    if nextitem is None or nextitem.parent is not item.parent or not _may_shorten(item.config):
-        return None
-    state = item.session._setupstate
-    stack = getattr(state, "stack", None)
+class ShortProtocol:
+    """The plugin (``mcptest-protocol``) that runs block items through the shorter protocol."""
+
+    def __init__(self, config: pytest.Config):
+        self.config = config
+        self._hooks: Optional[tuple] = None  # (setup, teardown) callers, or () when it steps aside
+
+    def pytest_plugin_registered(self) -> None:
+        self._hooks = None  # a plugin came: what the session's plugins allow is decided again
+
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: Optional[pytest.Item]) -> Optional[bool]:
+        if not is_block_item(item) or nextitem is None or nextitem.parent is not item.parent:
+            return None
+        hooks = self._hooks if self._hooks is not None else self._decide()
+        if not hooks or not _settled(item) or any(
+                mark.name in ("skip", "skipif", "xfail") for mark in item.iter_markers()):
+            return None
+        setup, teardown = hooks
+        ihook = item.ihook
+        ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+        report = _reported(ihook, item, pytest.CallInfo.from_call(lambda: setup(item=item), when="setup",
+                                                                  reraise=_RERAISE))
+        if report.passed:
+            # pytest's own call phase; the logging plugin's per-item state, which its setup
+            # wrapper makes (and its teardown wrapper removes), made here.
+            item.stash[caplog_records_key] = {}
+            call_and_report(item, "call")
+        stack = item.session._setupstate.stack
+        if item.session.shouldfail or item.session.shouldstop or len(stack.get(item, ((),))[0]) > 1:
+            # Everything is torn down after this item, or something added a finalizer to it:
+            # pytest's own teardown phase, with the logging plugin's per-item state it expects.
+            item.stash[caplog_records_key] = {}
+            call_and_report(item, "teardown", nextitem=None if item.session.shouldfail or item.session.shouldstop
+                            else nextitem)
+        else:
+            _reported(ihook, item, pytest.CallInfo.from_call(lambda: teardown(item=item, nextitem=nextitem),
+                                                             when="teardown", reraise=_RERAISE))
+        for key in (caplog_records_key, caplog_handler_key):
+            if key in item.stash:  # what pytest's teardown hook removes, when it did not run
+                del item.stash[key]
+        ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+        return True
+
+    def _decide(self) -> tuple:
+        """The setup and teardown hook callers without the capture and logging plugins, when
+        the session's plugins and options leave the shorter protocol equal to pytest's; else ()."""
+        config, manager = self.config, self.config.pluginmanager
+        hooks: tuple = ()
+        logging_plugin = manager.get_plugin("logging-plugin")
+        if (check_interactive_exception is not None and manager.get_plugin("warnings") is not None
+                and (logging_plugin is None or (config.getoption("log_cli_level") is None
+                                                and not config.getini("log_cli")))
+                and not any(getattr(config.option, name, False) for name in _OPTIONS)
+                and all(_ours(impl) for name in _PHASES for impl in getattr(config.hook, name).get_hookimpls())
+                and all(_ours(impl) or impl.hookwrapper or impl.wrapper
+                        for impl in config.hook.pytest_runtest_protocol.get_hookimpls())):
+            quiet = [plugin for plugin in map(manager.get_plugin, _QUIET) if plugin is not None]
+            hooks = tuple(manager.subset_hook_caller(name, quiet) for name in _PHASES)
+        self._hooks = hooks
+        return hooks
+
+
+def _settled(item: pytest.Item) -> bool:
+    """Whether every collector above ``item`` is set up, none in error (pytest's setup stack):
+    its setup then only puts the item on the stack."""
+    stack = getattr(item.session._setupstate, "stack", None)
     chain = item.listchain()
-    if type(stack) is not dict or len(stack) != len(chain) - 1 or any(
-            stack.get(node, (None, True))[1] is not None for node in chain[:-1]):
-        return None  # a collector above it is to be set up, or failed to be
-    if any(mark.name in ("skip", "skipif", "xfail") for mark in item.iter_markers()):
-        return None
-    ihook = item.ihook
-    reraise = _RERAISE
-    ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
-    os.environ["PYTEST_CURRENT_TEST"] = _current(item, "setup")
-    report = _reported(ihook, item, pytest.CallInfo.from_call(lambda: state.setup(item), when="setup", reraise=reraise))
-    if report.passed:
-        _reported(ihook, item, _called(ihook, item, reraise))
-    if item.session.shouldfail or item.session.shouldstop:
-        # pytest tears everything down after this item (session fixtures included): its
-        # teardown hook runs, with the log capture's per-item state it expects.
-        item.stash[caplog_records_key] = {}
-        call_and_report(item, "teardown", nextitem=None)
-        if caplog_records_key in item.stash:  # left when the logging plugin is off
-            del item.stash[caplog_records_key]
-    else:
-        os.environ["PYTEST_CURRENT_TEST"] = _current(item, "teardown")
-        _reported(ihook, item, pytest.CallInfo.from_call(lambda: state.teardown_exact(nextitem), when="teardown",
-                                                  reraise=reraise))
-        os.environ.pop("PYTEST_CURRENT_TEST", None)
-    ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
-    return True
-
-
-def _called(ihook, item: pytest.Item, reraise: tuple) -> pytest.CallInfo:
-    """The call phase: the real hook, as pytest's protocol calls it, with the log capture's
-    per-item state that its setup wrapper would have made and its teardown wrapper removed."""
-    item.stash[caplog_records_key] = {}
-    try:
-        return pytest.CallInfo.from_call(lambda: ihook.pytest_runtest_call(item=item), when="call", reraise=reraise)
-    finally:
-        del item.stash[caplog_records_key]
-        if caplog_handler_key in item.stash:
-            del item.stash[caplog_handler_key]
+    return type(stack) is dict and len(stack) == len(chain) - 1 and all(
+        stack.get(node, (None, True))[1] is None for node in chain[:-1])
 
 
 def _reported(ihook, item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport:
@@ -111,25 +138,8 @@ def _reported(ihook, item: pytest.Item, call: pytest.CallInfo) -> pytest.TestRep
     return report
 
 
-def _current(item: pytest.Item, when: str) -> str:
-    """``PYTEST_CURRENT_TEST`` as pytest sets it for a phase."""
-    return f"{item.nodeid} ({when})".replace("\x00", "(null)")
-
-
-def _may_shorten(config: pytest.Config) -> bool:
-    """Whether the session's plugins and options leave the shorter protocol equal to pytest's
-    (worked out at the first item: every ``conftest.py`` is loaded by then)."""
-    known = config.stash.get(_SHORT, None)
-    if known is None:
-        known = config.stash[_SHORT] = call_and_report is not None and not any(getattr(config.option, name, False) for name in _OPTIONS) and all(
-            _ours(impl) for name in _PHASE_HOOKS for impl in getattr(config.hook, name).get_hookimpls()) and all(
-            _ours(impl) or impl.hookwrapper or impl.wrapper for impl in config.hook.pytest_runtest_protocol.get_hookimpls())
-    return known
-
-
 def _ours(impl) -> bool:
     """Whether a hook implementation is pytest's own or this package's."""
     plugin = impl.plugin
-    module = plugin.__name__ if isinstance(plugin, types.ModuleType) else type(plugin).__module__
+    module = plugin.__name__ if isinstance(plugin, type(pytest)) else type(plugin).__module__
     return (module or "").startswith(_OURS)
-

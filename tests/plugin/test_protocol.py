@@ -4,6 +4,7 @@ gives; it steps aside whenever a plugin could see a difference."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 
@@ -63,15 +64,15 @@ def project(pytester):
 def shortened(monkeypatch):
     """The node ids the shorter protocol ran (the others ran through pytest's own)."""
     ran: list = []
-    real = protocol.run
+    real = protocol.ShortProtocol.pytest_runtest_protocol
 
-    def counting(item, nextitem):
-        done = real(item, nextitem)
+    def pytest_runtest_protocol(self, item, nextitem):  # the hook's own argument names
+        done = real(self, item, nextitem)
         if done:
             ran.append(item.name)
         return done
 
-    monkeypatch.setattr(protocol, "run", counting)
+    monkeypatch.setattr(protocol.ShortProtocol, "pytest_runtest_protocol", pytest_runtest_protocol)
     return ran
 
 
@@ -147,31 +148,41 @@ def _plain(text: str) -> str:
 
 
 # What a conftest may do that is neither a setup nor a teardown hook (so the shorter protocol
-# still runs), with the options that show it. Each is added to the RECORDER.
+# may still run), with the options that show it, and what must hold. Each is added to the
+# RECORDER. "same": every report, the XML and the terminal as under pytest's own protocol.
+# "steps aside": pytest's own protocol runs the block items. "same errors": the same reports,
+# outcomes and error lines, but the traceback of an error raised in a setup or teardown phase
+# shows the frames that ran, without the capture and logging wrappers the phase left out.
 OTHER_HOOKS = {
     # A record logged while a report is made: live logging heads it with the phase it is in.
     "log-in-makereport": ("import logging\n"
                           "def pytest_runtest_makereport(item, call):\n"
                           "    logging.getLogger('x').warning('report %s %s', item.name, call.when)\n",
-                          ("--log-cli-level=WARNING",)),
+                          ("--log-cli-level=WARNING",), "steps aside"),
     # PYTEST_CURRENT_TEST while a report is made: pytest's teardown hook has removed it by then.
     "env-in-makereport": ("def pytest_runtest_makereport(item, call):\n"
                           "    SEEN.append(['env', item.name, call.when, os.environ.get('PYTEST_CURRENT_TEST')])\n",
-                          ()),
+                          (), "same"),
     # An exception ignored in __del__ after a call phase: pytest's teardown phase collects it
     # (a warning of this item; an error of its teardown under -W error).
     "unraisable-after-call": ("class D:\n"
                               "    def __del__(self):\n        raise ValueError('boom')\n"
                               "def pytest_runtest_makereport(item, call):\n"
                               "    if item.name == 'two' and call.when == 'call':\n        D()\n",
-                              ("-W", "error::pytest.PytestUnraisableExceptionWarning")),
+                              ("-W", "error::pytest.PytestUnraisableExceptionWarning"), "same errors"),
     # The same for an exception in a thread.
     "thread-exception-after-call": ("import threading\n"
                                     "def _fail():\n    raise ValueError('thread boom')\n"
                                     "def pytest_runtest_makereport(item, call):\n"
                                     "    if item.name == 'two' and call.when == 'call':\n"
                                     "        t = threading.Thread(target=_fail, name='worker'); t.start(); t.join()\n",
-                                    ("-W", "error::pytest.PytestUnhandledThreadExceptionWarning")),
+                                    ("-W", "error::pytest.PytestUnhandledThreadExceptionWarning"), "same errors"),
+    # The same, unraisable, as a warning (no -W error): it names the item whose teardown saw it.
+    "unraisable-warning": ("class D:\n"
+                           "    def __del__(self):\n        raise ValueError('boom')\n"
+                           "def pytest_runtest_makereport(item, call):\n"
+                           "    if item.name == 'two' and call.when == 'call':\n        D()\n",
+                           (), "same"),
     # A finalizer on the item (Node.addfinalizer, public): it runs in the teardown phase, whose
     # output and log records pytest captures into the teardown's report, and whose error
     # leaves PYTEST_CURRENT_TEST set (pytest's teardown hook stops before removing it).
@@ -182,19 +193,46 @@ OTHER_HOOKS = {
                        "        logging.getLogger('x').warning('fin log %s', item.name)\n"
                        "        if item.name == 'two':\n            raise RuntimeError('fin failed')\n"
                        "    item.addfinalizer(fin)\n",
-                       ("-o", "junit_logging=all", "--log-cli-level=WARNING")),
+                       ("-o", "junit_logging=all"), "same"),
 }
+
+
+def _errors_only(text: str) -> str:
+    """A run's terminal text, or its JUnit XML, with each traceback reduced to its error lines
+    (``E ...``): the sections after a ``___ name ___`` heading up to the next heading or
+    ``===`` line, and the bodies of ``<error>`` and ``<failure>`` elements."""
+    def errors(body: str) -> str:
+        return "\n".join(line for line in body.splitlines() if line.startswith("E "))
+
+    text = re.sub(r"(<(error|failure)\b[^>]*>)(.*?)(</\2>)", lambda m: m[1] + errors(m[3]) + m[4], text, flags=re.S)
+    kept, in_traceback = [], False
+    for line in text.splitlines():
+        if re.match(r"_{3,} .* _{3,}$", line) or line.startswith("="):
+            in_traceback = line.startswith("_")
+            kept.append(line)
+        elif not in_traceback or line.startswith("E "):
+            kept.append(line)
+    return "\n".join(kept)
 
 
 @pytest.mark.parametrize("case", sorted(OTHER_HOOKS))
 def test_what_other_hooks_see_between_and_after_the_phases(project, shortened, case):
-    extra, args = OTHER_HOOKS[case]
+    extra, args, expected = OTHER_HOOKS[case]
     short = session(project, "short", RECORDER + extra, *args)
-    assert "two" in shortened
+    assert ("two" in shortened) is (expected != "steps aside")
     full = session(project, "full", RECORDER + extra + FULL, *args)
-    assert _plain(short[1]) == _plain(full[1])
-    assert _plain(short[2]) == _plain(full[2])
-    assert [_plain(line) for line in short[3]] == [_plain(line) for line in full[3]]
+    same = _plain if expected != "same errors" else (lambda text: _errors_only(_plain(text)))
+    if expected == "same errors":  # the reports' tracebacks (in SEEN, the XML) reduced to their errors
+        short_seen, full_seen = (json.loads(run[1]) for run in (short, full))
+        for entries in (short_seen, full_seen):
+            for entry in entries:
+                if entry[0] == "report":
+                    entry[4] = [line for line in entry[4].splitlines() if line.startswith("E ")]
+        assert _plain(json.dumps(short_seen)) == _plain(json.dumps(full_seen))
+    else:
+        assert _plain(short[1]) == _plain(full[1])
+    assert same(short[2]) == same(full[2])
+    assert same("\n".join(short[3])) == same("\n".join(full[3]))
     assert short[0].ret == full[0].ret
 
 
