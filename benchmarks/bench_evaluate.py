@@ -140,6 +140,8 @@ def in_session(work: str, code: str, sessions: int) -> tuple[float, float, list[
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "bench_evaluate_timer"]
     evals, builds = [], []
     for run in range(sessions + 1):  # the first writes the suite cache and bytecode
+        # the verdicts a session kept are forgotten: every item is judged, as after a recording
+        shutil.rmtree(os.path.join(work, ".pytest_cache", "d", "mcptest-verdicts"), ignore_errors=True)
         proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True)
         if proc.returncode != 0:
             raise SystemExit(f"benchmark broken: the session exited {proc.returncode}:\n{proc.stdout[-2000:]}")

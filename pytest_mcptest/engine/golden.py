@@ -21,10 +21,17 @@ class GoldenPath:
     The defaults are the strictest policy: every penalty on, no extra steps allowed.
     """
 
-    calls: tuple[str, ...] = attrs.field(converter=tuple)
+    calls: tuple[str, ...]
     allow_extra_steps: bool = False
     penalize_backtracking: bool = True
     penalize_repeated_tools: bool = True
+
+    def __attrs_post_init__(self):
+        # Any sequence of names is taken, kept as a tuple. Not an attrs converter: the first
+        # converter of a process costs attrs a signature inspection, which every session
+        # that judges a golden path would pay at start-up.
+        if type(self.calls) is not tuple:
+            object.__setattr__(self, "calls", tuple(self.calls))
 
 
 class PathScore(msgspec.Struct, frozen=True):

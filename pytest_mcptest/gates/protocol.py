@@ -69,10 +69,6 @@ def _takes(fn: Callable, name: str) -> bool:
     return any(p.name == name or p.kind is p.VAR_KEYWORD for p in params)
 
 
-def _sections(value: Any) -> tuple[str, ...]:
-    return (value,) if isinstance(value, str) else tuple(value)
-
-
 @attrs.frozen
 class Gate:
     """One kind of item: how its blocks are built from a suite and how each is judged.
@@ -96,7 +92,7 @@ class Gate:
 
     kind: str
     build: Optional[Callable[..., Any]]  # None: built by another gate (an agent builds its distractors)
-    sections: tuple[str, ...] = attrs.field(default=(), converter=_sections)
+    sections: tuple[str, ...] = ()  # one section may be given as a string
     schema: Optional[dict] = None
     open: Optional[Callable[[Any, Context], Any]] = None
     judge_run: Optional[Callable[..., Any]] = None
@@ -104,6 +100,13 @@ class Gate:
     claims_document: Optional[Callable[[Any], bool]] = None
     live: Optional[LiveRecording] = None
     summary_sections: Mapping[str, Callable] = attrs.field(factory=dict)
+
+    def __attrs_post_init__(self):
+        # Not an attrs converter: the first of a process costs a signature inspection, which
+        # every session pays at start-up (the gates are made when their modules load).
+        if type(self.sections) is not tuple:
+            sections = self.sections
+            object.__setattr__(self, "sections", (sections,) if isinstance(sections, str) else tuple(sections))
 
 
 # What an agent's live recording needs (agent tests and scenarios both drive one agent).

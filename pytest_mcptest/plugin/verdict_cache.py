@@ -42,7 +42,7 @@ import os
 import sys
 from typing import Any, Optional
 
-import attrs
+import msgspec
 import pytest
 
 from ..formats.files import digest, read_bytes
@@ -51,12 +51,13 @@ from ..gates.suite_cache import cache_path, code_stamp, load_entry, store_entry
 from ..record.modes import RecordMode
 from .stash import CONTEXT_KEY
 
-FORMAT = 1
+FORMAT = 2  # 2: a record's Kept is a msgspec Struct
 
 
-@attrs.frozen
-class Kept:
-    """What a run made of an item's verdict, as plain data (see the module's docstring)."""
+class Kept(msgspec.Struct, frozen=True):
+    """What a run made of an item's verdict, as plain data (see the module's docstring). A
+    msgspec Struct: made for every item a session judges, and pickled with its file's records,
+    both in C."""
 
     failed: bool
     text: Optional[str] = None  # the failure text, when it failed
