@@ -49,6 +49,9 @@ BUILTIN_SECTIONS: dict[str, tuple[str, ...]] = {
     "conformance": ("conformance",),
 }
 _BUILTIN_KINDS = frozenset(BUILTIN_SECTIONS)
+# The built-in gates that may claim a whole document (``claims_document``), asked about every
+# document: only these are imported to ask (the table is held to the modules by the same test).
+BUILTIN_DOCUMENT_GATES = ("conversation",)
 _GATES: dict[str, Gate] = {}  # the added gates, by kind
 _SECTIONS: dict[str, str] = {section: kind for kind, sections in BUILTIN_SECTIONS.items() for section in sections}
 _ADDED: list[Gate] = []  # the gates a plugin added, in the order they came
@@ -109,7 +112,7 @@ def open_source(found: Gate, block: Any, ctx: Any) -> Any:
 
 def document_gate(root: Any) -> Gate | None:
     """The gate that claims a whole document (an MCProbe scenario file), if any."""
-    for found in (*builtin_gates(), *_ADDED):
+    for found in (*map(gate, BUILTIN_DOCUMENT_GATES), *_ADDED):
         if found.claims_document is not None and found.claims_document(root):
             return found
     return None
