@@ -250,3 +250,13 @@ def test_a_plugin_registered_during_the_run_sees_every_later_setup_and_teardown(
     project.runpytest("-p", "no:randomly").assert_outcomes(passed=6, failed=2)
     assert "two" in shortened
     assert (project.path / "late.txt").read_text().split() == ["five", "six", "seven"]
+
+
+@pytest.mark.parametrize("args", [("-p", "no:warnings"), ("-o", "log_cli=true"), ("--setup-show",)])
+def test_what_could_print_or_show_in_those_phases_takes_pytests_own_protocol(project, shortened, args):
+    """Without the warnings plugin a warning in setup or teardown would print; live logging
+    and --setup-show write the phases' names: pytest's own protocol runs every item."""
+    short = session(project, "short", RECORDER, *args)
+    assert shortened == []
+    full = session(project, "full", RECORDER + FULL, *args)
+    assert short[1] == full[1] and short[3] == full[3]
