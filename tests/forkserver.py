@@ -37,7 +37,7 @@ import warnings
 CLIENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "forkserver_client.py")
 PRELOAD = ("mcp", "mcp.server.lowlevel", "mcp.server.stdio", "mcp.client.stdio", "mcp_server_time.server",
            "pytest_mcptest.cli", "pytest_mcptest.mcp.mock_server", "pytest_mcptest.mcp.serving",
-           "pytest_mcptest.record.proxy")
+           "pytest_mcptest.record.proxy", "pytest", "openai")
 
 
 _SOCKET: list[str] = []  # this process's fork server, once started
@@ -104,6 +104,8 @@ def _child(request: dict, fds: list[int], *inherited: socket.socket) -> None:
                 exec(compile(argv[1], "<string>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
             elif argv[0] == "-m":  # sys.path as a fresh ``python -m`` or ``python script`` has it
                 sys.path[0] = os.getcwd()
+                if argv[1] == "pytest":
+                    _quiet_rewrite()
                 preloaded = sys.modules.get(argv[1])  # run anew as __main__, as a fresh start would
                 sys.modules.pop(argv[1] + ".__main__" if hasattr(preloaded, "__path__") else argv[1], None)
                 sys.argv = [argv[1], *argv[2:]]
@@ -130,6 +132,16 @@ def _child(request: dict, fds: list[int], *inherited: socket.socket) -> None:
                     pass
     finally:
         os._exit(code)
+
+
+def _quiet_rewrite() -> None:
+    """A ``python -m pytest`` forked from here finds its plugins' packages imported already
+    (``pytest_mcptest``, and ``anyio`` under the SDK): pytest would warn that it cannot rewrite
+    their asserts, a warning a fresh interpreter does not give. The tests that run pytest this
+    way are about what the plugin does, not about assertion rewriting, so the warning is left out."""
+    from _pytest.assertion.rewrite import AssertionRewritingHook
+
+    AssertionRewritingHook._warn_already_imported = lambda self, name: None
 
 
 def serve(socket_path: str) -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from live_fake import MANIFEST, FakeProvider, forked_mock, live_env, tool_then_answer  # noqa: F401 - fixtures
 
+from forkserver import forked
 from redis_server import redis_url  # noqa: F401 - a fixture
 
 from pytest_mcptest.live.campaign import Campaign, Totals
@@ -73,8 +74,8 @@ def _folders(root, names) -> list:
 
 def _campaign(folders, url: str, *budget: str) -> list[str]:
     """One pytest process per folder, all at once, sharing the ledger at ``url``; their outputs."""
-    procs = [subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rs", "-q",
-                               "--mcptest-record-mode=once", f"--mcptest-shared-limits={url}", *budget],
+    procs = [subprocess.Popen(forked([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rs", "-q",
+                                      "--mcptest-record-mode=once", f"--mcptest-shared-limits={url}", *budget]),
                               cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
              for folder in folders]
     return [proc.communicate(timeout=300)[0] for proc in procs]

@@ -9,6 +9,7 @@ import pty
 import subprocess
 import sys
 
+from forkserver import forked
 from live_fake import MANIFEST, FakeProvider, forked_mock, live_env, tool_then_answer  # noqa: F401 - fixtures
 
 from pytest_mcptest.live.progress import Progress
@@ -35,9 +36,9 @@ agents:
 
 
 def _command(tmp_path) -> list:
-    return [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--mcptest-record-mode=once",
-            "--mcptest-live-concurrency=1", f"--mcptest-shared-limits=sqlite:///{tmp_path / 'l.db'}",
-            "--mcptest-budget-usd=1"]
+    return forked([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--mcptest-record-mode=once",
+                   "--mcptest-live-concurrency=1", f"--mcptest-shared-limits=sqlite:///{tmp_path / 'l.db'}",
+                   "--mcptest-budget-usd=1"])
 
 
 def _folder(tmp_path) -> None:

@@ -101,14 +101,15 @@ def test_shards_record_their_parts_at_once_sharing_one_redis_ledger(tmp_path, li
     import subprocess
     import sys
 
+    from forkserver import forked
     from live_fake import MANIFEST, FakeProvider, forked_mock, tool_then_answer
 
     from pytest_mcptest.live.campaign import Campaign
 
     (tmp_path / "shop.yml").write_text(MANIFEST)
     (tmp_path / "s.mcptest.yml").write_text(forked_mock(LIVE_SUITE))
-    base = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", f"--mcptest-shared-limits={redis_url}",
-            "--mcptest-budget-usd=1"]
+    base = forked([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", f"--mcptest-shared-limits={redis_url}",
+                   "--mcptest-budget-usd=1"])
     with FakeProvider(tool_then_answer("get_weather", {"city": "Paris"})) as fake:
         live_env(fake)
         shards = [subprocess.Popen([*base, "--mcptest-record-mode=once", f"--mcptest-shard={i}/2",
