@@ -51,7 +51,7 @@ from ..gates.suite_cache import cache_path, code_stamp, load_entry, store_entry
 from ..record.modes import RecordMode
 from .stash import CONTEXT_KEY
 
-FORMAT = 2  # 2: a record's Kept is a msgspec Struct
+FORMAT = 2  # the records' shape: part of every key, so records of another shape are never read
 
 
 class Kept(msgspec.Struct, frozen=True):

@@ -6,18 +6,9 @@ import json
 
 import pytest
 
-from suites import BAD_RUN, GOOD_RUN, PING_RUN, WIDGET_SUITE, simple_scenario
+from suites import BAD_RUN, PING_RUN, WIDGET_SUITE, simple_scenario
 from suites import cassette as cassette_text
 
-
-@pytest.fixture
-def shop(pytester):
-    """The spec's widget suite beside a second scenario, with passing cassettes."""
-    pytester.makefile(".mcptest.yml", shop=WIDGET_SUITE + simple_scenario("ping once"))
-    pytester.mkdir("cassettes")
-    (pytester.path / "cassettes" / "restock.json").write_text(GOOD_RUN)
-    (pytester.path / "ping-once.json").write_text(PING_RUN)
-    return pytester
 
 
 def test_collects_each_scenario_as_an_item(shop):

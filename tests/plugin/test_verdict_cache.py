@@ -12,7 +12,7 @@ import pytest
 import pytest_mcptest
 from pytest_mcptest.plugin import collect, verdict_cache
 from pytest_mcptest.record.drift import catalog_sha256
-from suites import BAD_RUN, GOOD_RUN, PING_RUN, WIDGET_SUITE, simple_scenario
+from suites import BAD_RUN, PING_RUN, simple_scenario
 
 
 @pytest.fixture
@@ -28,14 +28,6 @@ def judged(monkeypatch):
     monkeypatch.setattr(collect, "evaluate", counting)
     return names
 
-
-@pytest.fixture
-def shop(pytester):
-    pytester.makefile(".mcptest.yml", shop=WIDGET_SUITE + simple_scenario("ping once"))
-    pytester.mkdir("cassettes")
-    (pytester.path / "cassettes" / "restock.json").write_text(GOOD_RUN)
-    (pytester.path / "ping-once.json").write_text(PING_RUN)
-    return pytester
 
 
 def run(pytester, judged: list, *args) -> tuple:
