@@ -206,33 +206,26 @@ def _build(doc: Doc, parts, raw: dict) -> ScenarioBlock:
 # engine's claim matching; gates/calibration.py), imported only by a scenario that has them:
 # their dozen classes are a tenth of what a session of one plain scenario imports.
 
-def _claims(doc: Doc, parts, raw: dict) -> Optional[claims_gate.ClaimsSpec]:
-    """The scenario's ``claims:``, when it has any."""
-    if not raw.get("claims"):
-        return None
+def _claims_gate():
     import pytest_mcptest.gates.claims as claims_gate
 
-    return claims_gate.build(doc, parts + ["claims"], raw.get("claims"))
+    return claims_gate
+
+
+def _claims(doc: Doc, parts, raw: dict) -> Optional[claims_gate.ClaimsSpec]:
+    """The scenario's ``claims:``, when it has any."""
+    return _claims_gate().build(doc, parts + ["claims"], raw["claims"]) if raw.get("claims") else None
 
 
 def _statements(claims: Optional[claims_gate.ClaimsSpec]) -> tuple[str, ...]:
     """The criteria a judge decides of the scenario's claims."""
-    if claims is None:
-        return ()
-    import pytest_mcptest.gates.claims as claims_gate
-
-    return claims_gate.statements(claims)
+    return () if claims is None else _claims_gate().statements(claims)
 
 
 def _calibration(doc: Doc, parts, raw: dict) -> Optional[calibration_gate.Calibration]:
     """The judge's calibration, when a judge decides something of this scenario."""
-    if raw.get("rubric") is None:
-        if not raw.get("claims"):
-            return None
-        import pytest_mcptest.gates.claims as claims_gate
-
-        if not claims_gate.judged_in(raw.get("claims")):
-            return None
+    if raw.get("rubric") is None and not (raw.get("claims") and _claims_gate().judged_in(raw["claims"])):
+        return None
     import pytest_mcptest.gates.calibration as calibration_gate
 
     judge = (raw.get("config") or {}).get("judge")
@@ -326,9 +319,7 @@ def judge_run(block: ScenarioBlock, run, number: int, total: int, ctx: Context) 
     envelope = result.to_dict(copy_state=False)  # the result goes now
     summary: tuple = ()
     if block.claims is not None:
-        import pytest_mcptest.gates.claims as claims_gate
-
-        envelope["claims"], found, more, summary = claims_gate.judge(block.claims, run, number, total, block.name, ctx)
+        envelope["claims"], found, more, summary = _claims_gate().judge(block.claims, run, number, total, block.name, ctx)
         failures += found
         lines += more
     expect, deferred = _rubric_expect(block, envelope)
