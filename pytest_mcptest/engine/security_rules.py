@@ -728,9 +728,13 @@ _NOT_TOOL_NAMES = frozenset("""this that the a an any every each other same next
     you agent model assistant user them they there here what something anything nothing all both either
     neither none new old right left main default custom external internal specific particular corresponding
     appropriate relevant respective different separate proper correct wrong actual real underlying built-in
-    github git fetch time memory shell bash browser web http https api sql python node npm docker""".split())
+    github git fetch time memory shell bash browser web http https api sql python node npm docker
+    must can could should would will shall may might be been being was were has have had do does did
+    of to in on at by for with from into onto over under about as and or but nor so yet than then not no""".split())
 
 _SENTENCE_END = ".!?\n;"
+#: the articles English puts before a plain word naming a tool: "when *the* email tool is called"
+_ARTICLES = frozenset(("the", "a", "an", "any"))
 
 
 def _clause_start(low: str, start: int, reach: int = 160) -> int:
@@ -1069,6 +1073,12 @@ def _tool_like(name: str, cased: Optional[str]) -> bool:
     return bool(cased and re.fullmatch(r"[a-z]+(?:[A-Z][a-z0-9]+)+", cased))
 
 
+def _after_article(low: str, start: int) -> bool:
+    """Whether the word before position ``start`` is an article (looked for in a short slice)."""
+    before = low[max(0, start - 16):start].split()
+    return bool(before) and before[-1] in _ARTICLES
+
+
 def _directed(low: str, start: int, end: int) -> bool:
     """Whether the clause around a reference holds a directive or a "when" (bounded)."""
     lo = max(0, start - 160)
@@ -1156,6 +1166,8 @@ def _tool_reference(reader: _Reader, ctx: ToolContext, result: bool) -> Optional
             pass  # a tool of a server named as another one
         elif not like and not ((quoted or named_tool) and group in ("w1", "w2", "w3", "w7", "w10", "w12")):
             continue
+        elif group == "w1" and not (like or quoted) and not _after_article(low, g_start):
+            continue  # "when file tool returns": English names another tool "the file tool"
         where = f", a tool of server {foreign!r}" if foreign else ""
         return ref.start(), ref.end(), f"refers to tool {raw!r}{where}"
     for raw, server in ctx.foreign.items():
