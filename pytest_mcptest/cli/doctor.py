@@ -23,6 +23,7 @@ import sys
 from typing import Optional
 
 import attrs
+import msgspec
 
 from ..errors import InputError
 from ..text import json_printable, printable
@@ -395,8 +396,8 @@ def _with_judge(block, args):
     verdicts = os.path.abspath(args.verdicts) if args.verdicts else default_verdicts(
         block.server, block.source, os.path.dirname(os.path.abspath(args.config)) if args.config else os.getcwd())
     model = None if args.judge == RECORDED else args.judge
-    return attrs.evolve(block, judge=verdicts, require=args.require, judge_model=model,
-                        models=_models(args, args.config) if model else {})
+    return msgspec.structs.replace(block, judge=verdicts, require=args.require, judge_model=model,
+                                   models=_models(args, args.config) if model else {})
 
 
 def _judge_recorded(block, args, describe) -> int:

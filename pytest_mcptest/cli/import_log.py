@@ -29,7 +29,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     """Turn an existing log into a cassette, checked by reading it back before it is written."""
-    import attrs
+    import msgspec
 
     from ..formats.cassette import dump_cassette, parse_cassette, write_cassette
     from ..importers import import_text, read_log
@@ -65,7 +65,7 @@ def run(args) -> int:
                 cassette = import_text(kind, args.file, text)
             del text
             if args.tools is not None:
-                cassette = attrs.evolve(cassette, catalog=catalog_file(args.tools, side_file(args.tools)))
+                cassette = msgspec.structs.replace(cassette, catalog=catalog_file(args.tools, side_file(args.tools)))
             written = dump_cassette(cassette)
             counts = summary(cassette)
             del cassette  # a large import holds its cassette once, as text, while it is read back

@@ -23,7 +23,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     """Selection accuracy and how far each mutation drops it; exit 1 when below min_drop
     (``--min-drop`` or the spec's own), judged as the ``tool_bench`` item would be."""
-    import attrs
+    import msgspec
 
     from ..gates.tool_bench import from_spec_file, summary_lines
 
@@ -33,5 +33,5 @@ def run(args) -> int:
         print(exc.render(), file=sys.stderr)
         return EXIT_USAGE
     if args.min_drop is not None:
-        block = attrs.evolve(block, min_drop=args.min_drop)
+        block = msgspec.structs.replace(block, min_drop=args.min_drop)
     return judge(block, args.json, summary_lines)

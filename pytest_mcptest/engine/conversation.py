@@ -16,15 +16,14 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-import attrs
+import msgspec
 
 from .trace import Run, is_user_turn, message_text
 
 CORRECTNESS, FAILURE, TOOL_CALL = "correctness", "failure", "tool_call"
 
 
-@attrs.frozen
-class ConversationSpec:
+class ConversationSpec(msgspec.Struct, frozen=True):
     """What a scenario's ``evaluation`` (and ``synthetic_user.max_turns``) asks of a run."""
 
     correctness: tuple[str, ...] = ()
@@ -39,8 +38,7 @@ class ConversationSpec:
     max_turns: int = 10
 
 
-@attrs.frozen
-class Judgment:
+class Judgment(msgspec.Struct, frozen=True):
     """One criterion and what the recorded judge said of it (``deferred`` when nothing)."""
 
     criterion: str
@@ -59,8 +57,7 @@ class Judgment:
         return out
 
 
-@attrs.frozen
-class ConversationResult:
+class ConversationResult(msgspec.Struct, frozen=True):
     """Everything decided about one run; ``problems`` are the reasons it fails."""
 
     run: Run
@@ -175,4 +172,4 @@ def evaluate_conversation(spec: ConversationSpec, run: Run, require_judgments: b
                                 tuple(budgets), loop, tuple(judgments), ())
     if require_judgments:
         problems += [("efficiency", f"cannot decide {d}") for d in result.deferred if d.startswith("efficiency.")]
-    return attrs.evolve(result, problems=tuple(problems))
+    return msgspec.structs.replace(result, problems=tuple(problems))

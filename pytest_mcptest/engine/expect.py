@@ -13,7 +13,6 @@ import difflib
 import re
 from typing import Any, Optional
 
-import attrs
 import msgspec
 
 from .matching import MalformedSchema, contains, schema_validator
@@ -28,8 +27,7 @@ class ExpectSyntaxError(ValueError):
     """An ``expect:`` entry that cannot be compiled; the message says what was expected."""
 
 
-@attrs.frozen
-class Expectation:
+class Expectation(msgspec.Struct, frozen=True):
     """One compiled ``expect:`` entry."""
 
     target: str
@@ -43,8 +41,7 @@ class Expectation:
 
 
 class ExpectResult(msgspec.Struct, frozen=True):
-    """The outcome of one expectation against one envelope. A msgspec Struct (made in C)
-    rather than an attrs class: one is made per expectation per run (see ``verdict.py``)."""
+    """The outcome of one expectation against one envelope (one per expectation per run)."""
 
     expectation: Expectation
     passed: bool

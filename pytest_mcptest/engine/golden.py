@@ -10,12 +10,10 @@ from __future__ import annotations
 from operator import eq
 from typing import Optional, Sequence
 
-import attrs
 import msgspec
 
 
-@attrs.frozen
-class GoldenPath:
+class GoldenPath(msgspec.Struct, frozen=True):
     """The ideal tool names in order, and which kinds of waste are penalized.
 
     The defaults are the strictest policy: every penalty on, no extra steps allowed.
@@ -26,18 +24,14 @@ class GoldenPath:
     penalize_backtracking: bool = True
     penalize_repeated_tools: bool = True
 
-    def __attrs_post_init__(self):
-        # Any sequence of names is taken, kept as a tuple. Not an attrs converter: the first
-        # converter of a process costs attrs a signature inspection, which every session
-        # that judges a golden path would pay at start-up.
+    def __post_init__(self):
+        # Any sequence of names is taken, kept as a tuple.
         if type(self.calls) is not tuple:
-            object.__setattr__(self, "calls", tuple(self.calls))
+            msgspec.structs.force_setattr(self, "calls", tuple(self.calls))
 
 
 class PathScore(msgspec.Struct, frozen=True):
-    """A path's waste and penalty. This and :class:`GoldenOutcome` are msgspec Structs (made
-    in C) rather than attrs classes like the policy's: every replay with a golden path makes
-    both (see ``verdict.py``)."""
+    """A path's waste and penalty (every replay with a golden path makes one)."""
 
     passed: bool
     extra_steps: int
@@ -76,8 +70,7 @@ def score_golden_path(names: Sequence[str], golden: GoldenPath) -> PathScore:
     )
 
 
-@attrs.frozen
-class GoldenOracle:
+class GoldenOracle(msgspec.Struct, frozen=True):
     """A scenario's ``golden:`` block: the ideal path plus acceptable alternates."""
 
     path: GoldenPath
@@ -129,7 +122,7 @@ def judge_golden(names: Sequence[str], oracle: GoldenOracle) -> GoldenOutcome:
                 break
     reference = oracle.path
     if alt_index is not None:
-        reference = attrs.evolve(oracle.path, calls=oracle.alternates[alt_index])
+        reference = msgspec.structs.replace(oracle.path, calls=oracle.alternates[alt_index])
     return GoldenOutcome(
         matched=exact or alt_index is not None,
         exact=exact,

@@ -15,7 +15,6 @@ import functools
 
 from typing import Annotated, Any, Literal, Optional, Union
 
-import attrs
 import msgspec
 
 
@@ -163,16 +162,15 @@ def final_responses(turns: tuple) -> tuple[str, ...]:
     return tuple(out)
 
 
-@attrs.frozen
-class Run:
+class Run(msgspec.Struct, frozen=True, dict=True):
     """One recorded run: its tool calls, conversation, tokens and cost; the task it is a
     trial of, which trial, and what the recorder noted of it (``meta``), when recorded; the
     session's messages when ``mcptest record`` kept them.
 
-    An attrs class where the calls are msgspec Structs: the decoder builds the many calls
-    in C, a run is built once in Python, and attrs gives its two derived values (``names``,
-    ``final_responses``) slots of their own, filled at their first use. They are worked out
-    from frozen fields only, so nothing a reader can see of a run ever changes."""
+    Its two derived values (``names``, ``final_responses``) are worked out at their first
+    use and kept in the run's ``__dict__`` (``dict=True``), outside its fields: they are not
+    compared, pickled or shown, and come from frozen fields only, so nothing a reader can see
+    of a run ever changes."""
 
     tool_calls: tuple[ToolCall, ...] = ()
     turns: tuple = ()
@@ -186,9 +184,9 @@ class Run:
     unmatched_results: Any = None  # an importer's results that answered no call, kept for the user
     @functools.cached_property
     def names(self) -> tuple[str, ...]:
-        """The calls' tool names, in order. Worked out at its first use and kept (attrs gives
-        a slotted class a slot for it), as :attr:`final_responses` is: a run is immutable,
-        and a cassette that several items replay hands each of them the same run."""
+        """The calls' tool names, in order. Worked out at its first use and kept, as
+        :attr:`final_responses` is: a run is immutable, and a cassette that several items
+        replay hands each of them the same run."""
         return tuple([c.name for c in self.tool_calls])
 
     @functools.cached_property

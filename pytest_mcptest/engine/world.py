@@ -20,16 +20,15 @@ Per call, in this order:
 These four are :func:`step`, the only place they are written: a replay takes it for each
 recorded call, and a served world (``mcptest serve SUITE::SCENARIO``) for each live one.
 
-Two record-class libraries, each for what it does best here:
+Every class here is a frozen msgspec Struct:
 - what a scenario declares (``Guard``, ``Effect``, ``Transition``, ``ForbiddenRule``,
-  ``WorldSpec``) is made of attrs classes, frozen and slotted: built once per suite, compared,
-  and pickled by the suite cache as a call of the class on its ``__init__`` fields (see
-  ``gates/suite_cache.py``). What a rule works out from its fields for the replay (a path's keys,
-  whether effects may be written directly, a spec's rules by tool) is computed by attrs while
-  the object is made (``attrs.Factory(..., takes_self=True)``) and never changed after: a
-  rule handed to a ``WorldSpec`` is not touched by it;
-- what a replay makes per run (``WorldResult``, ``CallIssue``, ``StateDiff``) is made of
-  msgspec Structs, built in C, several per item.
+  ``WorldSpec``): built once per suite, compared, and pickled by the suite cache as a call of
+  the class on its fields. What a rule works out from its fields for the replay (a path's keys,
+  whether effects may be written directly, a spec's rules by tool) is worked out in
+  ``__post_init__`` as the object is made (loaded from a pickle too) and kept in its
+  ``__dict__`` (``dict=True``), outside its fields: not compared, pickled or shown, and never
+  changed after. A rule handed to a ``WorldSpec`` is not touched by it;
+- what a replay makes per run (``WorldResult``, ``CallIssue``, ``StateDiff``), several per item.
 
 Each rule asks its own guards and effects (one path per rule: there is no compiled copy).
 """
@@ -38,7 +37,6 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
-import attrs
 import msgspec
 
 from .golden import GoldenOracle, GoldenOutcome, judge_golden
@@ -72,23 +70,21 @@ def _split_keys(path: tuple[Segment, ...]) -> tuple[Optional[tuple[str, ...]], O
     return None, None
 
 
-def _walked(part: int):
-    """An attrs field worked out from ``path`` as the object is made: ``_split_keys``'s
-    ``part`` (0 the keys before the last, 1 the last), for a guard or an effect to walk its
-    path itself instead of asking :func:`resolve` each time a replay asks."""
-    return attrs.field(init=False, eq=False, repr=False,
-                       default=attrs.Factory(lambda self: _split_keys(self.path)[part], takes_self=True))
+def _walk_keys(rule: Any) -> None:
+    """Keep ``_split_keys`` of a guard's or an effect's path on it (``_head``: the keys before
+    the last, ``_key``: the last), for it to walk its path itself instead of asking
+    :func:`resolve` each time a replay asks."""
+    rule.__dict__["_head"], rule.__dict__["_key"] = _split_keys(rule.path)
 
 
-@attrs.frozen
-class Guard:
+class Guard(msgspec.Struct, frozen=True, dict=True):
     """One precondition: the state at ``path`` must satisfy ``op`` against ``value``."""
 
     path: tuple[Segment, ...]
     op: str
     value: Any
-    _head: Optional[tuple[str, ...]] = _walked(0)
-    _key: Optional[str] = _walked(1)
+
+    __post_init__ = _walk_keys
 
     def describe(self) -> str:
         return f"{format_path(self.path)} {self.op} {show(self.value)}"
@@ -147,8 +143,7 @@ def first_guard_failure(guards: Sequence[Guard], state: dict) -> Optional[str]:
     return None
 
 
-@attrs.frozen
-class Effect:
+class Effect(msgspec.Struct, frozen=True, dict=True):
     """One state change: ``op`` (set, inc, dec, from_arg) applied at ``path``.
 
     For ``from_arg`` the value is an argument path. ``inc`` and ``dec`` take a number,
@@ -159,8 +154,8 @@ class Effect:
     op: str
     value: Any
     amount_arg: Optional[tuple[Segment, ...]] = None
-    _head: Optional[tuple[str, ...]] = _walked(0)
-    _key: Optional[str] = _walked(1)
+
+    __post_init__ = _walk_keys
 
     def planned(self, state: dict, args: Any) -> Optional[tuple[dict, Any]]:
         """``(the dict that holds the last key, the value to write there)`` in the common case,
@@ -243,8 +238,7 @@ def _writes_directly(transition: "Transition") -> bool:
         len(a) < len(b) and b[:len(a)] == a for a in paths for b in paths)
 
 
-@attrs.frozen
-class Transition:
+class Transition(msgspec.Struct, frozen=True, dict=True):
     """What a call to ``tool`` does to the world, when its guards hold."""
 
     tool: str
@@ -253,8 +247,9 @@ class Transition:
     # What the call answers when the world is served (``world_tools.answer``): ``(value,)``
     # as declared under ``result:`` (a literal, a template, MCP content items), ``()`` if none.
     result: tuple = ()
-    _direct: bool = attrs.field(init=False, eq=False, repr=False,
-                                default=attrs.Factory(_writes_directly, takes_self=True))
+
+    def __post_init__(self):
+        self.__dict__["_direct"] = _writes_directly(self)
 
     def fire(self, state: dict, args: Any, error: bool) -> Any:
         """None when a guard fails; otherwise the effects are applied (unless the call
@@ -285,8 +280,7 @@ class Transition:
         return _careful_effects(state, self, args)
 
 
-@attrs.frozen
-class ForbiddenRule:
+class ForbiddenRule(msgspec.Struct, frozen=True):
     """A tool that must never be called (while ``when`` holds, if given)."""
 
     tool: str
@@ -309,11 +303,10 @@ def _by_tool(rules: tuple) -> dict:
     return {tool: tuple(group) for tool, group in grouped.items()}
 
 
-@attrs.frozen
-class WorldSpec:
+class WorldSpec(msgspec.Struct, frozen=True, dict=True):
     """Everything a scenario declares about its world, free of any file format."""
 
-    seed: dict = attrs.field(factory=dict)
+    seed: dict = msgspec.field(default_factory=dict)
     transitions: tuple[Transition, ...] = ()
     forbidden: tuple[ForbiddenRule, ...] = ()
     refusal_markers: tuple[str, ...] = ()
@@ -322,13 +315,10 @@ class WorldSpec:
     golden: Optional[GoldenOracle] = None
     expect_state: tuple[tuple[tuple[Segment, ...], Any], ...] = ()
     rubric: Any = None
-    # Built once with the spec (and again when the suite cache loads it), not on every replay.
-    transitions_by_tool: dict = attrs.field(init=False, eq=False, repr=False,
-                                            default=attrs.Factory(lambda self: _by_tool(self.transitions),
-                                                                  takes_self=True))
-    forbidden_by_tool: dict = attrs.field(init=False, eq=False, repr=False,
-                                          default=attrs.Factory(lambda self: _by_tool(self.forbidden),
-                                                                takes_self=True))
+    def __post_init__(self):
+        # Built once with the spec (and again when the suite cache loads it), not on every replay.
+        self.__dict__["transitions_by_tool"] = _by_tool(self.transitions)
+        self.__dict__["forbidden_by_tool"] = _by_tool(self.forbidden)
 
 
 class CallIssue(msgspec.Struct, frozen=True):
@@ -371,9 +361,7 @@ class StateDiff(msgspec.Struct, frozen=True):
 
 
 class WorldResult(msgspec.Struct, frozen=True):
-    """The outcome of replaying one run against a world. This, :class:`CallIssue` and
-    :class:`StateDiff` are msgspec Structs (made in C) rather than attrs classes like the
-    spec's: a replay makes them per run (see ``verdict.py``)."""
+    """The outcome of replaying one run against a world (one per run, see ``verdict.py``)."""
 
     final_state: dict
     invalid: tuple[CallIssue, ...]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator, Mapping, Optional
 
-import attrs
+import msgspec
 
 from .paths import Missing, PathError, parse_path, resolve
 from .world import FORBIDDEN, INVALID, WorldSpec, step
@@ -32,8 +32,7 @@ TEMPLATE_KEYS = ("from_state", "from_arg")
 NO_RESULT_TEXT = "ok"  # what a transition without ``result:`` answers
 
 
-@attrs.frozen
-class WorldTool:
+class WorldTool(msgspec.Struct, frozen=True):
     """One tool of a served world, as ``tools/list`` shows it."""
 
     name: str

@@ -34,7 +34,6 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Annotated, Any, Optional, Union
 
-import attrs
 import msgspec
 
 from ..engine.paths import json_pointer
@@ -46,15 +45,14 @@ from .files import (MAX_JSON_DEPTH, atomic_write, brackets_within, digest, loads
 CASSETTE_VERSION = 1
 
 
-@attrs.frozen(kw_only=True)
-class Cassette:
+class Cassette(msgspec.Struct, frozen=True, kw_only=True):
     """A cassette: its runs, plus what was recorded about them (``meta``) and each server's
     ``tools/list`` answer (``catalog``). ``path`` is the file it was read from (empty for
     one being built); ``shape`` which envelope it was in (only ``v1`` is written)."""
 
     runs: tuple[Run, ...]
-    meta: dict = attrs.field(factory=dict)
-    catalog: dict = attrs.field(factory=dict)
+    meta: dict = msgspec.field(default_factory=dict)
+    catalog: dict = msgspec.field(default_factory=dict)
     path: str = ""
     shape: str = "v1"
 

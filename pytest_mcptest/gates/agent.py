@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any, Optional
 
-import attrs
+import msgspec
 
 from .context import Context
 from ..engine.golden import GoldenOracle, judge_golden
@@ -35,8 +35,7 @@ KIND = "agent"
 SECTIONS = ("agents", "tests")
 
 
-@attrs.frozen
-class ClassGate:
+class ClassGate(msgspec.Struct, frozen=True):
     """``equal_function_sets:`` or ``token_efficiency:``: the classes and the gate's own
     ``expect:`` (the default already applied when it was empty or omitted)."""
 
@@ -44,8 +43,7 @@ class ClassGate:
     expect: tuple = ()
 
 
-@attrs.frozen
-class SelectionFloor:
+class SelectionFloor(msgspec.Struct, frozen=True):
     """``tool_selection:``: the pass^k floor over every run of the cassette."""
 
     expected_tool: str
@@ -54,8 +52,7 @@ class SelectionFloor:
     expect: tuple = ()  # its own gates on tool_selection.*, judged over every run
 
 
-@attrs.frozen
-class AgentBlock(Block):
+class AgentBlock(Block, frozen=True):
     """An agent test: a recorded agent run gated on its calls and path."""
 
     model: Optional[str] = None
@@ -65,8 +62,8 @@ class AgentBlock(Block):
     runs: Optional[int] = None  # how many recorded runs the item judges (and a recording makes)
     # The suite's resolved `servers:` entries this agent names, and its `models:` block:
     # what a live recording starts and talks to, and what drift compares.
-    server_entries: dict = attrs.field(factory=dict, eq=False)
-    models: dict = attrs.field(factory=dict, eq=False)
+    server_entries: dict = msgspec.field(default_factory=dict)
+    models: dict = msgspec.field(default_factory=dict)
     distractor_plan: Optional[tuple] = None  # (count, source, of) presented on a live recording
     trace: Optional[ExpectedTrace] = None
     golden: Optional[GoldenOracle] = None
@@ -75,7 +72,7 @@ class AgentBlock(Block):
     tool_selection: Optional[SelectionFloor] = None
     orchestration: Optional[tuple] = None  # its expect: entries
     token_efficiency: Optional[ClassGate] = None
-    discovery: dict = attrs.field(factory=dict)  # {name_free: bool}: metadata, judged via the classes
+    discovery: dict = msgspec.field(default_factory=dict)  # {name_free: bool}: metadata, judged via the classes
     stability: Optional[stability.StabilityGate] = None
     claims: Optional[claims_gate.ClaimsSpec] = None  # what the final answer says, against the calls
     matrix: Optional[str] = None  # the test's name as written, when `model:` lists several (gates/matrix.py)

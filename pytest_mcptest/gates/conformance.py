@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 from typing import Any, Optional
 
-import attrs
+import msgspec
 
 from ..engine.verdict import Failure, GateResult
 from ..errors import InputError
@@ -37,16 +37,15 @@ KIND = "conformance"
 SECTIONS = ("conformance",)
 
 
-@attrs.frozen
-class ConformanceBlock(Block):
+class ConformanceBlock(Block, frozen=True):
     """A ``conformance:`` entry: a cassette (``recording``) or a server (``source``) judged."""
 
     recording: str = ""  # the cassette, absolute ("" when a server is probed)
     server: str = ""
-    source: dict = attrs.field(factory=dict)  # the resolved servers: entry
+    source: dict = msgspec.field(default_factory=dict)  # the resolved servers: entry
     run: Optional[int] = None
     known: Any = None  # {id: reason}, or the path of a known-failures file (absolute)
-    skip_checks: dict = attrs.field(factory=dict)
+    skip_checks: dict = msgspec.field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- known failures
@@ -138,8 +137,7 @@ def for_cassette(path: str, run: Optional[int] = None, known: Any = None, skip: 
 # --------------------------------------------------------------------------- open and judge
 
 
-@attrs.frozen
-class Session:
+class Session(msgspec.Struct, frozen=True):
     """One recorded session to judge: the run's index in its cassette and the run."""
 
     index: int

@@ -13,9 +13,9 @@ A suite's ``conversations:`` list, or a whole document with ``synthetic_user`` a
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-import attrs
+import msgspec
 
 from .context import Context
 from ..engine.conversation import ConversationSpec, evaluate_conversation
@@ -23,31 +23,32 @@ from ..suite.doc import Doc, common, plain
 from ..suite.model import Block
 from ..text import findings
 from ..engine.verdict import Failure, GateResult
-import pytest_mcptest.gates.calibration as calibration_gate
 import pytest_mcptest.gates.stability as stability
 from .protocol import Gate, LiveRecording
 from .server_entries import named_servers, startable
+
+if TYPE_CHECKING:  # imported where a conversation has a judge (see _calibration)
+    import pytest_mcptest.gates.calibration as calibration_gate
 
 KIND = "conversation"
 SECTIONS = ("conversations",)
 
 
-@attrs.frozen
-class ConversationBlock(Block):
+class ConversationBlock(Block, frozen=True):
     """An MCProbe-shaped conversation scenario, with the defaults applied."""
 
     description: str = ""
-    spec: ConversationSpec = attrs.field(factory=ConversationSpec)
-    synthetic_user: dict = attrs.field(factory=dict)
-    config: dict = attrs.field(factory=dict)
+    spec: ConversationSpec = msgspec.field(default_factory=ConversationSpec)
+    synthetic_user: dict = msgspec.field(default_factory=dict)
+    config: dict = msgspec.field(default_factory=dict)
     stability: Optional[stability.StabilityGate] = None
     # The agent of a live recording (None: the scenario can only be replayed).
     model: Optional[str] = None
     system_prompt: Optional[str] = None
     servers: tuple[str, ...] = ()
     runs: Optional[int] = None  # how many recorded runs the item judges (and a recording makes)
-    server_entries: dict = attrs.field(factory=dict, eq=False)
-    models: dict = attrs.field(factory=dict, eq=False)
+    server_entries: dict = msgspec.field(default_factory=dict)
+    models: dict = msgspec.field(default_factory=dict)
     calibration: Optional[calibration_gate.Calibration] = None  # the judge's calibration (gates/calibration.py)
 
     @property
@@ -97,9 +98,16 @@ def build(doc: Doc, parts, raw: dict) -> ConversationBlock:
                              model=raw.get("model"), system_prompt=raw.get("system_prompt"), servers=servers,
                              runs=raw.get("runs"), server_entries=named_servers(doc, parts, servers),
                              models=plain(doc.root.get("models") or {}),
-                             calibration=calibration_gate.for_block(doc, parts + ["config", "judge"],
-                                                                    (raw.get("config") or {}).get("judge")),
+                             calibration=_calibration(doc, parts, raw),
                              **common(doc, parts, raw, KIND, name=raw["name"].strip()))
+
+
+def _calibration(doc: Doc, parts, raw: dict) -> Optional[calibration_gate.Calibration]:
+    """The judge's calibration (``config.judge``): its module imported here, so that reading
+    a suite (which asks this gate whether a document is a conversation) does not load it."""
+    import pytest_mcptest.gates.calibration as calibration_gate
+
+    return calibration_gate.for_block(doc, parts + ["config", "judge"], (raw.get("config") or {}).get("judge"))
 
 
 def judge_run(block: ConversationBlock, run, number: int, total: int, ctx: Context) -> GateResult:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-import attrs
+import msgspec
 
 from .context import Context
 from ..engine.paths import json_pointer
@@ -28,8 +28,7 @@ DEFAULT = {"distractors.accuracy": {">=": 50}}
 SUFFIX = " [distractors]"
 
 
-@attrs.frozen
-class DistractorsBlock(Block):
+class DistractorsBlock(Block, frozen=True):
     """An agent's ``distractors:`` block: the agent's cassette scored over every run
     against injected look-alike tools."""
 

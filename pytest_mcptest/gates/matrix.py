@@ -13,7 +13,7 @@ import os
 import statistics
 from typing import Any, Optional
 
-import attrs
+import msgspec
 
 from ..suite.doc import Doc
 from ..suite.model import slugify
@@ -79,8 +79,8 @@ def cassette_for(cassette: Optional[str], name: str, model: str) -> str:
 
 def expand(block: Any, models: tuple[str, ...]) -> list:
     """One block per model: named ``<name> [<model>]``, with that model and its own cassette."""
-    return [attrs.evolve(block, name=f"{block.name} [{model}]", model=model, matrix=block.name,
-                         cassette=cassette_for(block.cassette, block.name, model)) for model in models]
+    return [msgspec.structs.replace(block, name=f"{block.name} [{model}]", model=model,
+                                    matrix=block.name, cassette=cassette_for(block.cassette, block.name, model)) for model in models]
 
 
 def pair(block: Any, runs: tuple, verdicts: tuple, floor: Optional[dict] = None) -> dict:

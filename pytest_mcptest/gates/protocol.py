@@ -17,15 +17,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Optional
 
-import attrs
+import msgspec
 
 from .context import Context
 from .server_entries import startable
 from .sources import record_live
 
 
-@attrs.frozen
-class LiveRecording:
+class LiveRecording(msgspec.Struct, frozen=True):
     """How a gate's blocks are recorded live, when a record mode asks (``--mcptest-record-mode``).
 
     ``needs`` says in words what ``can_record(block)`` looks for (shown when it is missing);
@@ -69,8 +68,7 @@ def _takes(fn: Callable, name: str) -> bool:
     return any(p.name == name or p.kind is p.VAR_KEYWORD for p in params)
 
 
-@attrs.frozen
-class Gate:
+class Gate(msgspec.Struct, frozen=True):
     """One kind of item: how its blocks are built from a suite and how each is judged.
 
     - ``kind``: the item kind (the ``kind`` of the JSON report, the ``mcptest(kind=...)`` mark).
@@ -99,14 +97,14 @@ class Gate:
     judge_all: Optional[Callable[..., Any]] = None
     claims_document: Optional[Callable[[Any], bool]] = None
     live: Optional[LiveRecording] = None
-    summary_sections: Mapping[str, Callable] = attrs.field(factory=dict)
+    summary_sections: Mapping[str, Callable] = msgspec.field(default_factory=dict)
 
-    def __attrs_post_init__(self):
-        # Not an attrs converter: the first of a process costs a signature inspection, which
-        # every session pays at start-up (the gates are made when their modules load).
+    def __post_init__(self):
+        # One section may be given as a string; any sequence is kept as a tuple.
         if type(self.sections) is not tuple:
             sections = self.sections
-            object.__setattr__(self, "sections", (sections,) if isinstance(sections, str) else tuple(sections))
+            msgspec.structs.force_setattr(self, "sections",
+                                          (sections,) if isinstance(sections, str) else tuple(sections))
 
 
 # What an agent's live recording needs (agent tests and scenarios both drive one agent).

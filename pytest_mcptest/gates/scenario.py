@@ -23,7 +23,7 @@ import difflib
 import os
 from typing import TYPE_CHECKING, Any, Optional
 
-import attrs
+import msgspec
 
 from .context import Context
 from ..engine.values import is_number, show, type_name
@@ -45,26 +45,25 @@ KIND = "scenario"
 SECTIONS = ("scenarios",)
 
 
-@attrs.frozen
-class ScenarioBlock(Block):
+class ScenarioBlock(Block, frozen=True):
     """A scenario world."""
 
-    world: WorldSpec = attrs.field(factory=WorldSpec)
+    world: WorldSpec = msgspec.field(default_factory=WorldSpec)
     # The agent of a live recording (None: the scenario can only be replayed).
     model: Optional[str] = None
     prompt: Optional[str] = None
     system_prompt: Optional[str] = None
     servers: tuple[str, ...] = ()
     runs: Optional[int] = None  # how many recorded runs the item judges (and a recording makes)
-    judge: dict = attrs.field(factory=dict)  # config.judge: the rubric's judge (model, temperature, ...)
-    server_entries: dict = attrs.field(factory=dict, eq=False)
-    models: dict = attrs.field(factory=dict, eq=False)
+    judge: dict = msgspec.field(default_factory=dict)  # config.judge: the rubric's judge (model, temperature, ...)
+    server_entries: dict = msgspec.field(default_factory=dict)
+    models: dict = msgspec.field(default_factory=dict)
     claims: Optional[claims_gate.ClaimsSpec] = None  # what the final answer says, against the calls
     matrix: Optional[str] = None  # the scenario's name as written, when `model:` lists several (gates/matrix.py)
     # The world served as an MCP server (``mcptest serve SUITE::SCENARIO``): what ``tools:`` and
     # the transitions declare of its tools (checked when built); the catalog itself is worked
     # out only when the world is served, so a replayed item does not carry (and unpickle) it.
-    declared_tools: Optional[dict] = attrs.field(default=None, eq=False)
+    declared_tools: Optional[dict] = None
     # Judge the item by how often its runs pass (``gates/stability.py``), not "every run must pass".
     stability: Optional[stability.StabilityGate] = None
     calibration: Optional[calibration_gate.Calibration] = None  # the judge's calibration (gates/calibration.py)

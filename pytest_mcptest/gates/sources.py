@@ -10,7 +10,6 @@ import os
 from functools import lru_cache
 from typing import Any, Optional
 
-import attrs
 import msgspec
 
 from ..formats.cassette import Cassette, load_cassette
@@ -240,7 +239,7 @@ def _priced(cassette: Cassette, block: Any) -> tuple[Cassette, Optional[str]]:
     suite = getattr(block, "model", None)
     runs, note = replay_costs(cassette.runs, recorded if isinstance(recorded, str) else None,
                               suite if isinstance(suite, str) else None, getattr(block, "models", None))
-    return attrs.evolve(cassette, runs=runs), note
+    return msgspec.structs.replace(cassette, runs=runs), note
 
 
 def _drift(block: Any, cassette: Cassette, shown: str, ctx: Context) -> str:

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-import attrs
+import msgspec
 
 from ..suite.doc import Doc, expectations
 from ..engine.verdict import GateResult, RunVerdict
 
 
-@attrs.frozen
-class StabilityGate:
+class StabilityGate(msgspec.Struct, frozen=True):
     """The floors over the runs' pass/fail, as ``expect:`` entries on ``stability.*``."""
 
     expect: tuple = ()

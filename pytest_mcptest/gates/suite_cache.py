@@ -27,7 +27,7 @@ import sys
 from functools import lru_cache
 from typing import Any, Optional
 
-import attrs
+import msgspec
 
 from ..errors import InputError
 from ..suite.model import Block, Suite
@@ -81,8 +81,7 @@ def cache_path(path: str, directory: str, real: Optional[str] = None) -> str:
     return os.path.join(directory, f"{digest}-{os.path.basename(real)}.pickle")
 
 
-@attrs.define
-class CollectedSuite:
+class CollectedSuite(msgspec.Struct, dict=True):
     """A suite file as collection needs it: each block's head at once, the built blocks on demand.
 
     A head is a plain :class:`Block` (kind, name, file, line, marks, tags, cassette): all an
@@ -100,8 +99,9 @@ class CollectedSuite:
     block (the figures: ``benchmarks/README.md``, "One pickle per suite file"). A file whose
     items do not run one after another (a random order, or pytest-xdist sending them to a
     worker apart) would be built again at each return: the second time it is built, it is
-    kept for the rest of the session (:attr:`_builds`). Not frozen: what is built and how
-    often are kept here, which is a change, said as one.
+    kept for the rest of the session (``_builds``). Not frozen: what is built and how often
+    are kept here (in its ``__dict__``, outside its fields: not compared or pickled), which is
+    a change, said as one.
     """
 
     path: str
@@ -111,8 +111,10 @@ class CollectedSuite:
     data: Optional[bytes] = None  # the pickle of the built blocks, or None: they are in ``built``
     built: Optional[tuple[Block, ...]] = None
     digest: Optional[str] = None  # the SHA-1 of the file's bytes: what its blocks were built from
-    _held: Optional[tuple[Block, ...]] = attrs.field(default=None, init=False, eq=False, repr=False)
-    _builds: int = attrs.field(default=0, init=False, eq=False, repr=False)  # times the pickle was loaded
+
+    def __post_init__(self):
+        self._held: Optional[tuple[Block, ...]] = None  # the built blocks, loaded from ``data``
+        self._builds = 0  # times the pickle was loaded
 
     def block(self, index: int) -> Block:
         """The built block at ``index``: from the file's pickle (loaded at the first ask), or
@@ -200,7 +202,7 @@ def _fields_of(obj):
     cls = type(obj)
     fields = _INIT_FIELDS.get(cls)
     if fields is None:
-        fields = _INIT_FIELDS[cls] = _init_fields(cls) if attrs.has(cls) else False
+        fields = _INIT_FIELDS[cls] = _init_fields(cls) if hasattr(cls, "__attrs_attrs__") else False
     return fields
 
 
@@ -212,13 +214,14 @@ def _dumps(obj) -> bytes:
 
 
 class _Pickler(pickle.Pickler):
-    """Pickles an attrs object as a call of its class on its fields' values.
+    """Pickles an attrs object as a call of its class on its fields' values (a msgspec Struct,
+    as most of a suite's classes are, pickles so by itself).
 
     Loading then runs the class's generated ``__init__`` rather than attrs' ``__setstate__``
-    for slotted classes, which sets each field through a Python-level loop: a built suite
-    loads faster, from a smaller file. Every class
-    a suite holds can be built again from its fields (their checks and converters accept what
-    they once produced); fields not taken by ``__init__`` are worked out again.
+    for slotted classes, which sets each field through a Python-level loop, and works out
+    again the fields ``__init__`` does not take (a compiled pattern, which does not pickle).
+    Every class a suite holds can be built again from its fields (their checks and converters
+    accept what they once produced).
     """
 
     def reducer_override(self, obj):
@@ -227,7 +230,10 @@ class _Pickler(pickle.Pickler):
 
 
 def _init_fields(cls):
-    """A function of an attrs object giving the tuple of its ``__init__`` fields' values, in C."""
+    """A function of an attrs object giving the tuple of its ``__init__`` fields' values, in C.
+    (Only called for an attrs class, so attrs is loaded already.)"""
+    import attrs
+
     names = [field.name for field in attrs.fields(cls) if field.init]
     if len(names) == 1:
         single = operator.attrgetter(names[0])

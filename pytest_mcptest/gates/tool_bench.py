@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-import attrs
+import msgspec
 
 from .context import Context
 from ..errors import InputError
@@ -25,8 +25,7 @@ KIND = "tool_bench"
 SECTIONS = ("tool_bench",)
 
 
-@attrs.frozen
-class ToolBenchBlock(Block):
+class ToolBenchBlock(Block, frozen=True):
     """A ``tool_bench:`` entry."""
 
     catalog: object = None  # inline tools/list, or None with catalog_path

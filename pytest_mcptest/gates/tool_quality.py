@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 from typing import Any, Optional
 
-import attrs
+import msgspec
 
 from .context import Context
 from ..errors import InputError
@@ -43,19 +43,18 @@ KIND = "tool_quality"
 SECTIONS = ("tool_quality",)
 
 
-@attrs.frozen
-class ToolQualityBlock(Block):
+class ToolQualityBlock(Block, frozen=True):
     """A ``tool_quality:`` entry: a server's catalog scored and linted."""
 
     server: str = ""
-    source: dict = attrs.field(factory=dict)  # {"catalog": path} or {"command": [...], ...}
+    source: dict = msgspec.field(default_factory=dict)  # {"catalog": path} or {"command": [...], ...}
     lock: Optional[str] = None  # the lock file to compare the catalog with (absolute)
     fail_on: str = "critical"  # which security findings fail the item by themselves: critical, warning, never
     others: tuple = ()  # (server, saved catalog path) of the document's other servers: shadowing, name clashes
     judge: Optional[str] = None  # the security verdicts file (absolute): the second tier, replayed
     require: str = "rules"  # which tiers must pass each tool: both, either, rules
     judge_model: Optional[str] = None  # the model a record mode asks for missing verdicts
-    models: dict = attrs.field(factory=dict, eq=False)  # the suite's models: block (for that recording)
+    models: dict = msgspec.field(default_factory=dict)  # the suite's models: block (for that recording)
 
 
 def _with_defaults(fields: dict) -> dict:
@@ -256,8 +255,7 @@ def _how_to_record(block: ToolQualityBlock, ctx: Context) -> str:
             + (" (or give the item security.model: MODEL and run mcptest run --record)" if suite else ""))
 
 
-@attrs.frozen
-class JudgeTier:
+class JudgeTier(msgspec.Struct, frozen=True):
     """The second tier's part of an item: its envelope (``security.judge``), failures,
     failure text and terminal summary entries."""
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-import attrs
+import msgspec
 
 from .context import Context
 from ..errors import InputError
@@ -30,12 +30,11 @@ KIND = "verify"
 SECTIONS = ("verify",)
 
 
-@attrs.frozen
-class VerifyBlock(Block):
+class VerifyBlock(Block, frozen=True):
     """A ``verify:`` entry: a cassette's answers checked against a server."""
 
     server: str = ""
-    source: dict = attrs.field(factory=dict)
+    source: dict = msgspec.field(default_factory=dict)
     recording: str = ""
     ignore: tuple = ()
     run: Optional[int] = None

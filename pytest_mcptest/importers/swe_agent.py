@@ -33,6 +33,7 @@ import shlex
 from typing import Optional
 
 import attrs
+import msgspec
 
 from ..formats.cassette import Cassette
 from ..engine.trace import Run, Tokens, ToolCall
@@ -70,7 +71,7 @@ def import_swe_agent(path: str, text: str) -> Cassette:
 
     cassette = import_messages(KIND, path, text, RUN_KEYS, _model_stats, finish)
     if documented.tools and not cassette.catalog:
-        cassette = attrs.evolve(cassette, catalog=documented.to_dict())
+        cassette = msgspec.structs.replace(cassette, catalog=documented.to_dict())
     return cassette
 
 
@@ -111,7 +112,7 @@ def _action_calls(src: Source, obj: Optional[dict], loc: Loc, run: Run, document
         if observation is not None:
             call["result"] = text_result(observation, error)
         calls.append(ToolCall(**call))
-    return attrs.evolve(run, tool_calls=tuple(calls))
+    return msgspec.structs.replace(run, tool_calls=tuple(calls))
 
 
 def _steps(src: Source, obj: dict, loc: Loc, history: list, actions: list) -> list:

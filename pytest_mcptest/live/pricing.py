@@ -22,7 +22,7 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Optional
 
-import attrs
+import msgspec
 
 from ..engine.trace import Tokens
 from .provider import Price
@@ -114,7 +114,7 @@ def replay_costs(runs: tuple, recorded_model: Optional[str], suite_model: Option
                 unpriced.append(model)
             out.append(run)
             continue
-        out.append(attrs.evolve(run, cost_micros=cost_micros(tokens, price)))
+        out.append(msgspec.structs.replace(run, cost_micros=cost_micros(tokens, price)))
     note = None
     if unpriced:
         note = (f"cost_micros left out: no known price for {', '.join(unpriced)} "

@@ -313,7 +313,7 @@ def probe_session(command: list[str], env: Optional[dict] = None, cwd: Optional[
     ``calls`` are ``(tool, arguments)`` the probe also calls, after the lists (none by
     default: a probe does nothing the server's tools do unless asked); ``settle`` is how long
     it waits for what should not come (an answer to a notification or to a cancelled request)."""
-    import attrs
+    import msgspec
 
     from ..formats.cassette import Cassette
     from ..text import exit_words
@@ -353,7 +353,7 @@ def probe_session(command: list[str], env: Optional[dict] = None, cwd: Optional[
     probe_meta = {"protocol_version_asked": protocol_version, "deliberate": wire.deliberate}
     if wire.unreadable:
         probe_meta["unreadable_lines"] = wire.unreadable
-    run = attrs.evolve(run, meta={**run.meta, "probe": probe_meta})
+    run = msgspec.structs.replace(run, meta={**run.meta, "probe": probe_meta})
     meta = {"recorder": "mcptest probe", "recorded_at": recorded_at}
     return Cassette(runs=(run,), meta=meta, catalog=log.catalog(command))
 
@@ -364,7 +364,7 @@ def probe_http(url: str, headers: Optional[dict] = None, timeout: float = 10.0,
     """:func:`probe_session` over Streamable HTTP at ``url`` (each request sent ``headers``): the
     same requests, and what each POST got back (status, content type, body size, session id)
     kept in the run's ``meta.http`` for the ``http-transport`` check."""
-    import attrs
+    import msgspec
 
     from ..formats.cassette import Cassette
     from .store import utc_now
@@ -381,7 +381,7 @@ def probe_http(url: str, headers: Optional[dict] = None, timeout: float = 10.0,
     recorded_at = utc_now()
     run = log.run([url], recorder="mcptest probe", recorded_at=recorded_at)
     probe_meta = {"protocol_version_asked": protocol_version, "deliberate": wire.deliberate, "transport": "http"}
-    run = attrs.evolve(run, meta={**run.meta, "probe": probe_meta, "http": wire.exchanges})
+    run = msgspec.structs.replace(run, meta={**run.meta, "probe": probe_meta, "http": wire.exchanges})
     return Cassette(runs=(run,), meta={"recorder": "mcptest probe", "recorded_at": recorded_at},
                     catalog=log.catalog([url]))
 

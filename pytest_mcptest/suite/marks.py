@@ -27,7 +27,7 @@ import re
 import sys
 from typing import Any, Callable
 
-import attrs
+import msgspec
 
 from .model import Mark
 
@@ -50,8 +50,7 @@ CONDITION_HELP = ("use true or false, or a named condition: {platform: linux}, {
                   "{python: \">=3.12\"} or {not: <condition>}")
 
 
-@attrs.frozen
-class Condition:
+class Condition(msgspec.Struct, frozen=True):
     """A named condition, evaluated by ``bool()`` when pytest asks (as the item runs)."""
 
     kind: str

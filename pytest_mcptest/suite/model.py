@@ -2,6 +2,10 @@
 
 What every block has lives here; each kind's own block class lives with its gate
 (``gates/<kind>.py``), with the engine's rule types (``WorldSpec`` and friends) inside.
+
+The model's classes are msgspec Structs: a class is made in C when its module loads (a
+session of one item makes some twenty of them before its first answer), an object is made,
+compared and pickled in C (the suite cache keeps built blocks as a pickle).
 """
 
 from __future__ import annotations
@@ -9,22 +13,20 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-import attrs
+import msgspec
 
 from ..engine.expect import Expectation
 
 
-@attrs.frozen
-class Mark:
+class Mark(msgspec.Struct, frozen=True):
     """A pytest mark to put on the item: its name, positional and keyword arguments."""
 
     name: str
     args: tuple = ()
-    kwargs: dict = attrs.field(factory=dict)
+    kwargs: dict = msgspec.field(default_factory=dict)
 
 
-@attrs.frozen
-class Block:
+class Block(msgspec.Struct, frozen=True):
     """One item-producing block of a suite: a scenario, an agent test, ..."""
 
     kind: str
@@ -42,13 +44,12 @@ class Block:
         return slugify(self.name) + ".json"
 
 
-@attrs.frozen
-class Suite:
+class Suite(msgspec.Struct, frozen=True):
     """One suite file: every block of every document, in written order."""
 
     path: str
     blocks: tuple[Block, ...]
-    servers: dict = attrs.field(factory=dict)
+    servers: dict = msgspec.field(default_factory=dict)
     warnings: tuple[tuple[int, str], ...] = ()  # (line, message) said at each collection
 
 

@@ -707,10 +707,10 @@ def test_prop_golden_penalty(names_, golden):
 @PROPS
 @given(PATH_NAMES, GOLDEN)
 def test_prop_golden_flags_only_remove_waste(names_, golden):
-    import attrs
+    import msgspec
 
-    strictest = attrs.evolve(golden, allow_extra_steps=False, penalize_backtracking=True,
-                             penalize_repeated_tools=True)
+    strictest = msgspec.structs.replace(golden, allow_extra_steps=False, penalize_backtracking=True,
+                                        penalize_repeated_tools=True)
     loose = score_golden_path(names_, golden)
     tight = score_golden_path(names_, strictest)
     assert loose.penalty >= tight.penalty

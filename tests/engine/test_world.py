@@ -517,16 +517,16 @@ def test_several_transitions_first_whose_guard_holds():
     )
     result = replay_world(spec, run_of("order"))
     assert result.final_state == {"stock": 0, "backorders": 1, "last": "backordered"}
-    spec2 = attrs_evolve_seed(spec, {"stock": 2})
+    spec2 = with_seed(spec, {"stock": 2})
     result = replay_world(spec2, run_of("order", "order", "order"))
     assert result.final_state == {"stock": 0, "backorders": 1, "last": "backordered"}
     assert result.invalid == ()
 
 
-def attrs_evolve_seed(spec: WorldSpec, seed: dict) -> WorldSpec:
-    import attrs
+def with_seed(spec: WorldSpec, seed: dict) -> WorldSpec:
+    import msgspec
 
-    return attrs.evolve(spec, seed=seed)
+    return msgspec.structs.replace(spec, seed=seed)
 
 
 def test_several_transitions_all_guards_fail_names_first_failure():
@@ -643,9 +643,9 @@ def test_the_envelope_holds_every_documented_key():
 
 
 def attrs_evolve(spec, **changes):
-    import attrs
+    import msgspec
 
-    return attrs.evolve(spec, **changes)
+    return msgspec.structs.replace(spec, **changes)
 
 
 def test_envelope_cost_micros_only_when_recorded():
@@ -712,15 +712,18 @@ def test_a_calls_envelope_entry_names_what_was_recorded_in_one_order(server, res
 def test_a_spec_leaves_the_rules_handed_to_it_as_they_were():
     """No hidden state: building specs from shared rules changes nothing in the rules, and
     what a rule works out from its fields is there from its making."""
-    import attrs as _attrs
+    import msgspec
 
     from pytest_mcptest.engine.world import Effect, ForbiddenRule, Guard, Transition, WorldSpec
 
     guard = Guard(("stock", "widgets"), "min", 1)
     rule = Transition("buy", effects=(Effect(("stock", "widgets"), "dec", 1),), when=(guard,))
     never = ForbiddenRule("wipe", "never", when=(guard,))
-    before = [_attrs.asdict(r, recurse=False) for r in (guard, rule, never)]
+    def state(rule):  # its fields and what it worked out from them
+        return msgspec.structs.asdict(rule), dict(getattr(rule, "__dict__", {}))
+
+    before = [state(r) for r in (guard, rule, never)]
     assert guard._head == ("stock",) and guard._key == "widgets" and rule._direct
     specs = [WorldSpec(seed={"stock": {"widgets": n}}, transitions=(rule,), forbidden=(never,)) for n in range(6)]
-    assert [_attrs.asdict(r, recurse=False) for r in (guard, rule, never)] == before
+    assert [state(r) for r in (guard, rule, never)] == before
     assert all(spec.transitions_by_tool == {"buy": (rule,)} for spec in specs)
