@@ -21,6 +21,8 @@ Run as ``python forkserver.py SOCKET``: it listens on SOCKET and ends when its p
 from __future__ import annotations
 
 import atexit
+import gc
+import io
 import json
 import os
 import runpy
@@ -37,10 +39,14 @@ import warnings
 CLIENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "forkserver_client.py")
 PRELOAD = ("mcp", "mcp.server.lowlevel", "mcp.server.stdio", "mcp.client.stdio", "mcp_server_time.server",
            "pytest_mcptest.cli", "pytest_mcptest.mcp.mock_server", "pytest_mcptest.mcp.serving",
-           "pytest_mcptest.record.proxy", "pytest", "openai")
+           "pytest_mcptest.record.proxy", "pytest", "openai", "execnet", "xdist.plugin", "xdist.dsession",
+           "xdist.remote")
+EXECNET_BOOTSTRAP = "import sys;exec(eval(sys.stdin.readline()))"  # how execnet starts an xdist worker
 
 
 _SOCKET: list[str] = []  # this process's fork server, once started
+_SERVING: list[str] = []  # in the fork server and its children: the socket it listens on
+_PYTHONPATH = os.environ.get("PYTHONPATH", "")  # the fork server's own, as it started
 
 
 def forked(command: list[str] | tuple[str, ...]) -> list[str]:
@@ -57,6 +63,16 @@ def forked(command: list[str] | tuple[str, ...]) -> list[str]:
     if rest[0].startswith("-") and (rest[0] not in ("-m", "-c") or len(rest) < 2):  # an option it does not take
         return command
     return [sys.executable, "-S", CLIENT, _socket(), *command[1:]]
+
+
+def through_forkserver(pytester):
+    """``pytester``, its ``runpytest_subprocess`` now starting ``python -m pytest`` through this
+    process's fork server, and so the xdist workers of that pytest too (``-n``). Each run is
+    still a process of its own, started in the test's folder with its environment; what it does
+    not share with a fresh interpreter is the imports. Not for a test whose point is a fresh
+    interpreter (what is imported, the garbage collector's state at start)."""
+    pytester._getpytestargs = lambda: tuple(forked([sys.executable, "-m", "pytest"]))
+    return pytester
 
 
 def _socket() -> str:
@@ -93,14 +109,28 @@ def _child(request: dict, fds: list[int], *inherited: socket.socket) -> None:
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
+        _python_path(request["env"].get("PYTHONPATH", ""))
+        _xdist_workers_forked()
+        sys.dont_write_bytecode = bool(request["env"].get("PYTHONDONTWRITEBYTECODE"))
+        sys.pycache_prefix = request["env"].get("PYTHONPYCACHEPREFIX") or None
         argv = request["argv"]
-        if argv[0] == "-W":
-            warnings.simplefilter(argv[1])
-            argv = argv[2:]
+        while argv[0] in ("-W", "-u"):
+            if argv[0] == "-W":
+                warnings.simplefilter(argv[1])
+                argv = argv[2:]
+            else:  # unbuffered stdout and stderr, as ``python -u`` has them
+                for name in ("stdout", "stderr"):
+                    stream = getattr(sys, name)
+                    setattr(sys, name, io.TextIOWrapper(io.FileIO(stream.fileno(), "w", closefd=False),
+                                                        encoding=stream.encoding, errors=stream.errors,
+                                                        write_through=True))
+                argv = argv[1:]
         try:
             if argv[0] == "-c":  # sys.path, argv and globals as a fresh ``python -c`` has them
                 sys.path[0] = ""
                 sys.argv = ["-c", *argv[2:]]
+                if argv[1] == EXECNET_BOOTSTRAP:  # an xdist worker of a pytest started here: see below
+                    _quiet_rewrite()
                 exec(compile(argv[1], "<string>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
             elif argv[0] == "-m":  # sys.path as a fresh ``python -m`` or ``python script`` has it
                 sys.path[0] = os.getcwd()
@@ -144,9 +174,43 @@ def _quiet_rewrite() -> None:
     AssertionRewritingHook._warn_already_imported = lambda self, name: None
 
 
+def _python_path(requested: str) -> None:
+    """``sys.path`` with the request's ``PYTHONPATH`` entries where the fork server has its own,
+    as a fresh interpreter started with that environment would have them."""
+    own = [os.path.abspath(entry) for entry in _PYTHONPATH.split(os.pathsep) if entry]
+    if own and sys.path[1:1 + len(own)] == own:
+        del sys.path[1:1 + len(own)]
+    sys.path[1:1] = [os.path.abspath(entry) for entry in requested.split(os.pathsep) if entry]
+
+
+def _xdist_workers_forked() -> None:
+    """In a process forked from here (``python -m pytest``, ``mcptest run``): the xdist workers
+    (``-n``) of the pytest it runs, which execnet starts as ``python -u -c BOOTSTRAP``, are
+    started through this fork server too. Each is still its own process with its own pipes to
+    the pytest that started it; only the imports (pytest, xdist, this plugin) are shared. A
+    worker finds the plugin's package imported already, so the warning that it cannot be
+    rewritten is left out there too."""
+    from execnet import gateway_io
+
+    plain = gateway_io.popen_args
+
+    def popen_args(spec):
+        args = plain(spec)
+        if args[:1] != [sys.executable] or args[-2:] != ["-c", EXECNET_BOOTSTRAP]:
+            return args
+        return [sys.executable, "-S", CLIENT, _SERVING[0], *args[1:]]
+
+    gateway_io.popen_args = popen_args
+
+
 def serve(socket_path: str) -> None:
+    _SERVING.append(socket_path)
     for name in PRELOAD:
         __import__(name)
+    # What was imported lives as long as every child: out of the garbage collector's passes
+    # (``gc.freeze``), which would otherwise walk it, and write to its pages, in each child.
+    gc.collect()
+    gc.freeze()
     parent = os.getppid()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(socket_path)

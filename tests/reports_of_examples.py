@@ -1,9 +1,10 @@
 """The one run of ``examples/`` a test session makes: ``mcptest run examples`` (in a
-subprocess, as a user runs it; the command is pytest with the plugin, and its report is the
-very bytes of ``pytest examples``', which ``test_report_merge.py`` holds it to). Its exit
-status says every example passes through the command; its reports are read by the tests of
-the examples, of the docs' commands on them, of the HTML report, its browser tests and the
-JUnit properties, none of which runs the examples again for what this run shows."""
+process of its own, as a user runs it, started through the tests' fork server; the command
+is pytest with the plugin, and its report is the very bytes of ``pytest examples``', which
+``test_report_merge.py`` holds it to). Its exit status says every example passes through the
+command; its reports are read by the tests of the examples, of the docs' commands on them,
+of the HTML report, its browser tests and the JUnit properties, none of which runs the
+examples again for what this run shows."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import sys
 
 import attrs
 import pytest
+from forkserver import forked
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -38,9 +40,9 @@ def run_examples(folder: pathlib.Path, *extra: str) -> ExampleReports:
     folder.mkdir(parents=True, exist_ok=True)
     paths = {name: folder / name for name in ("report.json", "report.html", "junit.xml")}
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest_mcptest.cli", "run", "examples", "-p", "no:cacheprovider", "--color=no",
-         f"--mcptest-report={paths['report.json']}", f"--mcptest-html={paths['report.html']}",
-         f"--junitxml={paths['junit.xml']}", *extra],
+        forked([sys.executable, "-m", "pytest_mcptest.cli", "run", "examples", "-p", "no:cacheprovider", "--color=no",
+                f"--mcptest-report={paths['report.json']}", f"--mcptest-html={paths['report.html']}",
+                f"--junitxml={paths['junit.xml']}", *extra]),
         cwd=ROOT, capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         raise AssertionError(f"mcptest run examples exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
@@ -81,8 +83,8 @@ def run_docs_examples(folder: pathlib.Path) -> ExampleReports:
     # (mcptest mock, mcp-server-time), found on PATH beside this Python.
     env = dict(os.environ, PATH=os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "docs/examples", "-p", "no:cacheprovider", "-q", "--color=no",
-         f"--mcptest-report={report}"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+        forked([sys.executable, "-m", "pytest", "docs/examples", "-p", "no:cacheprovider", "-q", "--color=no",
+                f"--mcptest-report={report}"]), cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     if proc.returncode not in (0, 1) or not report.is_file():
         raise AssertionError(f"pytest docs/examples exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
     return ExampleReports(report, folder / "report.html", folder / "junit.xml", proc.stdout)

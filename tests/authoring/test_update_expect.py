@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from forkserver import through_forkserver
 
 from pytest_mcptest.authoring.update_expect import rewrite
 
@@ -86,7 +87,8 @@ def _files(path):
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one process", "xdist"])
 def test_failing_items_are_rewritten_keeping_every_other_line_and_the_diff_is_shown(pytester, workers):
     _files(pytester.path)
-    run = pytester.runpytest_subprocess if workers else pytester.runpytest  # xdist: its own processes
+    # xdist: its own processes
+    run = through_forkserver(pytester).runpytest_subprocess if workers else pytester.runpytest
     result = run("-p", "no:cacheprovider", "--mcptest-update-expect", *workers)
     result.assert_outcomes(failed=2, passed=1, xfailed=1)  # this run still judged the old expectations
     assert (pytester.path / "s.mcptest.yml").read_text() == REWRITTEN

@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from forkserver import through_forkserver
 from live_fake import MANIFEST, OPENAI_KEY, FakeProvider, reply
 from pytest_mcptest.formats.cassette import Cassette, write_cassette
 from pytest_mcptest.engine.trace import Run, ToolCall
@@ -183,7 +184,8 @@ def test_two_workers_sharing_a_cassette_record_it_once(pytester, monkeypatch):
     with FakeProvider(script) as fake:
         monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
         monkeypatch.setenv("OPENAI_BASE_URL", fake.url + "/v1")
-        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--mcptest-record-mode=once")
+        result = through_forkserver(pytester).runpytest_subprocess("-p", "no:cacheprovider", "-n", "2",
+                                                                   "--mcptest-record-mode=once")
         assert len(fake.requests) == 2  # one run recorded (a tool call, then the answer); the other item replays it
     result.assert_outcomes(passed=2)
     assert len(json.loads((pytester.path / "weather.json").read_text())["runs"]) == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from forkserver import through_forkserver
 
 from suites import BAD_RUN, PING_RUN, WIDGET_SUITE, simple_scenario
 from suites import cassette as cassette_text
@@ -72,6 +73,7 @@ def test_failure_text_names_file_line_state_and_calls(shop):
 
 
 def test_failure_text_is_the_same_under_q_v_and_xdist(shop):
+    through_forkserver(shop)
     (shop.path / "cassettes" / "restock.json").write_text(BAD_RUN)
 
     def block(*args):
@@ -185,6 +187,7 @@ def test_a_broken_python_test_file_still_stops_the_run(shop):
 
 
 def test_xdist_gives_the_same_outcomes_and_report(shop):
+    through_forkserver(shop)
     (shop.path / "cassettes" / "restock.json").write_text(BAD_RUN)
     shop.runpytest("-n", "0", "--mcptest-report", "serial.json").assert_outcomes(passed=1, failed=1)
     shop.runpytest_subprocess("-n", "2", "--mcptest-report", "dist.json").assert_outcomes(passed=1, failed=1)
@@ -287,6 +290,7 @@ def _suite_entries(pytester) -> list[str]:
 
 
 def test_suites_are_cached_in_pytests_cache(shop, monkeypatch):
+    through_forkserver(shop)
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # as in many CI images: the suite cache is still written
     shop.runpytest_subprocess().assert_outcomes(passed=2)
     entries = _suite_entries(shop)
@@ -299,11 +303,13 @@ def test_suites_are_cached_in_pytests_cache(shop, monkeypatch):
 
 
 def test_no_suite_cache_without_pytests_cache(shop):
+    through_forkserver(shop)
     shop.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=2)
     assert not (shop.path / ".pytest_cache").exists() and not (shop.path / "__pycache__").exists()
 
 
 def test_xdist_workers_share_the_suite_cache(shop):
+    through_forkserver(shop)
     shop.runpytest_subprocess("-n", "2").assert_outcomes(passed=2)
     entries = _suite_entries(shop)
     assert len(entries) == 1
@@ -322,6 +328,7 @@ def test_items_hold_heads_and_a_failure_reads_the_same_from_the_cache(pytester):
     assert type(item.head).__name__ == "Block" and item.head.name == "restock the widget shelf"
     assert type(item._suite.data) is bytes and item._suite.built is None
     assert type(item.block).__name__ == "ScenarioBlock" and item.block is item.block
+    through_forkserver(pytester)
     cold = pytester.runpytest_subprocess()
     warm = pytester.runpytest_subprocess()
     cold.assert_outcomes(failed=1)
@@ -546,6 +553,7 @@ def pytest_collection_finish(session):
     result.stdout.fnmatch_lines(["LOCATION ('s.mcptest.yml', 1, 'scenario: one')",
                                  "LOCATION ('sub/deeper/s.mcptest.yml', 8, 'scenario: two')"], consecutive=False)
     monkeypatch.chdir(pytester.path / "sub")  # started elsewhere than the rootdir
+    through_forkserver(pytester)
     result = pytester.runpytest_subprocess("-s", "--rootdir", str(pytester.path), "deeper")
     result.assert_outcomes(passed=2)
     assert "LOCATION ('sub/deeper/s.mcptest.yml', 1, 'scenario: one')" in result.stdout.str()

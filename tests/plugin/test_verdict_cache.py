@@ -8,6 +8,7 @@ import json
 import pickle
 
 import pytest
+from forkserver import through_forkserver
 
 import pytest_mcptest
 from pytest_mcptest.plugin import collect, verdict_cache
@@ -171,6 +172,7 @@ def test_xdist_workers_share_the_kept_verdicts(shop):
     """Workers that judged parts of one file each add theirs to its entry; a change still
     judges again under xdist."""
     pytest.importorskip("xdist")
+    through_forkserver(shop)
     shop.runpytest_subprocess("-n", "2").assert_outcomes(passed=2)
     folder = shop.path / ".pytest_cache" / "d" / "mcptest-verdicts"
     from pytest_mcptest.gates.suite_cache import load_entry

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from forkserver import forked
 
 from pytest_mcptest.cli import build_parser
 from pytest_mcptest.cli.report import merge_parser as _merge_parser
@@ -195,7 +196,7 @@ def test_every_command_of_the_docs_is_accepted_and_those_on_the_examples_run(tex
     session's one run of the examples (which fails unless every example passes); any other
     runs in this process from the repository's root (a ``pytest`` command as pytester's
     in-process run, an ``mcptest`` one through ``main``), except under xdist (``-n``), which
-    starts its own worker processes anyway."""
+    starts its own worker processes anyway (a process of its own, through the fork server)."""
     from pytest_mcptest.cli import main
 
     monkeypatch.chdir(ROOT)
@@ -228,7 +229,7 @@ def test_every_command_of_the_docs_is_accepted_and_those_on_the_examples_run(tex
         if "-n" in words:
             program = [sys.executable, "-m", "pytest"] if words[0] == "pytest" else [sys.executable, "-m",
                                                                                        "pytest_mcptest.cli"]
-            done = subprocess.run(program + words[1:], cwd=ROOT, capture_output=True, text=True, timeout=300)
+            done = subprocess.run(forked(program + words[1:]), cwd=ROOT, capture_output=True, text=True, timeout=300)
             code, out, err = done.returncode, done.stdout, done.stderr
         elif words[0] == "pytest":
             result = pytester.runpytest(*words[1:])

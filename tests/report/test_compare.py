@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from forkserver import through_forkserver
 
 from pytest_mcptest.cli import main
 from pytest_mcptest.report.document import compare_reports, flatten, load_report, render_comparison
@@ -165,8 +166,9 @@ def test_pytest_compare_option_prints_deltas_and_floor_flips(floor_suite):
 def test_pytest_compare_under_xdist_with_report(floor_suite):
     floor_suite.runpytest("-p", "no:cacheprovider", "--mcptest-report=base.json").assert_outcomes(passed=1)
     (floor_suite.path / "run.json").write_text(_cassette(["search", "search"]))
-    result = floor_suite.runpytest_subprocess("-p", "no:cacheprovider", "-n", "1", "--mcptest-compare=base.json",
-                                   "--mcptest-report=cur.json")
+    result = through_forkserver(floor_suite).runpytest_subprocess("-p", "no:cacheprovider", "-n", "1",
+                                                                  "--mcptest-compare=base.json",
+                                                                  "--mcptest-report=cur.json")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*mcptest: tool-selection floors*", "    FLOOR weather selection:*",
                                  "FLOOR FLIP a.mcptest.yml::weather selection: passed -> failed"])

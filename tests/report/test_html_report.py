@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import pytest
+from forkserver import through_forkserver
 
 from pytest_mcptest.report.html import render_html
 from pytest_mcptest.report.document import compare_reports
@@ -120,7 +121,8 @@ def test_html_alone_under_xdist(pytester):
     pytester.makefile(".mcptest.yml", shop=WIDGET_SUITE)
     pytester.mkdir("cassettes")
     (pytester.path / "cassettes" / "restock.json").write_text(GOOD_RUN)
-    result = pytester.runpytest_subprocess("--mcptest-html", "out/page.html", "-n", "2", "-p", "no:cacheprovider")
+    result = through_forkserver(pytester).runpytest_subprocess("--mcptest-html", "out/page.html", "-n", "2",
+                                                               "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     html = (pytester.path / "out" / "page.html").read_text(encoding="utf-8")
     assert _items_in(html)[0]["id"] == "shop.mcptest.yml::restock the widget shelf"

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from forkserver import forked
 
 from pytest_mcptest.cli import main
 from pytest_mcptest.report.merge import MergeError, merge_reports
@@ -15,7 +16,7 @@ from reports_of_examples import ROOT
 
 
 def _pytest(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--color=no", *args],
+    return subprocess.run(forked([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--color=no", *args]),
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 

@@ -9,6 +9,7 @@ import pathlib
 import xml.etree.ElementTree as ET
 
 import pytest
+from forkserver import through_forkserver
 
 from pytest_mcptest.report.render import line_style
 from suites import BAD_RUN, GOOD_RUN, WIDGET_SUITE
@@ -49,13 +50,13 @@ def test_no_colour_without_a_terminal_or_when_told(failing, how):
 def test_no_colour_under_NO_COLOR(failing, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.delenv("FORCE_COLOR", raising=False)
-    result = failing.runpytest_subprocess()
+    result = through_forkserver(failing).runpytest_subprocess()
     assert "\x1b[" not in result.stdout.str()
     assert "shop.mcptest.yml:2: scenario failed" in result.stdout.str()
 
 
 def test_colour_reaches_the_terminal_through_xdist(failing):
-    result = failing.runpytest_subprocess("--color=yes", "-n", "2")
+    result = through_forkserver(failing).runpytest_subprocess("--color=yes", "-n", "2")
     assert f"{RED}\x1b[1mshop.mcptest.yml:2: scenario failed" in result.stdout.str()
 
 
@@ -123,7 +124,7 @@ def test_a_failing_item_is_not_listed_as_passing(failing):
 
 
 def test_passing_figures_cross_xdist(passing):
-    result = passing.runpytest_subprocess("-v", "-n", "2", "-p", "no:cacheprovider")
+    result = through_forkserver(passing).runpytest_subprocess("-v", "-n", "2", "-p", "no:cacheprovider")
     result.stdout.fnmatch_lines(["*mcptest: passing items*",
                                  "shop.mcptest.yml::restock the widget shelf: 1 run, *golden.matched true*"])
 
