@@ -9,6 +9,7 @@ run time is still a cycle for the next reader.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -23,13 +24,22 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+@functools.cache
+def _import_statements(path: Path) -> tuple[ast.Import | ast.ImportFrom, ...]:
+    """Every import statement of ``path``, lazy ones inside functions included: each file is
+    parsed once in this module, however many of its tests read its imports (nothing changes
+    the nodes)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return tuple(node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)))
+
+
 def _imports(path: Path, modules=()) -> set[str]:
     """Every module ``path`` imports (absolute names; relative imports resolved). In
     ``from package import name``, a ``name`` that is one of ``modules`` is what is imported."""
     name = _module_name(path)
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     out = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _import_statements(path):
         if isinstance(node, ast.Import):
             out.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -168,7 +178,7 @@ def test_no_private_name_crosses_a_package():
     for path in sorted(PACKAGE.rglob("*.py")):
         name = _module_name(path)
         package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _import_statements(path):
             if not isinstance(node, ast.ImportFrom):
                 continue
             if node.level:
@@ -208,7 +218,7 @@ def test_no_module_takes_another_as_its_packages_attribute():
     for path in sorted(PACKAGE.rglob("*.py")):
         name = _module_name(path)
         package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _import_statements(path):
             if isinstance(node, ast.ImportFrom):
                 base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
                 source = ".".join(base + ([node.module] if node.module else []))
