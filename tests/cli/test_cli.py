@@ -10,6 +10,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from typing import NamedTuple
 
 import pytest
+from forkserver import forked
 
 from pytest_mcptest.cli import main
 from suites import BAD_RUN, GOOD_RUN, PING_RUN, WIDGET_SUITE, simple_scenario
@@ -70,8 +71,8 @@ def test_scenario_run_json_matches_the_pytest_report(suite, capsys):
     (suite / "cassettes" / "restock.json").write_text(BAD_RUN)
     assert main(["scenario", "run", "shop.mcptest.yml", "--json"]) == 1
     cli = json.loads(capsys.readouterr().out)
-    subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "shop.mcptest.yml",
-                    "--mcptest-report", "r.json"], cwd=suite, capture_output=True, check=False)
+    subprocess.run(forked([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "shop.mcptest.yml",
+                           "--mcptest-report", "r.json"]), cwd=suite, capture_output=True, check=False)
     assert cli == json.loads((suite / "r.json").read_text())
 
 

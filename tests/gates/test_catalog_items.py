@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from forkserver import forked
 
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.gates.evaluate import Context, evaluate
@@ -115,8 +116,8 @@ def test_tool_quality_against_a_live_mock_server(tmp_path):
         "                     properties: {city: {type: string, maxLength: 80, description: 'City name, e.g. Paris'}},\n"
         "                     examples: [{city: Paris}]}\n"
         "      response: 'sunny in ${args.city}'\n")
-    suite = ("servers:\n  shop:\n    command: [" + json.dumps(sys.executable)
-             + ", -m, pytest_mcptest, mock, --tools-from, servers/shop.yml]\n    timeout: 30\n"
+    command = forked([sys.executable, "-m", "pytest_mcptest", "mock", "--tools-from", "servers/shop.yml"])
+    suite = ("servers:\n  shop:\n    command: " + json.dumps(command) + "\n    timeout: 30\n"
              "tool_quality:\n  - name: live catalog\n    server: shop\n"
              "    expect:\n      - tool_count: {exact: 1}\n      - tool[\"get_weather\"].score: {\">\": 0.5}\n")
     path = tmp_path / "s.mcptest.yml"
@@ -149,7 +150,7 @@ def test_tool_quality_against_a_real_third_party_server(tmp_path):
     import sys
 
     (tmp_path / "s.mcptest.yml").write_text(
-        "servers:\n  time:\n    command: [" + json.dumps(sys.executable) + ", -m, mcp_server_time]\n"
+        "servers:\n  time:\n    command: " + json.dumps(forked([sys.executable, "-m", "mcp_server_time"])) + "\n"
         "tool_quality:\n  - name: time server descriptions\n    server: time\n    expect:\n"
         "      - tool_count: {exact: 2}\n      - tool[\"get_current_time\"].score: {\">\": 0}\n"
         "      - critical_count: {exact: 0}\n")
