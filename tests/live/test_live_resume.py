@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from forkserver import forked
 from live_fake import MANIFEST, FakeProvider, forked_mock, live_env, tool_then_answer  # noqa: F401 - fixtures
 from redis_server import redis_url  # noqa: F401 - a fixture
 
@@ -84,7 +85,8 @@ def test_a_campaign_killed_mid_way_records_only_what_is_missing_and_counts_what_
         assert 2 <= kept < RUNS and not cassette.exists()
         left = Campaign(url).store  # opening the ledger takes back what the dead process held
         assert left.totals().reserved_tokens == 0 and left.totals().reclaimed >= 1
-        again = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        # Started again: a process that is not killed needs no fresh interpreter (the fork server's)
+        again = subprocess.run(forked(command), cwd=tmp_path, capture_output=True, text=True, timeout=300)
         assert "1 passed" in again.stdout, again.stdout + again.stderr
     # The second process ran exactly the runs the journal lacked: two requests each.
     assert len(fake.requests) - before == 2 * (RUNS - kept)
