@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from forkserver import forked
 from live_fake import MODELS, FakeProvider, Window, live_env, shop, tool_then_answer  # noqa: F401 - fixtures
 from redis_server import redis_url  # noqa: F401 - a fixture
 
@@ -71,7 +72,7 @@ def test_a_pause_one_process_read_holds_every_process_sharing_the_ledger(store, 
     from pytest_mcptest.live.adaptive import Pacer
 
     url = f"sqlite:///{tmp_path / 'l.db'}" if store == "sqlite" else request.getfixturevalue("redis_url")
-    other = subprocess.run([sys.executable, "-c", _OBSERVE, url], capture_output=True, text=True, timeout=60)
+    other = subprocess.run(forked([sys.executable, "-c", _OBSERVE, url]), capture_output=True, text=True, timeout=60)
     assert other.returncode == 0, other.stderr
     campaign.activate(campaign.Campaign(url))
     try:

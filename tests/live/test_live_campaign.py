@@ -192,9 +192,9 @@ def test_the_per_minute_limits_are_held_across_processes_in_the_store(store, tmp
     # One process takes 2 of 3 requests a minute and 400 of 1000 tokens; the next takes the third
     # request and 400 more tokens, and then no fourth request gets in, nor more than 200 tokens.
     url = f"sqlite:///{tmp_path / 'l.db'}" if store == "sqlite" else request.getfixturevalue("redis_url")
-    first = subprocess.run([sys.executable, "-c", _TAKE, url, "2"], capture_output=True, text=True, timeout=60)
+    first = subprocess.run(forked([sys.executable, "-c", _TAKE, url, "2"]), capture_output=True, text=True, timeout=60)
     assert first.returncode == 0, first.stderr
-    second = subprocess.run([sys.executable, "-c", _TAKE, url, "1", "check"], capture_output=True, text=True,
+    second = subprocess.run(forked([sys.executable, "-c", _TAKE, url, "1", "check"]), capture_output=True, text=True,
                             timeout=60)
     assert second.stdout.split() == ["False", "False", "True"], second.stderr
 
