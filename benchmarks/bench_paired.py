@@ -27,6 +27,11 @@ the warm run. ``--baseline DIR`` adds a third side: the same suites run with ``D
 first on ``PYTHONPATH`` (an older ``pytest_mcptest`` checked out there), so a before and
 after are taken in one alternating series on one machine.
 
+``--instructions`` then runs each mode once more per side under valgrind's callgrind
+(``instructions.py``) and prints the ratio of executed instructions beside the timed one: a
+figure the machine's load does not move (the timed ratios stay the goals' figures). Each
+session is about 50 times slower there: use it with a few hundred items.
+
 A report, not a test: it exits 0 whether a goal is met or not, 1 when a generated suite
 does not pass or collect (the benchmark is broken). Stdlib only, plus pytest.
 
@@ -49,6 +54,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import instructions  # noqa: E402
 import realistic  # noqa: E402
 from bench_scenarios import BenchFailure, check_outcome  # noqa: E402
 
@@ -87,15 +93,24 @@ def forget_verdicts(root: str) -> None:
     shutil.rmtree(os.path.join(root, ".pytest_cache", "d", "mcptest-verdicts"), ignore_errors=True)
 
 
-def session(cwd: str, collect: bool, bytecode: bool, pythonpath: str | None) -> dict:
-    """One pytest process: wall and CPU seconds, peak resident memory, exit code, output."""
+def _env(bytecode: bool, pythonpath: str | None) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in DROP_ENV}
     env["PYTHONHASHSEED"] = "0"
     if not bytecode:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
-    cmd = [sys.executable, "-m", "pytest", "-q"] + (["--collect-only"] if collect else [])
+    return env
+
+
+def _command(collect: bool) -> list[str]:
+    return [sys.executable, "-m", "pytest", "-q"] + (["--collect-only"] if collect else [])
+
+
+def session(cwd: str, collect: bool, bytecode: bool, pythonpath: str | None) -> dict:
+    """One pytest process: wall and CPU seconds, peak resident memory, exit code, output."""
+    env = _env(bytecode, pythonpath)
+    cmd = _command(collect)
     with tempfile.TemporaryFile() as out:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -130,6 +145,25 @@ def measure(args, sides: dict) -> dict:
             log(f"round {r + 1}/{args.repeat} {mode}: " + ", ".join(
                 f"{side} {samples[mode][side][-1]['wall']:.2f} s" for side in order))
     return samples
+
+
+def count_instructions(args, sides: dict) -> dict:
+    """Each mode's session once per side under callgrind, set up as a timed round sets it up:
+    ``{mode: {side: instructions}}``."""
+    counts: dict = {}
+    for mode, (collect, bytecode, cold, verdicts) in MODES.items():
+        if mode not in args.modes:
+            continue
+        for side, (cwd, pythonpath) in sides.items():
+            if cold or not bytecode:  # as the first timed round of the mode found it
+                clear_caches(cwd)
+            if not cold:
+                session(cwd, collect, bytecode, pythonpath)  # what the previous session leaves
+            if not verdicts:
+                forget_verdicts(cwd)
+            counts.setdefault(mode, {})[side] = instructions.count(_command(collect), cwd, _env(bytecode, pythonpath))
+        log(f"instructions {mode}: " + ", ".join(f"{side} {n / 1e9:.3f} G" for side, n in counts[mode].items() if n))
+    return counts
 
 
 def summarize(samples: dict, sides: list[str]) -> dict:
@@ -169,6 +203,14 @@ def table(summary: dict, sides: list[str], args) -> str:
                     f"{m['ratio']:>8.2f} [{m['ratio_min']:.2f}-{m['ratio_max']:.2f}]{m['cpu_ratio']:>6.2f}")
         verdict = "PASS" if e["mcptest"]["ratio"] <= e["goal"] else "MISS"
         lines.append(row + f"{'<= ' + format(e['goal'], '.2f'):>8}  {verdict}")
+    counted = {mode: e["instructions"] for mode, e in summary.items() if e.get("instructions")}
+    if counted:
+        lines += ["", "instructions executed, once per side under callgrind (G; ratio to python):"]
+        for mode, by_side in counted.items():
+            py = by_side.get("python")
+            lines.append(f"{mode:<20}" + "".join(
+                f"  {side} {n / 1e9:.3f}" + (f" ({n / py:.3f}x)" if py and side != "python" else "")
+                for side, n in by_side.items() if n))
     if "run-warm" in summary:
         e = summary["run-warm"]
         lines += ["", "peak memory of the warm run (ru_maxrss, median): python "
@@ -194,6 +236,8 @@ def main(argv=None) -> int:
                    help="time the mcptest side with DIR first on PYTHONPATH (a snapshot of the code under test)")
     p.add_argument("--workdir", default=None, help="generate here (kept) instead of a temporary folder")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument("--instructions", action="store_true",
+                   help="also count each mode's instructions once per side under valgrind (callgrind)")
     args = p.parse_args(argv)
     args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     unknown = [m for m in args.modes if m not in MODES]
@@ -215,6 +259,7 @@ def main(argv=None) -> int:
         args.load = [os.getloadavg()[0]]
         samples = measure(args, sides)
         args.load.append(os.getloadavg()[0])
+        counts = count_instructions(args, sides) if args.instructions and instructions.available() else {}
         done = True
     except BenchFailure as exc:
         log(f"bench_paired: FAILED: {exc}\n(generated files kept in {work})")
@@ -223,6 +268,8 @@ def main(argv=None) -> int:
         if done and not args.workdir:
             shutil.rmtree(work, ignore_errors=True)
     summary = summarize(samples, list(sides))
+    for mode, by_side in counts.items():
+        summary[mode]["instructions"] = by_side
     if args.json:
         print(json.dumps({"summary": summary, "samples": samples, "load": args.load}, indent=2))
     else:

@@ -26,7 +26,11 @@ first line of its answer is read (the session: until the process exits).
 A report, not a test: it prints the figures with PASS or MISS and exits 0; it exits 1 only
 when the benchmark is broken (a session did not pass, a server never answered).
 
-    python benchmarks/bench_startup.py [--repeat 11] [--json] [--pythonpath DIR]
+``--instructions`` also counts, once per side, the instructions of each session under
+valgrind's callgrind (``instructions.py``): a ratio the machine's load does not move, printed
+beside the timed one (which stays the goal's figure).
+
+    python benchmarks/bench_startup.py [--repeat 11] [--json] [--pythonpath DIR] [--instructions]
 
 ``--pythonpath DIR`` measures the ``pytest_mcptest`` checked out in ``DIR`` instead (put first
 on ``PYTHONPATH``), for a before figure on the same machine.
@@ -48,6 +52,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
+import instructions  # noqa: E402
 import realistic  # noqa: E402
 
 SESSION_GOAL = 1.10
@@ -149,7 +154,7 @@ def paired(label: str, sides: dict, repeat: int) -> dict:
             "added_s": statistics.median(o - b for o, b in zip(times[ours], times[base]))}
 
 
-def measure(repeat: int, work: str) -> dict:
+def measure(repeat: int, work: str, count: bool = False) -> dict:
     scenario, trivial = os.path.join(work, "scenario"), os.path.join(work, "python")
     realistic.generate_mcptest(scenario, 1, 1)
     realistic.generate_python(trivial, 1, 1)
@@ -165,6 +170,14 @@ def measure(repeat: int, work: str) -> dict:
             "python test": lambda: session(trivial, pytest_cmd, "python test"),
             "scenario item": lambda: session(scenario, mcptest + ["run", "."], "mcptest run")}, repeat),
     }
+    if count:  # each side once more, under callgrind (the timed sessions above left every cache warm)
+        trivial_i = instructions.count(pytest_cmd, trivial, _env())
+        for label, cwd, cmd in (("session (pytest)", scenario, pytest_cmd),
+                                ("session (mcptest run)", scenario, mcptest + ["run", "."])):
+            ours_i = instructions.count(cmd, cwd, _env())
+            if trivial_i and ours_i:
+                figures[label].update(instructions=ours_i, baseline_instructions=trivial_i,
+                                      instructions_ratio=ours_i / trivial_i)
     python_cpu = statistics.median(CPU["python test"])
     for label, key in (("session (pytest)", "scenario item"), ("session (mcptest run)", "mcptest run")):
         figures[label].update(cpu_s=statistics.median(CPU[key]), baseline_cpu_s=python_cpu,
@@ -194,6 +207,9 @@ def report(figures: dict, repeat: int) -> list[str]:
         lines.append(f"  {label:<22} {f['ours_s']:.3f} s vs {f['baseline_s']:.3f} s   ratio {f['ratio']:.2f}x   "
                      f"goal <= {SESSION_GOAL:.2f}x   {mark(f['ratio'] <= SESSION_GOAL)}   (cpu {f['cpu_s']:.3f} s vs "
                      f"{f['baseline_cpu_s']:.3f} s, {f['cpu_ratio']:.2f}x)")
+        if "instructions" in f:
+            lines.append(f"  {'':<22} instructions {f['instructions'] / 1e9:.3f} G vs "
+                         f"{f['baseline_instructions'] / 1e9:.3f} G   ratio {f['instructions_ratio']:.3f}x (callgrind)")
     for label in ("record", "serve"):
         f = figures[label]
         lines.append(f"  {label:<22} {f['ours_s']:.3f} s vs {f['baseline_s']:.3f} s   added {f['added_s']:+.3f} s   "
@@ -206,12 +222,14 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=11, help="paired rounds per comparison (default 11)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--pythonpath", metavar="DIR", help="measure the pytest_mcptest checked out in DIR")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count each session's instructions under valgrind (callgrind), once per side")
     args = parser.parse_args(argv)
     if args.pythonpath:
         PYTHONPATH.append(os.path.abspath(args.pythonpath))
     with tempfile.TemporaryDirectory() as work:
         try:
-            figures = measure(args.repeat, work)
+            figures = measure(args.repeat, work, args.instructions and instructions.available())
         except BenchFailure as exc:
             print(f"bench_startup: {exc}", file=sys.stderr)
             return 1
