@@ -20,9 +20,10 @@ import time
 
 import pytest
 
-from live_fake import FakeProvider, MANIFEST, OPENAI_KEY, WEATHER_AGENT, reply
+from live_fake import FakeProvider, MANIFEST, OPENAI_KEY, WEATHER_AGENT, forked_mock, reply
 
-SUITE = WEATHER_AGENT
+# The mock server through the fork server: Ctrl-C goes to the child pytest alone, never to it.
+SUITE = forked_mock(WEATHER_AGENT)
 # `python -m pytest` with SIGINT at its default, as a shell in a terminal starts it.
 PYTEST_AS_IN_A_TERMINAL = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
                            "import pytest; sys.exit(pytest.main())")
