@@ -161,12 +161,13 @@ def test_tool_quality_against_a_real_third_party_server(tmp_path):
 
 
 STARTS_COUNTED = """\
-import os, sys
+import runpy, sys
 with open(sys.argv[1], "a") as starts:
     starts.write("started\\n")
 if sys.argv[2] == "fail":
     sys.exit("this server does not start")
-os.execv(sys.executable, [sys.executable, "-m", "pytest_mcptest", "mock", "--tools-from", sys.argv[2]])
+sys.argv = ["pytest_mcptest", "mock", "--tools-from", sys.argv[2]]  # then it is the mock server
+runpy.run_module("pytest_mcptest", run_name="__main__", alter_sys=True)
 """
 
 
@@ -177,11 +178,14 @@ def test_a_live_server_several_items_judge_is_started_once_a_session(pytester):
 
     pytester.makefile(".json", snap=json.dumps({"tools": [GOOD_TOOL]}))
     pytester.makepyfile(counted=STARTS_COUNTED)
-    python = json.dumps(sys.executable)
+
+    def counted(*args):  # started through the fork server: each start is still a process of its own
+        return json.dumps(forked([sys.executable, "counted.py", *args]))
+
     pytester.makefile(".mcptest.yml", s=(
         "servers:\n"
-        f"  shop: {{command: [{python}, counted.py, shop.starts, snap.json]}}\n"
-        f"  gone: {{command: [{python}, counted.py, gone.starts, fail], timeout: 10}}\n"
+        f"  shop: {{command: {counted('shop.starts', 'snap.json')}}}\n"
+        f"  gone: {{command: {counted('gone.starts', 'fail')}, timeout: 10}}\n"
         "tool_quality:\n"
         "  - {name: one, server: shop, expect: [{tool_count: {exact: 1}}]}\n"
         "  - {name: two, server: shop}\n"
