@@ -77,6 +77,34 @@ def test_code_given_with_c_runs_as_main_with_its_arguments(tmp_path):
     assert fresh.stdout == "__main__ ['-c', 'a', 'b'] ''\n" and fresh.returncode == 4
 
 
+def test_the_environment_s_python_path_and_bytecode_settings_are_the_request_s(tmp_path):
+    """``PYTHONPATH``, ``PYTHONDONTWRITEBYTECODE`` and ``PYTHONPYCACHEPREFIX`` of the request, not
+    of the fork server, as a fresh interpreter started with that environment reads them."""
+    code = "import sys; print(sys.path[1], sys.dont_write_bytecode, sys.pycache_prefix)"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "lib"), "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTHONPYCACHEPREFIX": str(tmp_path / "pyc")}
+    fresh, through = both([sys.executable, "-c", code], cwd=tmp_path, env=env)
+    assert (through.returncode, through.stdout, through.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr)
+    assert fresh.stdout == f"{tmp_path / 'lib'} True {tmp_path / 'pyc'}\n"
+
+
+def test_a_pytest_started_here_starts_its_xdist_workers_here_too(tmp_path):
+    """A forked pytest's xdist workers are forked too: they find the fork server's imports, and
+    the run passes as a fresh one does."""
+    pytest.importorskip("xdist")
+    (tmp_path / "test_w.py").write_text(
+        "import os, pathlib, sys\n"
+        "def test_one():\n    assert os.environ['PYTEST_XDIST_WORKER']\n"
+        "def test_two():\n"
+        "    pathlib.Path(os.environ['SEEN']).write_text(str('openai' in sys.modules))\n")
+    command = [sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "no:cacheprovider"]
+    through = subprocess.run(forked(command), cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "SEEN": str(tmp_path / "seen")})
+    assert through.returncode == 0 and "2 passed" in through.stdout, through.stdout + through.stderr
+    # A fresh worker would not have imported a model SDK (test_lazy_imports): the fork server's imports
+    assert (tmp_path / "seen").read_text() == "True"
+
+
 def test_a_fork_server_that_is_gone_is_one_line_and_exit_1(tmp_path):
     command = forked([sys.executable, "-c", "pass"])
     command[command.index("-c") - 1] = str(tmp_path / "gone")  # the socket's place
