@@ -27,7 +27,7 @@ import pytest_mcptest.gates.stability as stability
 from .protocol import Gate, LiveRecording
 from .server_entries import named_servers, startable
 
-if TYPE_CHECKING:  # imported where a conversation has a judge (see _calibration)
+if TYPE_CHECKING:  # imported when a conversation is built (see _calibration), not to read a suite
     import pytest_mcptest.gates.calibration as calibration_gate
 
 KIND = "conversation"

@@ -26,7 +26,19 @@ class Mark(msgspec.Struct, frozen=True):
     kwargs: dict = msgspec.field(default_factory=dict)
 
 
-class Block(msgspec.Struct, frozen=True):
+class _BlockMeta(msgspec.StructMeta):
+    """Says what to write when a gate plugin decorates its ``Block`` subclass with attrs, as
+    ``Block`` once asked (attrs builds the class again with an ``__init__``, which a Struct
+    refuses with words that do not say why)."""
+
+    def __new__(mcls, name, bases, namespace, **options):
+        if "__attrs_attrs__" in namespace:
+            raise TypeError(f"{name}: a Block is a msgspec Struct; declare it as `class {name}(Block, frozen=True)` "
+                            "with fields that have defaults, without an attrs decorator (docs/gates.md)")
+        return super().__new__(mcls, name, bases, namespace, **options)
+
+
+class Block(msgspec.Struct, frozen=True, metaclass=_BlockMeta):
     """One item-producing block of a suite: a scenario, an agent test, ..."""
 
     kind: str

@@ -42,6 +42,27 @@ def test_the_docs_gate_from_a_conftest_passes_and_fails_runs(project):
     assert failed["envelope"] == {"calls": 2}
 
 
+def test_a_block_written_as_an_attrs_class_is_refused_with_what_to_write():
+    """``Block`` was an attrs class once: a plugin that still decorates its subclass is told
+    what to write instead, not msgspec's 'Struct types cannot define __init__'."""
+    import attrs
+
+    from pytest_mcptest.gates import Block
+
+    with pytest.raises(TypeError) as raised:
+        @attrs.frozen
+        class BudgetBlock(Block):
+            max_calls: int = 0
+    assert str(raised.value) == ("BudgetBlock: a Block is a msgspec Struct; declare it as "
+                                 "`class BudgetBlock(Block, frozen=True)` with fields that have defaults, "
+                                 "without an attrs decorator (docs/gates.md)")
+
+    class BudgetBlock(Block, frozen=True):  # what the docs show
+        max_calls: int = 0
+
+    assert BudgetBlock(kind="k", name="n", file="f", line=1, max_calls=2).max_calls == 2
+
+
 def test_the_gate_is_removed_when_its_session_ends(project):
     project.makeconftest(GATE_CODE)
     project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1, failed=1)
