@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -76,6 +77,21 @@ def shortened(monkeypatch):
     return ran
 
 
+@pytest.fixture
+def short_calls(monkeypatch):
+    """The kinds of the items whose call phase the shorter protocol considered running without
+    the capture and logging wrappers (it asks whether the kind replays only then)."""
+    kinds: list = []
+    real = protocol.keeps
+
+    def keeps(kind):
+        kinds.append(kind)
+        return real(kind)
+
+    monkeypatch.setattr(protocol, "keeps", keeps)
+    return kinds
+
+
 def session(project, name: str, conftest: str, *args) -> tuple:
     """One in-process session; what the recorder saw, its JUnit XML and its terminal lines."""
     project.makeconftest(conftest)
@@ -92,9 +108,10 @@ def session(project, name: str, conftest: str, *args) -> tuple:
 
 @pytest.mark.parametrize("args", [(), ("-x",), ("--durations=0", "-vv"), ("--mcptest-report=report.json",),
                                   ("-x", "-p", "no:logging")])
-def test_every_report_and_hook_is_what_pytests_own_protocol_gives(project, shortened, args):
+def test_every_report_and_hook_is_what_pytests_own_protocol_gives(project, shortened, short_calls, args):
     short = session(project, "short", RECORDER, *args)
     assert shortened, "the shorter protocol ran no item"
+    assert short_calls == ["scenario"] * len(shortened)  # every call phase it ran was the short one
     assert "one" not in shortened and "seven" not in shortened  # first and last of a file, and of the session
     full_shortened = len(shortened)
     full = session(project, "full", RECORDER + FULL, *args)
@@ -108,11 +125,12 @@ def test_every_report_and_hook_is_what_pytests_own_protocol_gives(project, short
         short[0].assert_outcomes(passed=2, failed=1)  # stopped after "three", torn down as pytest does
 
 
-def test_kept_verdicts_are_reported_as_when_judged(project, shortened):
+def test_kept_verdicts_are_reported_as_when_judged(project, shortened, short_calls):
     judged = session(project, "judged", RECORDER)
     shortened.clear()
+    short_calls.clear()
     kept = session(project, "kept", RECORDER)
-    assert shortened  # the rerun took the shorter protocol too
+    assert shortened and len(short_calls) == len(shortened)  # the rerun took the shorter protocol too
     assert judged[1] == kept[1] and judged[2] == kept[2] and judged[3] == kept[3]
 
 
@@ -260,3 +278,50 @@ def test_what_could_print_or_show_in_those_phases_takes_pytests_own_protocol(pro
     assert shortened == []
     full = session(project, "full", RECORDER + FULL, *args)
     assert short[1] == full[1] and short[3] == full[3]
+
+
+# A conftest's call hook, which prints and logs: pytest captures both into the call phase's
+# report (shown under the failing item).
+CALL_WRAPPER = ("import logging\n"
+                "def pytest_runtest_call(item):\n"
+                "    print('calling', item.name); logging.getLogger('x').warning('calling %s', item.name)\n")
+
+
+def test_a_call_hook_of_a_conftest_runs_in_pytests_whole_call_phase(project, shortened, short_calls):
+    short = session(project, "short", RECORDER + CALL_WRAPPER, "-p", "no:randomly")
+    assert "two" in shortened and short_calls == []  # setup and teardown short; the call phase whole
+    full = session(project, "full", RECORDER + CALL_WRAPPER + FULL, "-p", "no:randomly")
+    assert short[1] == full[1] and short[2] == full[2] and short[3] == full[3]
+    seen = [entry for entry in json.loads(short[1]) if entry[:3] == ["report", "s.mcptest.yml::three", "call"]]
+    sections = dict(seen[0][5])
+    assert sections["Captured stdout call"] == "calling three\n"
+    assert "calling three" in sections["Captured log call"]
+
+
+def test_a_session_that_may_record_runs_pytests_whole_call_phase(project, shortened, short_calls):
+    project.runpytest("-p", "no:randomly", "--mcptest-record-mode=none").assert_outcomes(passed=6, failed=2)
+    assert short_calls
+    shortened.clear()
+    short_calls.clear()
+    project.runpytest("-p", "no:randomly", "--mcptest-record-mode=new_episodes")
+    assert "two" in shortened and short_calls == []
+
+
+def test_a_gate_plugins_items_print_into_their_reports(pytester, shortened, short_calls):
+    """A kind that is not mcptest's own runs code mcptest does not know: its call phase keeps
+    pytest's capture, so what it prints is in the failing item's report, not the terminal."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "gates.md").read_text(encoding="utf-8")
+    code = re.search(r"```python\n(.*?)```", doc, re.S).group(1)
+    assert "    calls = len(run.tool_calls)\n" in code
+    pytester.makeconftest(code.replace("    calls = len(run.tool_calls)\n",
+                                       "    calls = len(run.tool_calls)\n    print('judging', block.name)\n"))
+    pytester.makefile(".mcptest.yml", budget="call_budgets:\n" + "".join(
+        f"  - name: {name}\n    cassette: lookup.json\n    max_calls: {limit}\n"
+        for name, limit in (("first", 5), ("middle", 1), ("last", 5))))
+    (pytester.path / "lookup.json").write_text(json.dumps(
+        {"mcptest_cassette": 1, "runs": [{"tool_calls": [{"name": "search"}, {"name": "fetch"}]}]}))
+    result = pytester.runpytest("-p", "no:randomly", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, failed=1)
+    assert shortened == ["middle"] and short_calls == ["call_budget"]
+    result.stdout.fnmatch_lines(["*- Captured stdout call -*", "judging middle"])
+    assert "judging first" not in result.stdout.str()  # captured, and a passing item's output is not shown
