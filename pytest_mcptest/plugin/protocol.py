@@ -59,7 +59,6 @@ except ImportError:  # pragma: no cover (pytest 8.0 to 9.x have them)
 from ..record.modes import RecordMode
 from .session_report import is_block_item
 from .stash import CONTEXT_KEY
-from .verdict_cache import keeps
 
 _OURS = ("_pytest.", "pytest_mcptest.")  # pytest's built-in plugins and this package's
 _PHASES = ("pytest_runtest_setup", "pytest_runtest_teardown")
@@ -80,6 +79,7 @@ class ShortProtocol:
         self.config = config
         # (setup, teardown, call or None) callers, or () when it steps aside
         self._hooks: Optional[tuple] = None
+        self._replays = None  # whether a kind replays (verdict_cache.keeps), once a call phase may be short
 
     def pytest_plugin_registered(self) -> None:
         self._hooks = None  # a plugin came: what the session's plugins allow is decided again
@@ -96,7 +96,7 @@ class ShortProtocol:
         ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
         report = _reported(ihook, item, pytest.CallInfo.from_call(lambda: setup(item=item), when="setup",
                                                                   reraise=_RERAISE))
-        if report.passed and call is not None and keeps(item.head.kind):
+        if report.passed and call is not None and self._replays(item.head.kind):
             _reported(ihook, item, pytest.CallInfo.from_call(lambda: call(item=item), when="call", reraise=_RERAISE))
         elif report.passed:
             # pytest's own call phase; the logging plugin's per-item state, which its setup
@@ -139,6 +139,9 @@ class ShortProtocol:
                     and all(_ours(impl) or _plugin_module(impl).startswith(_SILENT_CALL)
                             for impl in config.hook.pytest_runtest_call.get_hookimpls())):
                 call = manager.subset_hook_caller("pytest_runtest_call", quiet)
+                from .verdict_cache import keeps  # a session with no block item never imports it
+
+                self._replays = keeps
             hooks = (*(manager.subset_hook_caller(name, quiet) for name in _PHASES), call)
         self._hooks = hooks
         return hooks

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mcptest.plugin import protocol
+from pytest_mcptest.plugin import protocol, verdict_cache
 from suites import BAD_RUN, PING_RUN, simple_scenario
 
 # Records, for every report, what a plugin can read of it (not its times).
@@ -82,13 +82,13 @@ def short_calls(monkeypatch):
     """The kinds of the items whose call phase the shorter protocol considered running without
     the capture and logging wrappers (it asks whether the kind replays only then)."""
     kinds: list = []
-    real = protocol.keeps
+    real = verdict_cache.keeps
 
     def keeps(kind):
         kinds.append(kind)
         return real(kind)
 
-    monkeypatch.setattr(protocol, "keeps", keeps)
+    monkeypatch.setattr(verdict_cache, "keeps", keeps)
     return kinds
 
 
