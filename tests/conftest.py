@@ -2,16 +2,21 @@
 
 pytester's in-process runs restore ``sys.modules`` afterwards, so a module first
 imported inside an inner run is dropped again. numpy and pandas (under statsmodels)
-refuse to be loaded twice in one process, so they are imported here, once, before any
-inner run can be the first to import them.
+refuse to be loaded twice in one process, so they are imported once, at the session's
+configuration, before any inner run can be the first to import them.
 
 The ``mcp`` SDK's ``stdio_client`` binds ``sys.stderr`` as its default ``errlog`` when it
 is imported; imported first inside an inner run (the recorder fixture's tests), it would
 keep that run's capture file, closed afterwards, and every later server start in this
-process would fail. Imported here, it binds the session's own stderr.
+process would fail. Imported at the configuration, it binds the session's own stderr.
+
+Under xdist (the README's ``-n auto``) the controller runs no test and imports neither: its
+workers are forked from a fork server that imported them, and the model SDKs and matplotlib
+(:func:`lazy_libraries`), once for all of them (``forkserver.xdist_workers_forked``).
 """
 
 import gc
+import importlib
 import os
 import sys
 import tempfile
@@ -38,8 +43,7 @@ def _bytecode_outside_the_tree() -> None:
 
 _bytecode_outside_the_tree()
 
-import mcp.client.stdio  # noqa: E402,F401
-import statsmodels.stats.proportion  # noqa: E402,F401
+from forkserver import xdist_workers_forked  # noqa: E402
 from reports_of_examples import docs_example_reports, example_reports  # noqa: E402,F401  (session fixtures)
 
 import pytest  # noqa: E402
@@ -48,6 +52,30 @@ from hypothesis import settings  # noqa: E402
 # `pytest tests/engine --hypothesis-profile=dev`: a tenth of each property test's examples
 # (tests/hypothesis_budget.py), for an answer in seconds while working; CI runs the default.
 settings.register_profile("dev", max_examples=10)
+
+# What every test process imports before its first test (see above).
+BEFORE_ANY_TEST = ("mcp.client.stdio", "statsmodels.stats.proportion")
+# What each xdist worker loads anyway, at its first test (hypothesis's engine, scipy's
+# distributions for the statistics' reference values, :func:`lazy_libraries`'s SDKs and
+# matplotlib): imported once in the fork server the workers are forked from.
+WORKERS_LOAD = ("hypothesis.strategies", "scipy.stats", "openai", "anthropic", "matplotlib.figure",
+                "matplotlib.backends.backend_svg")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    if _starts_xdist_workers(config):
+        xdist_workers_forked(BEFORE_ANY_TEST + WORKERS_LOAD)
+        return
+    for name in BEFORE_ANY_TEST:
+        importlib.import_module(name)
+
+
+def _starts_xdist_workers(config) -> bool:
+    """Whether this process is the controller of an xdist run (xdist's own test for it:
+    a distribution mode and workers to start), not a worker or a plain session."""
+    return (not hasattr(config, "workerinput") and not config.getoption("collectonly")
+            and config.getoption("dist", "no") != "no" and bool(config.getoption("tx", None)))
 
 
 def _freeze_what_is_built() -> None:

@@ -15,7 +15,8 @@ Tests whose point is the start of a fresh interpreter (what ``mcptest mock`` imp
 ``mcptest`` commands run under this interpreter, a server that does not start) keep the
 plain command.
 
-Run as ``python forkserver.py SOCKET``: it listens on SOCKET and ends when its parent does.
+Run as ``python forkserver.py SOCKET [MODULE...]``: it imports the MODULEs too, listens on
+SOCKET and ends when its parent does.
 """
 
 from __future__ import annotations
@@ -75,12 +76,12 @@ def through_forkserver(pytester):
     return pytester
 
 
-def _socket() -> str:
+def _socket(preload: tuple[str, ...] = ()) -> str:
     if not _SOCKET:
         folder = tempfile.mkdtemp(prefix="forkserver-")
         path = os.path.join(folder, "s")
         with open(os.path.join(folder, "stderr"), "w+b") as errors:  # its own, not the session's terminal
-            server = subprocess.Popen([sys.executable, os.path.abspath(__file__), path], stdin=subprocess.DEVNULL,
+            server = subprocess.Popen([sys.executable, os.path.abspath(__file__), path, *preload], stdin=subprocess.DEVNULL,
                                       stdout=subprocess.PIPE, stderr=errors, start_new_session=True)
             if server.stdout.readline() != b"ready\n":
                 errors.seek(0)
@@ -155,6 +156,10 @@ def _child(request: dict, fds: list[int], *inherited: socket.socket) -> None:
             traceback.print_exc()
             code = 1
         finally:
+            # What a fresh interpreter runs as it exits, before it flushes its output: the exit
+            # handlers (a process that started a fork server of its own kills and waits for it
+            # there, so that server and what it started count in this one's CPU figures).
+            atexit._run_exitfuncs()
             for stream in (sys.stdout, sys.stderr):
                 try:
                     stream.flush()
@@ -190,6 +195,21 @@ def _xdist_workers_forked() -> None:
     the pytest that started it; only the imports (pytest, xdist, this plugin) are shared. A
     worker finds the plugin's package imported already, so the warning that it cannot be
     rewritten is left out there too."""
+    _workers_through(lambda: _SERVING[0])
+
+
+def xdist_workers_forked(preload: tuple[str, ...] = ()) -> None:
+    """In the pytest that starts this test session's own xdist workers (``-n``, its controller,
+    which runs no test): each worker is started through this process's fork server, which
+    imports ``preload`` (what every worker imports before its first test, or loads once
+    anyway) besides its own list, once for all of them. Each worker is still its own process,
+    with its own pipes to the controller, its environment and folder; it collects and runs its
+    tests as a fresh one does, imports the test modules itself (their asserts rewritten), and
+    starts its own fork server for the processes its tests start (:func:`forked`)."""
+    _workers_through(lambda: _socket(preload))
+
+
+def _workers_through(socket_path) -> None:
     from execnet import gateway_io
 
     plain = gateway_io.popen_args
@@ -198,15 +218,20 @@ def _xdist_workers_forked() -> None:
         args = plain(spec)
         if args[:1] != [sys.executable] or args[-2:] != ["-c", EXECNET_BOOTSTRAP]:
             return args
-        return [sys.executable, "-S", CLIENT, _SERVING[0], *args[1:]]
+        return [sys.executable, "-S", CLIENT, socket_path(), *args[1:]]
 
     gateway_io.popen_args = popen_args
 
 
-def serve(socket_path: str) -> None:
+def serve(socket_path: str, preload: list[str]) -> None:
     _SERVING.append(socket_path)
     for name in PRELOAD:
         __import__(name)
+    for name in preload:  # the caller's own list: a library that is not installed is left to its tests
+        try:
+            __import__(name)
+        except ImportError:
+            pass
     # What was imported lives as long as every child: out of the garbage collector's passes
     # (``gc.freeze``), which would otherwise walk it, and write to its pages, in each child.
     gc.collect()
@@ -255,4 +280,4 @@ def serve(socket_path: str) -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1])
+    serve(sys.argv[1], sys.argv[2:])
