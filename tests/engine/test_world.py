@@ -6,6 +6,7 @@ import copy
 import json
 
 import pytest
+from forkserver import through_forkserver
 
 from pytest_mcptest.engine.golden import GoldenOracle, GoldenPath
 from pytest_mcptest.engine.paths import parse_path
@@ -679,8 +680,8 @@ def test_another_tools_operator_word_is_a_literal_with_a_warning_at_its_line(pyt
              "      - tool: double\n        effect: {a: {mul: 2}}\n    expect_state: {a: {mul: 2}}\n")
     pytester.makefile(".mcptest.yml", s=suite)
     (pytester.path / "c.json").write_text('{"runs": [{"tool_calls": [{"name": "double"}]}]}')
-    for _ in range(2):  # the second collection comes from the suite cache, and still warns
-        result = pytester.runpytest_subprocess("-W", "always")
+    for _ in range(2):  # the second collection (another process) comes from the suite cache, and still warns
+        result = through_forkserver(pytester).runpytest_subprocess("-W", "always")
         result.assert_outcomes(passed=1)  # a `set:` of an object sets it as it is
         result.stdout.fnmatch_lines(["*s.mcptest.yml:7: SuiteWarning: 'a': {mul: ...} is not an operator here "
                                      "(operators: set, inc, dec, from_arg)*"])

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from forkserver import through_forkserver
 from hypothesis_budget import budget
 
 from pytest_mcptest.formats.cassette import load_cassette
@@ -551,7 +552,7 @@ def test_yaml_nested_100000_brackets_deep_is_an_error_not_a_crash(pytester, tmp_
     deep = "[" * 100_000 + "]" * 100_000
     pytester.makefile(".mcptest.yml", deep=f"scenarios:\n  - name: s\n    seed: {{a: {deep}}}\n"
                                            "    transitions: [{tool: ping}]\n")
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result = through_forkserver(pytester).runpytest_subprocess("-p", "no:cacheprovider")  # a crash ends that process
     text = no_traceback(result)
     assert "deep.mcptest.yml: the YAML nests too deeply to read (more than 1000 levels of [ or {)" in text
     assert result.ret == 1  # one bad file is one error, the rest still run (a crash was -11)

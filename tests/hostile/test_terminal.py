@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
+from forkserver import forked
+
 from pytest_mcptest.cli import main
 from pytest_mcptest.text import printable
 
@@ -111,8 +113,8 @@ def test_verify_escapes_what_the_server_and_the_recording_said(tmp_path, capsys)
 
     catalog = _cassette(tmp_path / "c.json")
     (tmp_path / "cat.json").write_text(json.dumps(catalog))
-    code = main(["verify", str(tmp_path / "c.json"), "--timeout", "20", "--", sys.executable, "-m",
-                 "pytest_mcptest.cli", "mock", "--tools-from", str(tmp_path / "cat.json")])
+    code = main(["verify", str(tmp_path / "c.json"), "--timeout", "20", "--",
+                 *forked([sys.executable, "-m", "pytest_mcptest.cli", "mock", "--tools-from", str(tmp_path / "cat.json")])])
     out = capsys.readouterr()
     assert code == 1 and _clean(out.out + out.err)
     assert "tools/call get\\x0bweather\\x1b]0;PWNED\\x07\\u202eevil" in out.out

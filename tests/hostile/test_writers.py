@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from forkserver import through_forkserver
+from forkserver import forked, through_forkserver
 from live_fake import MANIFEST, OPENAI_KEY, FakeProvider, reply
 from pytest_mcptest.formats.cassette import Cassette, write_cassette
 from pytest_mcptest.engine.trace import Run, ToolCall
@@ -121,7 +121,8 @@ def test_eight_sessions_appending_at_once_leave_every_run(tmp_path):
     path = tmp_path / "c.json"
     write_cassette(str(path), Cassette(runs=()))
     go = tmp_path / "go"
-    procs = [subprocess.Popen([sys.executable, "-c", APPENDER, str(path), str(go), str(i)]) for i in range(8)]
+    procs = [subprocess.Popen(forked([sys.executable, "-c", APPENDER, str(path), str(go), str(i)]))  # 8 processes
+             for i in range(8)]
     time.sleep(0.5)  # every process waiting at the start line
     go.touch()
     assert [p.wait(120) for p in procs] == [0] * 8

@@ -179,7 +179,7 @@ def test_bad_command_argument():
 
 
 def test_live_third_party_server_mcp_server_time():
-    catalog = list_tools([sys.executable, "-m", "mcp_server_time"], timeout=20)
+    catalog = list_tools(forked([sys.executable, "-m", "mcp_server_time"]), timeout=20)  # a process of its own
     tools = {t["name"]: t for t in catalog["tools"]}
     assert {"get_current_time", "convert_time"} <= set(tools)
     assert "timezone" in tools["get_current_time"]["inputSchema"]["properties"]

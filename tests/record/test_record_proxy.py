@@ -12,6 +12,7 @@ import time
 
 import anyio
 import pytest
+from forkserver import forked
 
 from pytest_mcptest import __version__
 from pytest_mcptest.formats.cassette import load_cassette
@@ -424,7 +425,7 @@ def test_http_proxies_a_streamable_http_server_on_localhost(tmp_path):
         port = probe.getsockname()[1]
     script = tmp_path / "http_server.py"
     script.write_text(HTTP_SERVER)
-    server = subprocess.Popen([sys.executable, str(script), str(port)], stdout=subprocess.DEVNULL,
+    server = subprocess.Popen(forked([sys.executable, str(script), str(port)]), stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     try:
         for _ in range(300):  # until it listens (at most 30 s on a busy machine)
