@@ -24,7 +24,6 @@ from __future__ import annotations
 import atexit
 import gc
 import io
-import json
 import os
 import runpy
 import selectors
@@ -87,20 +86,35 @@ def _socket(preload: tuple[str, ...] = ()) -> str:
     if not _SOCKET:
         folder = tempfile.mkdtemp(prefix="forkserver-")
         path = os.path.join(folder, "s")
+        command = [sys.executable, os.path.abspath(__file__), path, *preload]
+        origin = _forked_from()
+        if origin:  # started through that one: what it imported is imported here already
+            command = [sys.executable, "-S", CLIENT, origin, *command[1:]]
         with open(os.path.join(folder, "stderr"), "w+b") as errors:  # its own, not the session's terminal
-            server = subprocess.Popen([sys.executable, os.path.abspath(__file__), path, *preload], stdin=subprocess.DEVNULL,
+            server = subprocess.Popen(command, stdin=subprocess.DEVNULL,
                                       stdout=subprocess.PIPE, stderr=errors, start_new_session=True)
             if server.stdout.readline() != b"ready\n":
                 errors.seek(0)
                 raise RuntimeError(f"the fork server did not start (exit code {server.wait()}): "
                                    f"{errors.read().decode(errors='replace')}")
         atexit.register(shutil.rmtree, folder, True)
-        # Waited for once killed (atexit runs last-registered first), so the fork server and the
-        # children it reaped count in this process's own CPU figures (time -v, os.wait4).
+        # Waited for once ended (atexit runs last-registered first), so the fork server and the
+        # children it reaped count in this process's own CPU figures (time -v, os.wait4). One
+        # started through another's client is ended by the SIGTERM the client passes on (a
+        # SIGKILL would end the client alone), then reaped by that one, where it counts.
         atexit.register(server.wait)
-        atexit.register(server.kill)
+        atexit.register(server.terminate if origin else server.kill)
         _SOCKET.append(path)
     return _SOCKET[0]
+
+
+def _forked_from() -> str | None:
+    """The socket of the fork server this process was forked from (this session's xdist
+    workers are: ``xdist_workers_forked``), or None for a process started as a fresh
+    interpreter. A process forked from a fork server still has that server's module as its
+    ``__main__`` (a ``-c`` command runs in a namespace of its own)."""
+    serving = getattr(sys.modules.get("__main__"), "_SERVING", None)
+    return serving[0] if serving and os.path.exists(serving[0]) else None
 
 
 def _child(request: dict, fds: list[int], *inherited: socket.socket) -> None:
@@ -219,7 +233,9 @@ def xdist_workers_forked(preload: tuple[str, ...] = ()) -> None:
 def _workers_through(socket_path) -> None:
     from execnet import gateway_io
 
-    plain = gateway_io.popen_args
+    # execnet's own, also in a process forked from a fork server that was itself forked from
+    # one (which had set its own here)
+    plain = getattr(gateway_io.popen_args, "plain", gateway_io.popen_args)
 
     def popen_args(spec):
         args = plain(spec)
@@ -227,7 +243,15 @@ def _workers_through(socket_path) -> None:
             return args
         return [sys.executable, "-S", CLIENT, socket_path(), *args[1:]]
 
+    popen_args.plain = plain
     gateway_io.popen_args = popen_args
+
+
+def read_request(message: bytes) -> dict:
+    """A request as ``forkserver_client.request`` writes it: ``argv``, ``cwd`` and ``env``."""
+    cwd, count, *words = message.decode(sys.getfilesystemencoding(), "surrogateescape").split("\0")
+    argv, variables = words[:int(count)], words[int(count):]
+    return {"argv": argv, "cwd": cwd, "env": dict(variable.split("=", 1) for variable in variables)}
 
 
 def serve(socket_path: str, preload: list[str]) -> None:
@@ -267,7 +291,7 @@ def serve(socket_path: str, preload: list[str]) -> None:
             message, fds, _, _ = socket.recv_fds(connection, 1 << 20, 3)
             pid = os.fork()
             if pid == 0:
-                _child(json.loads(message), fds, connection, listener, woken, wake)
+                _child(read_request(message), fds, connection, listener, woken, wake)
             for fd in fds:
                 os.close(fd)
             connection.sendall(struct.pack("!i", pid))

@@ -2,17 +2,29 @@
 server (``forkserver.py``) start the process with this one's stdin, stdout, stderr, working
 folder and environment, pass it the signals this one gets, and exit as it exits.
 
-Only the standard library's smallest parts, so this starts in milliseconds."""
+Only the standard library's smallest parts, so this starts in milliseconds: the C modules
+under ``socket`` and ``signal`` (whose own modules import ``enum`` to name their constants),
+and no ``json`` (the request is NUL-separated text, :func:`request`). About 250 of these start
+in one run of the suite: 29 -> 16 ms of CPU each, measured."""
 
-import json
+import _signal
+import _socket
 import os
-import signal
-import socket
-import struct
 import sys
+from array import array
+
+FORWARDED = (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP, _signal.SIGQUIT)
 
 
-def _exact(connection: socket.socket, size: int) -> bytes:
+def request(argv: list[str], cwd: str, env: dict) -> bytes:
+    """What the fork server reads (``forkserver.read_request``): the folder, the number of
+    arguments, the arguments and ``NAME=value`` per variable, NUL-separated (none of them can
+    hold a NUL), in the file system's encoding, undecodable bytes as they came."""
+    words = [cwd, str(len(argv)), *argv, *(f"{name}={value}" for name, value in env.items())]
+    return "\0".join(words).encode(sys.getfilesystemencoding(), "surrogateescape")
+
+
+def _exact(connection, size: int) -> bytes:
     data = b""
     while len(data) < size:
         chunk = connection.recv(size - len(data))
@@ -22,8 +34,12 @@ def _exact(connection: socket.socket, size: int) -> bytes:
     return data
 
 
+def _int(data: bytes) -> int:
+    return int.from_bytes(data, "big", signed=True)  # struct's "!i"
+
+
 def main() -> None:
-    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         connection.connect(sys.argv[1])
     except OSError as exc:  # the session that started the fork server has ended: say so, in one line
@@ -39,17 +55,18 @@ def main() -> None:
         else:
             pending.append(number)
 
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
-        signal.signal(sig, forward)
-    request = {"argv": sys.argv[2:], "cwd": os.getcwd(), "env": dict(os.environ)}
-    socket.send_fds(connection, [json.dumps(request).encode()], [0, 1, 2])
-    child.extend(struct.unpack("!i", _exact(connection, 4)))
+    for sig in FORWARDED:
+        _signal.signal(sig, forward)
+    message = request(sys.argv[2:], os.getcwd(), dict(os.environ))
+    # socket.send_fds, without the socket module: the message and this process's stdio
+    connection.sendmsg([message], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, array("i", [0, 1, 2]))])
+    child.append(_int(_exact(connection, 4)))
     for number in pending:
         os.kill(child[0], number)
     os.close(0)  # the child holds the pipes now: an end of input reaches it alone
-    (code,) = struct.unpack("!i", _exact(connection, 4))
+    code = _int(_exact(connection, 4))
     if code < 0:  # ended by a signal: end the same way
-        signal.signal(-code, signal.SIG_DFL)
+        _signal.signal(-code, _signal.SIG_DFL)
         os.kill(os.getpid(), -code)
     sys.exit(code)
 
