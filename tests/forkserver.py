@@ -226,8 +226,10 @@ def xdist_workers_forked(preload: tuple[str, ...] = ()) -> None:
     anyway) besides its own list, once for all of them. Each worker is still its own process,
     with its own pipes to the controller, its environment and folder; it collects and runs its
     tests as a fresh one does, imports the test modules itself (their asserts rewritten), and
-    starts its own fork server for the processes its tests start (:func:`forked`)."""
-    _workers_through(lambda: _socket(preload))
+    has a fork server of its own for the processes its tests start (:func:`forked`), started
+    through this one. Where there is no ``fork`` (Windows) the workers start as they would."""
+    if hasattr(os, "fork"):
+        _workers_through(lambda: _socket(preload))
 
 
 def _workers_through(socket_path) -> None:
