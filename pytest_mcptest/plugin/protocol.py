@@ -10,8 +10,8 @@ items before and after it are of the same suite file, no collector is set up or 
 either. Nor does the call phase of an item that replays: one of mcptest's own kinds that
 judges a cassette (``verdict_cache.keeps``), in record mode ``none``, runs only this
 package's evaluation, which neither prints nor logs (nothing in it calls ``print`` or
-``logging``; no model, no server, no user code). Those wrappers were a third of what a
-replayed item cost the session.
+``logging``; no model, no server, no user code). Those wrappers were much of what a replayed
+item cost the session (``benchmarks/README.md`` has the figures).
 
 So, for a block item, this plugin takes the protocol over (the hook's documented use: it
 stops at the first implementation that returns a value) and does what pytest's own does:
