@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mcptest.plugin import protocol, verdict_cache
+from pytest_mcptest.plugin import collect, protocol, verdict_cache
 from suites import BAD_RUN, PING_RUN, simple_scenario
 
 # Records, for every report, what a plugin can read of it (not its times).
@@ -80,7 +80,10 @@ def shortened(monkeypatch):
 @pytest.fixture
 def short_calls(monkeypatch):
     """The kinds of the items whose call phase the shorter protocol considered running without
-    the capture and logging wrappers (it asks whether the kind replays only then)."""
+    the capture and logging wrappers (it asks whether the kind replays only then). The item's
+    own module, imported before the patch (above), keeps the real function: only the protocol's
+    questions are counted."""
+    assert collect.keeps is verdict_cache.keeps
     kinds: list = []
     real = verdict_cache.keeps
 
