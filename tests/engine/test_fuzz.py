@@ -26,7 +26,7 @@ from pytest_mcptest.engine.values import json_diff, json_equal
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.report.document import dumps, load_report
 
-FUZZ = settings(max_examples=budget(200), deadline=None, database=None,
+FUZZ = settings(max_examples=budget(100), deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.function_scoped_fixture])
 

@@ -24,7 +24,7 @@ from pytest_mcptest.engine.trace import Run, Tokens, ToolCall
 from pytest_mcptest.errors import InputError
 from pytest_mcptest.formats.files import read_or_map
 
-SETTINGS = settings(max_examples=budget(400), deadline=None, database=None,
+SETTINGS = settings(max_examples=budget(200), deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 ORACLE = jsonschema.Draft202012Validator(cassette_schema())
 

@@ -22,7 +22,7 @@ values = st.recursive(scalars, lambda inner: st.one_of(
     st.lists(inner, max_size=4), st.dictionaries(tricky_text, inner, max_size=4)), max_leaves=40)
 
 
-@settings(max_examples=budget(500), deadline=None, database=None)
+@settings(max_examples=budget(200), deadline=None, database=None)
 @given(values, st.booleans())
 def test_reindent_writes_what_json_dumps_writes(value, sort_keys):
     compact = json.dumps(value, separators=(",", ": "), ensure_ascii=False, sort_keys=sort_keys)

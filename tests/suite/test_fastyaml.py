@@ -340,13 +340,13 @@ _MUTATION = st.sampled_from(MUTATIONS)
 _CUT = st.integers(1, 3)
 
 
-@settings(max_examples=budget(400), deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=budget(200), deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents(WORDS))
 def test_the_subset_is_read_fast_and_the_same(text):
     assert agree(text) is not None, text
 
 
-@settings(max_examples=budget(500), deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=budget(250), deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated())
 def test_any_text_is_declined_or_read_the_same(text):
     agree(text)
@@ -357,7 +357,7 @@ PLACES = ["k: {}\n", "- {}\n", "{}: v\n", "k: [{}]\n", "k: {{{}: v}}\n", "k: {{a
           "k: {}  # c\n", "{}\n", "- - {}\n", "a:\n  {}\n", "a:\n{}\n"]
 
 
-@settings(max_examples=budget(1500), deadline=None, database=None)
+@settings(max_examples=budget(500), deadline=None, database=None)
 @given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=7).map("".join), st.sampled_from(PLACES))
 def test_any_scalar_in_any_place_is_declined_or_read_the_same(piece, place):
     agree(place.format(piece))
