@@ -43,7 +43,7 @@ def _bytecode_outside_the_tree() -> None:
 
 _bytecode_outside_the_tree()
 
-from forkserver import xdist_workers_forked  # noqa: E402
+from forkserver import plugin_servers_forked, xdist_workers_forked  # noqa: E402
 from reports_of_examples import docs_example_reports, example_reports  # noqa: E402,F401  (session fixtures)
 
 import pytest  # noqa: E402
@@ -147,6 +147,13 @@ def lazy_libraries():
                 provider = model.partition(":")[0]
                 record_agent(AgentTask(model=model, prompt="hi"), models={provider: {"stream": stream}})
     _freeze_what_is_built()  # what was just loaded lives as long as the session
+
+
+@pytest.fixture
+def servers_forked(monkeypatch):
+    """The servers the plugin starts in this process (``mcptest serve``, ``mcptest mock``)
+    started through the fork server (``forkserver.plugin_servers_forked``), for this test."""
+    plugin_servers_forked(monkeypatch)
 
 
 @pytest.fixture

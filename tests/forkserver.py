@@ -82,6 +82,32 @@ def through_forkserver(pytester):
     return pytester
 
 
+PLUGIN_COMMAND = ("-m", "pytest_mcptest.cli")  # what the plugin runs for ``mcptest ...``, under sys.executable
+
+
+def plugin_servers_forked(monkeypatch) -> None:
+    """The servers the plugin starts itself in this process (``mcptest serve`` for a world or
+    a cassette, ``mcptest mock`` for a catalog: a suite's ``[mcptest, ...]`` command, which the
+    plugin resolves to ``[sys.executable, -m, pytest_mcptest.cli, ...]``), started through this
+    process's fork server: ``anyio.open_process``, which the plugin's stdio client and the SDK's
+    ``stdio_client`` call, gets that command through :func:`forked`. The plugin still works
+    the command out, starts it as a process of its own in its own session with its pipes, and
+    ends it as it ends any server (stdin closed, then the group's SIGTERM, which the client
+    passes on); what the server does not do is import the SDK anew (about 1 s of CPU a start).
+    Any other command starts as it would. For the tests about what a server does, not about
+    the start of a fresh interpreter."""
+    import anyio
+
+    plain = anyio.open_process
+
+    async def open_process(command, *args, **kwargs):
+        if isinstance(command, (list, tuple)) and tuple(command[:3]) == (sys.executable, *PLUGIN_COMMAND):
+            command = forked(command)
+        return await plain(command, *args, **kwargs)
+
+    monkeypatch.setattr(anyio, "open_process", open_process)
+
+
 def _socket(preload: tuple[str, ...] = ()) -> str:
     if not _SOCKET:
         folder = tempfile.mkdtemp(prefix="forkserver-")

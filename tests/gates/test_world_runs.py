@@ -107,7 +107,8 @@ scenarios:
 """
 
 
-def test_a_live_recording_with_runs_3_makes_3_episodes_each_from_the_seed(pytester, live_env):  # noqa: F811
+def test_a_live_recording_with_runs_3_makes_3_episodes_each_from_the_seed(pytester, live_env,  # noqa: F811
+                                                                          servers_forked):
     """The model acts differently in each episode (the second stops one widget short); had an
     episode started where the one before ended, its first add_widget would not answer 4."""
     from live_fake import FakeProvider, reply

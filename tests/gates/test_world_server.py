@@ -193,7 +193,8 @@ scenarios:
 """
 
 
-def test_a_scenario_records_itself_inside_its_world_and_its_replay_reaches_the_same_state(pytester, live_env):  # noqa: F811
+def test_a_scenario_records_itself_inside_its_world_and_its_replay_reaches_the_same_state(pytester, live_env,  # noqa: F811
+                                                                                          servers_forked):
     from live_fake import FakeProvider, reply
 
     plan = ["add_widget", "add_widget", "drop_inventory", "mark_full", "check_stock"]
@@ -227,7 +228,7 @@ def test_a_scenario_records_itself_inside_its_world_and_its_replay_reaches_the_s
     assert [r["forbidden_transitions"] for r in runs] == [1, 1]
 
 
-def test_any_suite_can_use_a_world_as_a_server(shop, pytester):
+def test_any_suite_can_use_a_world_as_a_server(shop, pytester, servers_forked):
     pytester.makefile(".mcptest.yml", shop=shop.read_text(encoding="utf-8"), quality=f"""\
 servers:
   widgets: {{world: "shop.mcptest.yml::{NAME}"}}

@@ -11,7 +11,7 @@ from pytest_mcptest.live.runner import MAX_CALLS_PER_REPLY, MAX_REPLY_CHARS
 SUITE = WEATHER_AGENT
 
 
-def test_a_reply_with_5000_calls_and_huge_text_is_bounded(pytester, live_env):  # noqa: F811
+def test_a_reply_with_5000_calls_and_huge_text_is_bounded(pytester, live_env, servers_forked):  # noqa: F811
     def script(seen):
         if not seen.results:
             return reply(seen, text="x" * (MAX_REPLY_CHARS + 5000),

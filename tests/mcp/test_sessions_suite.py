@@ -84,7 +84,7 @@ verify:
     assert "Traceback" not in text
 
 
-def test_a_cassette_server_is_a_server_for_tool_quality(pytester, cassette):
+def test_a_cassette_server_is_a_server_for_tool_quality(pytester, cassette, servers_forked):
     suite(pytester, cassette, """
 servers:
   recorded: {cassette: cassettes/notes.json}
@@ -97,7 +97,7 @@ tool_quality:
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
 
 
-def test_the_fixture_hands_a_users_own_agent_the_recording(pytester, cassette):
+def test_the_fixture_hands_a_users_own_agent_the_recording(pytester, cassette, servers_forked):
     (pytester.path / "cassettes").mkdir()
     shutil.copy(cassette, pytester.path / "cassettes" / "notes.json")
     pytester.makepyfile(test_agent='''

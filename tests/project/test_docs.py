@@ -190,7 +190,7 @@ def _outcomes_of(report: dict, paths: list[str]) -> Counter:
 
 @pytest.mark.parametrize("text", _shell_blocks())
 def test_every_command_of_the_docs_is_accepted_and_those_on_the_examples_run(text, pytester, monkeypatch, capsys,
-                                                                              request):
+                                                                              request, servers_forked):
     """Every ``mcptest`` command parses; every command on the shipped examples runs, with the
     counts its comment promises. A plain run of example folders or suites is read from the
     session's one run of the examples (which fails unless every example passes); any other

@@ -81,7 +81,7 @@ def test_what_each_line_is_coloured(line, style):
     assert line_style(line) == style
 
 
-def test_summary_sections_per_kind(pytester):
+def test_summary_sections_per_kind(pytester, servers_forked):
     result = pytester.runpytest(str(EXAMPLES / "tool-selection"), str(EXAMPLES / "tool-quality"),
                                 "-p", "no:cacheprovider")
     result.stdout.fnmatch_lines([
@@ -129,7 +129,7 @@ def test_passing_figures_cross_xdist(passing):
                                  "shop.mcptest.yml::restock the widget shelf: 1 run, *golden.matched true*"])
 
 
-def test_passing_figures_of_runs_and_floors(pytester):
+def test_passing_figures_of_runs_and_floors(pytester, servers_forked):
     result = pytester.runpytest(str(EXAMPLES / "tool-selection"), str(EXAMPLES / "tool-quality"), "-v",
                                 "-p", "no:cacheprovider", "-k", "lisbon or research or notebook or bar")
     result.stdout.fnmatch_lines([
