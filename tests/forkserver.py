@@ -54,6 +54,8 @@ EXECNET_BOOTSTRAP = "import sys;exec(eval(sys.stdin.readline()))"  # how execnet
 _SOCKET: list[str] = []  # this process's fork server, once started
 _SERVING: list[str] = []  # in the fork server and its children: the socket it listens on
 _PYTHONPATH = os.environ.get("PYTHONPATH", "")  # the fork server's own, as it started
+WORKERS = "--session-workers"  # the fork server of a session's own xdist workers (xdist_workers_forked)
+_SESSION_WORKERS: list[bool] = []  # in that fork server: what it forks is a worker, left as a fresh one is
 
 
 def forked(command: list[str] | tuple[str, ...]) -> list[str]:
@@ -95,24 +97,30 @@ def plugin_servers_forked(monkeypatch) -> None:
     ends it as it ends any server (stdin closed, then the group's SIGTERM, which the client
     passes on); what the server does not do is import the SDK anew (about 1 s of CPU a start).
     Any other command starts as it would. For the tests about what a server does, not about
-    the start of a fresh interpreter."""
+    the start of a fresh interpreter. A process forked from the fork server (a pytest started
+    through it, its xdist workers) does the same from its start (:func:`_child`)."""
     import anyio
 
-    plain = anyio.open_process
+    monkeypatch.setattr(anyio, "open_process", _open_process_through(anyio.open_process, _socket))
 
+
+def _open_process_through(plain, socket_path):
+    """``anyio.open_process`` (``plain``) that starts the plugin's own command through the fork
+    server at ``socket_path()``, and any other command as ``plain`` does."""
     async def open_process(command, *args, **kwargs):
         if isinstance(command, (list, tuple)) and tuple(command[:3]) == (sys.executable, *PLUGIN_COMMAND):
-            command = forked(command)
+            command = [sys.executable, "-S", CLIENT, socket_path(), *command[1:]]
         return await plain(command, *args, **kwargs)
 
-    monkeypatch.setattr(anyio, "open_process", open_process)
+    open_process.plain = plain
+    return open_process
 
 
-def _socket(preload: tuple[str, ...] = ()) -> str:
+def _socket(preload: tuple[str, ...] = (), workers: bool = False) -> str:
     if not _SOCKET:
         folder = tempfile.mkdtemp(prefix="forkserver-")
         path = os.path.join(folder, "s")
-        command = [sys.executable, os.path.abspath(__file__), path, *preload]
+        command = [sys.executable, os.path.abspath(__file__), path, *([WORKERS] if workers else []), *preload]
         origin = _forked_from()
         if origin:  # started through that one: what it imported is imported here already
             command = [sys.executable, "-S", CLIENT, origin, *command[1:]]
@@ -159,6 +167,8 @@ def _child(request: dict, fds: list[int], *inherited: socket.socket) -> None:
         os.environ.update(request["env"])
         _python_path(request["env"].get("PYTHONPATH", ""))
         _xdist_workers_forked()
+        if not _SESSION_WORKERS:  # the session's own workers run tests that start fresh servers
+            _plugin_servers_here()
         sys.dont_write_bytecode = bool(request["env"].get("PYTHONDONTWRITEBYTECODE"))
         sys.pycache_prefix = request["env"].get("PYTHONPYCACHEPREFIX") or None
         argv = request["argv"]
@@ -245,6 +255,15 @@ def _xdist_workers_forked() -> None:
     _workers_through(lambda: _SERVING[0])
 
 
+def _plugin_servers_here() -> None:
+    """In a process forked from here: the servers the plugin starts itself (``mcptest serve``,
+    ``mcptest mock``) are forked from this fork server too (:func:`plugin_servers_forked`)."""
+    anyio = sys.modules.get("anyio")
+    if anyio is not None:
+        anyio.open_process = _open_process_through(getattr(anyio.open_process, "plain", anyio.open_process),
+                                                   lambda: _SERVING[0])
+
+
 def xdist_workers_forked(preload: tuple[str, ...] = ()) -> None:
     """In the pytest that starts this test session's own xdist workers (``-n``, its controller,
     which runs no test): each worker is started through this process's fork server, which
@@ -255,7 +274,7 @@ def xdist_workers_forked(preload: tuple[str, ...] = ()) -> None:
     has a fork server of its own for the processes its tests start (:func:`forked`), started
     through this one. Where there is no ``fork`` (Windows) the workers start as they would."""
     if hasattr(os, "fork"):
-        _workers_through(lambda: _socket(preload))
+        _workers_through(lambda: _socket(preload, workers=True))
 
 
 def _workers_through(socket_path) -> None:
@@ -284,6 +303,9 @@ def read_request(message: bytes) -> dict:
 
 def serve(socket_path: str, preload: list[str]) -> None:
     _SERVING.append(socket_path)
+    if preload[:1] == [WORKERS]:
+        _SESSION_WORKERS.append(True)
+        preload = preload[1:]
     for name in PRELOAD:
         __import__(name)
     for name in preload:  # the caller's own list: a library that is not installed is left to its tests
