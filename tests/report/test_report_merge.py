@@ -27,7 +27,7 @@ def _inline(pytester, *args: str) -> tuple[int, str]:
 
 
 def test_three_shards_of_the_examples_merge_into_the_unsharded_report(example_reports, tmp_path, capsys, pytester,
-                                                                      monkeypatch):
+                                                                      monkeypatch, servers_forked):
     monkeypatch.chdir(ROOT)
     code, listed = _inline(pytester, "examples", "--collect-only")
     ids = [line for line in listed.splitlines() if "::" in line]
