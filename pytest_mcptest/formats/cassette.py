@@ -39,8 +39,9 @@ import msgspec
 from ..engine.paths import json_pointer
 from ..engine.trace import Message, NotNegative, Run, Tokens, ToolCall
 from ..errors import InputError
+from .kept_parses import keep as keep_parse, kept as kept_parse
 from .files import (MAX_JSON_DEPTH, atomic_write, brackets_within, digest, loads_json, mapped_brackets_within,
-                    note_digest, note_read, read_or_map)
+                    note_digest, note_read, read_or_map, watching)
 
 CASSETTE_VERSION = 1
 
@@ -105,7 +106,11 @@ META_STRINGS = ("agent", "model", "prompt", "system_prompt", "recorded_at", "rec
 @lru_cache(maxsize=None)
 def _decoders() -> tuple:
     """msgspec's decoders of the format (built at the first read, not at import)."""
-    return msgspec.json.Decoder(_CassetteRecord), msgspec.json.Decoder(_RunRecord), msgspec.json.Decoder(_TraceRecord)
+    return (msgspec.json.Decoder(_CassetteRecord), msgspec.json.Decoder(_RunRecord), msgspec.json.Decoder(_TraceRecord),
+            msgspec.msgpack.Decoder(_CassetteRecord))  # the last for kept parses
+
+
+_ENCODER = msgspec.msgpack.Encoder()  # a kept parse's record (:mod:`.kept_parses`)
 
 
 @lru_cache(maxsize=None)
@@ -141,13 +146,22 @@ def parse_cassette(path: str, text: Any) -> Cassette:
 
 def _parse(path: str, data: Any) -> Cassette:
     data = _checked_bytes(path, data)
-    decoder = _decoders()[0]
+    return _cassette(path, data, _decoded(path, data))
+
+
+def _decoded(path: str, data: Any) -> _CassetteRecord:
+    """The checked text as its record (:func:`_checked_bytes`), or the reader's error."""
     try:
-        record = decoder.decode(data)
+        return _decoders()[0].decode(data)
     except msgspec.ValidationError as exc:
         raise _explained(path, data, exc, []) from None
     except msgspec.DecodeError as exc:
         raise _syntax(path, data, exc) from None
+
+
+def _cassette(path: str, data: Any, record: _CassetteRecord) -> Cassette:
+    """The decoded ``record`` of the checked text ``data`` as a :class:`Cassette`, once what
+    its Structs cannot say is checked."""
     version = record.mcptest_cassette
     if version is not None and (type(version) not in (int, float) or version != CASSETTE_VERSION):
         raise InputError(path, f"unsupported cassette version {version!r}; this version of mcptest reads version "
@@ -354,7 +368,8 @@ CACHE_SIZE = 256
 STREAM_BYTES = 16 << 20  # a cassette this large is mapped rather than read
 
 
-def load_cassette(path: str, name: str | None = None, keep: bool = True, recheck: bool = True) -> Cassette:
+def load_cassette(path: str, name: str | None = None, keep: bool = True, recheck: bool = True,
+                  kept: Optional[tuple[str, str]] = None) -> Cassette:
     """Read and parse a cassette, reusing a recent parse unless the file changed.
 
     ``name`` is how errors show the file (relative to the project's root, say); ``keep``
@@ -364,11 +379,13 @@ def load_cassette(path: str, name: str | None = None, keep: bool = True, recheck
     change: for a session that records nothing, which :func:`forget_parsed` starts afresh
     (a ``stat`` is a system call, several microseconds in a sandbox, on every item that
     replays a shared cassette). Whatever :func:`write_cassette` writes is read again.
+    ``kept`` is ``(folder, code stamp)``: where decoded records are kept between sessions,
+    by the content they were decoded from (:mod:`.kept_parses`).
     """
     shown = name or path
     if not keep:  # no key to make: an absolute path (what the gates pass, normalized) is opened as it is
         where = path if os.path.isabs(path) else os.path.abspath(path)
-        return parse_cassette(shown, read_or_map(where, shown, map_from=STREAM_BYTES))
+        return _read_parsed(where, shown, kept, watching())[0]
     key = os.path.abspath(path)
     hit = _CACHE.get(key)
     if hit is not None and not recheck:
@@ -384,13 +401,46 @@ def load_cassette(path: str, name: str | None = None, keep: bool = True, recheck
         _CACHE.move_to_end(key)
         note_digest(key, hit[2])
         return hit[1]
-    data = read_or_map(key, shown, map_from=STREAM_BYTES)
-    known = digest(data)  # before the parse, which closes a mapped file
-    cassette = parse_cassette(shown, data)
+    cassette, known = _read_parsed(key, shown, kept, True)
     _CACHE[key] = (stamp, cassette, known)
     if len(_CACHE) > CACHE_SIZE:
         _CACHE.popitem(last=False)
     return cassette
+
+
+def _read_parsed(where: str, shown: str, kept: Optional[tuple[str, str]], hashed: bool) -> tuple[Cassette, Any]:
+    """The cassette at ``where`` (absolute) and the digest of its bytes (worked out when
+    ``hashed``, reads are watched or parses are ``kept``; else None), through the kept
+    parses when there are."""
+    try:
+        data = read_or_map(where, shown, map_from=STREAM_BYTES, noted=False)
+    except FileNotFoundError:
+        note_read(where, None)
+        raise
+    known = digest(data) if hashed or kept is not None else None  # before the parse, which closes a mapped file
+    if known is not None:
+        note_digest(where, known)
+    if kept is None or not isinstance(data, bytes):  # a mapped file (16 MiB or more) is parsed as it is
+        return parse_cassette(shown, data), known
+    folder, stamp = kept
+    payload = kept_parse(folder, where, stamp, known)
+    if payload is not None:
+        try:
+            record = _decoders()[3].decode(payload)
+        except msgspec.MsgspecError:  # damaged, or written by other code under the same stamp: decoded again
+            pass
+        else:
+            return _cassette(shown, data[3:] if data.startswith(codecs.BOM_UTF8) else data, record), known
+    checked = _checked_bytes(shown, data)
+    record = _decoded(shown, checked)
+    cassette = _cassette(shown, checked, record)
+    if cassette.shape == "v1":  # the older envelopes are decoded again from the text: not worth keeping
+        try:
+            payload = _ENCODER.encode(record)
+        except (OverflowError, msgspec.EncodeError, UnicodeEncodeError):  # an integer past 64 bits, say
+            return cassette, known
+        keep_parse(folder, where, stamp, known, payload)
+    return cassette, known
 
 
 def forget_parsed() -> None:

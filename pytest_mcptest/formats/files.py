@@ -67,20 +67,23 @@ def read_bytes(path: str, name: Optional[str] = None, limit: Optional[int] = Non
 
 
 def read_or_map(path: str, name: Optional[str] = None, limit: Optional[int] = None,
-                map_from: Optional[int] = None) -> Any:
+                map_from: Optional[int] = None, noted: bool = True) -> Any:
     """:func:`read_bytes`, or with ``map_from`` set, a regular file of at least that many
     bytes mapped read-only (an ``mmap``; the caller closes it) instead of read: its pages
     are the operating system's file cache, which a reader can hand back as it goes
-    (``madvise``), where a read would hold a copy of the whole file until it is parsed."""
+    (``madvise``), where a read would hold a copy of the whole file until it is parsed.
+    ``noted`` False leaves the read out of :func:`watch_reads` (a cache of mcptest's own,
+    or a caller that notes the digest it works out anyway: :func:`note_digest`)."""
     shown = name or path
+    note = note_read if noted else _unnoted
     limit = MAX_FILE_BYTES if limit is None else limit
     try:
         fd = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
-        note_read(path, None)
+        note(path, None)
         raise
     except NotADirectoryError:  # a file where a folder should be: nothing lies at ``path`` either
-        note_read(path, None)
+        note(path, None)
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path) from None
     except IsADirectoryError:
         raise InputError(shown, "is a directory, not a regular file; mcptest reads only regular files") from None
@@ -100,7 +103,7 @@ def read_or_map(path: str, name: Optional[str] = None, limit: Optional[int] = No
             # file that shrank since, or a file system that cannot map, is read instead.
             with contextlib.suppress(OSError, ValueError):
                 mapped = mmap.mmap(fd, st.st_size, access=mmap.ACCESS_READ)
-                note_read(path, mapped)
+                note(path, mapped)
                 return mapped
         chunks = []
         left = limit + 1  # a file that grows (or a /proc file that claims size 0) is still bounded
@@ -121,8 +124,12 @@ def read_or_map(path: str, name: Optional[str] = None, limit: Optional[int] = No
     finally:
         os.close(fd)
     data = b"".join(chunks)
-    note_read(path, data)
+    note(path, data)
     return data
+
+
+def _unnoted(path: str, data: Any) -> None:
+    """What :func:`read_or_map` notes of a read it is told to leave out: nothing."""
 
 
 _WATCHED: Optional[list] = None  # inside watch_reads: (absolute path, digest or None) of each read

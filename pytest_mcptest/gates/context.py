@@ -27,6 +27,10 @@ class Context(NamedTuple):
     # The cassettes (real paths) that more than one item replays, once collection has found them:
     # only these stay parsed between items. None (no collection to count on) keeps every recent parse.
     shared_cassettes: Optional[frozenset] = None
+    # Where cassettes' decoded records are kept between sessions, by content, and the stamp of
+    # the code that decodes them: (a folder of pytest's cache, ``suite_cache.code_stamp()``),
+    # ``formats/kept_parses.py``; None keeps none.
+    kept_parses: Optional[tuple] = None
     # The tools/list answers of the live servers already asked in this session (or why one could
     # not be had), by command, environment, folder and timeout: the items that judge one server's
     # catalog start it once. None asks the server for each item (a command run once).

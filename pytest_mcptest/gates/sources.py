@@ -96,7 +96,7 @@ def _load(path: str, shown: str, ctx: Context) -> Optional[Cassette]:
         # A session that records nothing reuses a kept parse without checking the file again
         # (the plugin starts each session with none kept: see load_cassette).
         recheck = ctx.record_mode is not RecordMode.NONE or ctx.shared_cassettes is None
-        return load_cassette(path, shown, keep, recheck=recheck)
+        return load_cassette(path, shown, keep, recheck=recheck, kept=ctx.kept_parses)
     except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: a NUL in the path
         return None
     except InputError as exc:

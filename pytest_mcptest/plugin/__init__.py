@@ -273,7 +273,9 @@ def pytest_runtest_makereport(item, call):
 
 def pytest_collection_finish(session) -> None:
     """Tell the items which cassettes more than one of them replays: only those are kept
-    parsed from one item to the next (see ``Context.shared_cassettes``)."""
+    parsed from one item to the next (see ``Context.shared_cassettes``); and where decoded
+    cassettes are kept between sessions (a folder of pytest's cache, so on exactly when it is:
+    ``Context.kept_parses``)."""
     blocks = [item.head for item in session.items if is_block_item(item)]
     if not blocks or session.config.option.collectonly:
         return
@@ -286,7 +288,19 @@ def pytest_collection_finish(session) -> None:
     ctx = session.config.stash[CONTEXT_KEY]
     counts = Counter(cassette_path(block, ctx) for block in blocks)
     shared = frozenset(path for path, n in counts.items() if n > 1)
-    session.config.stash[CONTEXT_KEY] = ctx._replace(shared_cassettes=shared)
+    session.config.stash[CONTEXT_KEY] = ctx._replace(shared_cassettes=shared, kept_parses=_kept_parses(session.config))
+
+
+def _kept_parses(config) -> "tuple | None":
+    cache = getattr(config, "cache", None)
+    if cache is None:
+        return None
+    from ..gates.suite_cache import code_stamp
+
+    try:
+        return str(cache.mkdir("mcptest-parsed")), code_stamp()
+    except OSError:
+        return None
 
 
 def pytest_assertrepr_compare(config, op, left, right):

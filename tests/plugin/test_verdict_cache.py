@@ -5,7 +5,9 @@ and says the same; a change of any one of them judges it again."""
 from __future__ import annotations
 
 import json
+import os
 import pickle
+import shutil
 
 import pytest
 from forkserver import through_forkserver
@@ -227,3 +229,19 @@ def test_an_items_report_entry_is_the_same_whole_alone_or_kept(shop, tmp_path):
         for nodeid in whole:
             alone.update(entries(*uncached, nodeid))
         assert alone == whole
+
+
+def test_cassettes_are_kept_decoded_beside_the_verdicts_and_a_changed_one_is_read_again(shop, judged):
+    """``.pytest_cache/d/mcptest-parsed``: each cassette's decoded record, used while its bytes
+    are the same (``formats/kept_parses.py``); on and off with pytest's cache."""
+    parsed = shop.path / ".pytest_cache" / "d" / "mcptest-parsed"
+    result, names = run(shop, judged, "--mcptest-no-verdict-cache")
+    result.assert_outcomes(passed=2)
+    assert sorted(name.split("-", 1)[1] for name in os.listdir(parsed)) == ["ping-once.json.kept", "restock.json.kept"]
+    (shop.path / "cassettes" / "restock.json").write_text(BAD_RUN)
+    result, names = run(shop, judged, "--mcptest-no-verdict-cache")
+    result.assert_outcomes(passed=1, failed=1)
+    assert names == BOTH and "drop_inventory" in result.stdout.str()
+    shutil.rmtree(shop.path / ".pytest_cache")
+    run(shop, judged, "-p", "no:cacheprovider")[0].assert_outcomes(passed=1, failed=1)
+    assert not parsed.exists()
