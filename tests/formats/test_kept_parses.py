@@ -16,7 +16,7 @@ from hypothesis import given
 from test_cassette_reader import SETTINGS, cassettes, outcome
 
 from pytest_mcptest.formats import kept_parses
-from pytest_mcptest.formats.cassette import load_cassette
+from pytest_mcptest.formats.cassette import forget_parsed, load_cassette
 from pytest_mcptest.formats.files import digest, watch_reads
 
 CASSETTE = {"mcptest_cassette": 1, "meta": {"agent": "a"},
@@ -48,15 +48,19 @@ def test_a_kept_parse_reads_as_the_file_does_and_a_refused_file_is_refused_alike
         assert _entries(kept[0]) == []  # a file the reader refuses is never kept
 
 
-def test_the_second_read_uses_the_kept_parse(tmp_path, monkeypatch):
+@pytest.mark.parametrize("shared", [False, True])
+def test_the_next_session_uses_the_kept_parse(tmp_path, monkeypatch, shared):
+    """``shared``: a cassette several items replay, whose parse the session also keeps in
+    memory (each session starts with none: ``forget_parsed``)."""
     path = _write(tmp_path / "c.json", CASSETTE)
     kept = (str(tmp_path / "parsed"), "stamp")
-    first = load_cassette(path, "c.json", keep=False, kept=kept)
+    first = load_cassette(path, "c.json", keep=shared, kept=kept)
+    forget_parsed()
     [entry] = _entries(kept[0])
     assert entry.endswith("-c.json.kept")
     decoded = []
     monkeypatch.setattr("pytest_mcptest.formats.cassette._decoded", lambda *a: decoded.append(a))  # JSON: not used
-    assert load_cassette(path, "c.json", keep=False, kept=kept) == first
+    assert load_cassette(path, "c.json", keep=shared, kept=kept) == first
     assert decoded == []
 
 
