@@ -44,10 +44,15 @@ def _bytecode_outside_the_tree() -> None:
 _bytecode_outside_the_tree()
 
 from forkserver import plugin_servers_forked, xdist_workers_forked  # noqa: E402
+import metadata_cache
 from reports_of_examples import docs_example_reports, example_reports  # noqa: E402,F401  (session fixtures)
 
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
+
+# What every pytest reads of the installed distributions, parsed once in this process and kept
+# (tests/metadata_cache.py): each of pytester's in-process sessions reads it all again.
+metadata_cache.install()
 
 # `pytest tests/engine --hypothesis-profile=dev`: a tenth of each property test's examples
 # (tests/hypothesis_budget.py), for an answer in seconds while working; CI runs the default.

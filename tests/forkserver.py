@@ -301,6 +301,17 @@ def read_request(message: bytes) -> dict:
     return {"argv": argv, "cwd": cwd, "env": dict(variable.split("=", 1) for variable in variables)}
 
 
+def _distributions_read() -> None:
+    import importlib.metadata
+
+    import metadata_cache
+
+    metadata_cache.install()
+    for dist in importlib.metadata.distributions():
+        for read in ("metadata", "entry_points", "files"):
+            getattr(dist, read)
+
+
 def serve(socket_path: str, preload: list[str]) -> None:
     _SERVING.append(socket_path)
     if preload[:1] == [WORKERS]:
@@ -313,6 +324,9 @@ def serve(socket_path: str, preload: list[str]) -> None:
             __import__(name)
         except ImportError:
             pass
+    # What each pytest started here reads of the installed distributions (its plugins' entry
+    # points, their files, their versions), parsed once here (metadata_cache.py)
+    _distributions_read()
     # What was imported lives as long as every child: out of the garbage collector's passes
     # (``gc.freeze``), which would otherwise walk it, and write to its pages, in each child.
     gc.collect()
