@@ -17,6 +17,7 @@ from typing import Any, Optional
 
 import msgspec
 
+from .basis import item_basis
 from .expect import Expectation, ExpectResult
 
 
@@ -105,9 +106,16 @@ class Verdict(msgspec.Struct, frozen=True):
     # Whether what was judged is a cassette's recorded runs: only an agent's runs have failure
     # modes (a catalog's or a server build's failures are not a run that went wrong).
     recorded_runs: bool = False
-    # What the figures depend on besides the agent (engine/basis.py): flat keys, for the report.
-    basis: Optional[dict] = None
+    # What :attr:`basis` is worked out from: (the cassette's meta, the runs judged, the grading's
+    # flat keys); None for an item that has no basis (nothing recorded was judged).
+    basis_of: Optional[tuple] = None
     infra_errors: int = 0  # recorded runs its infrastructure ended (engine/infra.py): counted, not judged
+
+    @property
+    def basis(self) -> Optional[dict]:
+        """What the figures depend on besides the agent (``engine/basis.py``): flat keys, for the
+        report. Worked out when a report asks (most sessions write none), not with the verdict."""
+        return None if self.basis_of is None else item_basis(*self.basis_of)
 
     @property
     def failures(self) -> tuple[Failure, ...]:

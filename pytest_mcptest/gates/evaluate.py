@@ -11,8 +11,8 @@ from __future__ import annotations
 import itertools
 from typing import Optional
 
+from .. import __version__
 from .context import Context
-from ..engine.basis import item_basis
 from ..engine.trace import Run
 from ..engine.expect import check
 from . import gate, open_source
@@ -82,18 +82,16 @@ def evaluate(block, ctx: Context = Context()) -> Verdict:
     cassette = source.cassette
     # The basis reads recorded runs; a gate judging other items (a conformance session) has its
     # cassette's meta alone.
-    runs_judged = [item for item in source.items if isinstance(item, Run)] if cassette is not None else ()
-    basis = item_basis(cassette.meta if cassette is not None else None, runs_judged, grading(block, ctx))
+    runs_judged = tuple([item for item in source.items if isinstance(item, Run)]) if cassette is not None else ()
+    basis_of = (cassette.meta if cassette is not None else None, runs_judged, grading(block, ctx))
     return Verdict(block, source.shown, tuple(runs), source=source.head, aggregate=aggregate, summary=tuple(summary),
-                   notes=source.notes, recorded_runs=cassette is not None, basis=basis,
+                   notes=source.notes, recorded_runs=cassette is not None, basis_of=basis_of,
                    infra_errors=source.infra_errors)
 
 
 def grading(block, ctx: Context) -> dict:
     """The grading part of an item's basis (``engine/basis.py``): the mcptest that graded, and for
     an item a judge decides, whether verdicts were required and the judge's calibration."""
-    from .. import __version__
-
     out: dict = {"grading.mcptest": __version__}
     if getattr(block, "judged", ()):
         out["grading.require_judgments"] = ctx.require_judgments
