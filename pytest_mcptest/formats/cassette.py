@@ -366,6 +366,10 @@ def _syntax(path: str, data: Any, exc: Exception) -> InputError:
 _CACHE: OrderedDict[str, tuple[tuple[int, int], Cassette, str]] = OrderedDict()  # path -> (stamp, parse, digest)
 CACHE_SIZE = 256
 STREAM_BYTES = 16 << 20  # a cassette this large is mapped rather than read
+# The smallest cassette whose decoded record is kept between sessions (``kept_parses``): making
+# an entry costs a file's creation, which only a cassette this large repays within a session or
+# two (a small one's JSON decodes in tens of microseconds; ``benchmarks/README.md`` has the figures).
+KEPT_FROM = 64 << 10
 
 
 def load_cassette(path: str, name: str | None = None, keep: bool = True, recheck: bool = True,
@@ -410,17 +414,18 @@ def load_cassette(path: str, name: str | None = None, keep: bool = True, recheck
 
 def _read_parsed(where: str, shown: str, kept: Optional[tuple[str, str]], hashed: bool) -> tuple[Cassette, Any]:
     """The cassette at ``where`` (absolute) and the digest of its bytes (worked out when
-    ``hashed``, reads are watched or parses are ``kept``; else None), through the kept
-    parses when there are."""
+    ``hashed``, reads are watched or its parse is kept; else None), through the kept parses
+    (``kept``) when it is at least :data:`KEPT_FROM` bytes long."""
     try:
         data = read_or_map(where, shown, map_from=STREAM_BYTES, noted=False)
     except FileNotFoundError:
         note_read(where, None)
         raise
+    kept = kept if isinstance(data, bytes) and len(data) >= KEPT_FROM else None  # small, or mapped: as it is
     known = digest(data) if hashed or kept is not None else None  # before the parse, which closes a mapped file
     if known is not None:
         note_digest(where, known)
-    if kept is None or not isinstance(data, bytes):  # a mapped file (16 MiB or more) is parsed as it is
+    if kept is None:
         return parse_cassette(shown, data), known
     folder, stamp = kept
     payload = kept_parse(folder, where, stamp, known)

@@ -5,7 +5,8 @@ A cassette is JSON, indented for people to read and diff; decoding it is most of
 opening one costs, and the same record decodes faster from MessagePack, the more so the
 larger the file (``benchmarks/README.md``, "Decoded cassettes kept"). A session whose verdicts cannot be
 reused (the suite file was edited, an option changed) still replays cassettes that did not
-change, so the reader keeps what it decoded, under the hash of the bytes it decoded it from.
+change, so the reader keeps what it decoded, under the hash of the bytes it decoded it from;
+only for a large file, as making an entry costs a file's creation (the reader's ``KEPT_FROM``).
 
 One file per source file, named by a checksum of its absolute path and by its name (so the
 folder holds at most one entry per file, however often it changes), starting with a header

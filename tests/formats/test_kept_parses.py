@@ -15,13 +15,20 @@ import pytest
 from hypothesis import given
 from test_cassette_reader import SETTINGS, cassettes, outcome
 
-from pytest_mcptest.formats import kept_parses
+from pytest_mcptest.formats import cassette as cassette_module, kept_parses
 from pytest_mcptest.formats.cassette import forget_parsed, load_cassette
 from pytest_mcptest.formats.files import digest, watch_reads
 
 CASSETTE = {"mcptest_cassette": 1, "meta": {"agent": "a"},
             "runs": [{"tool_calls": [{"name": "restock", "args": {"n": 2}, "result": {"ok": True}}],
                       "conversation": {"turns": [{"role": "assistant", "content": "done"}]}}]}
+
+
+@pytest.fixture(autouse=True)
+def every_size_kept(monkeypatch):
+    """The cassettes here are small; the reader keeps the parse of one of any size while this
+    holds (but the test of the threshold itself)."""
+    monkeypatch.setattr(cassette_module, "KEPT_FROM", 0)
 
 
 def _write(path, data) -> str:
@@ -158,3 +165,19 @@ def test_a_file_with_a_byte_order_mark_reads_the_same_kept(tmp_path, run):
     kept = (str(tmp_path / "parsed"), "stamp")
     plain = outcome(lambda: load_cassette(path, "c.json", keep=False))
     assert [outcome(lambda: load_cassette(path, "c.json", keep=False, kept=kept)) for _ in range(2)] == [plain] * 2
+
+
+def test_a_cassette_under_the_threshold_is_read_as_it_is(tmp_path, monkeypatch):
+    """Making an entry costs a file's creation, which a small cassette's decode would take
+    many sessions to repay: none is made, and none is looked for."""
+    monkeypatch.setattr(cassette_module, "KEPT_FROM", 64 << 10)
+    small = _write(tmp_path / "small.json", CASSETTE)
+    large = _write(tmp_path / "large.json", dict(CASSETTE, meta={"agent": "a" * (64 << 10)}))
+    kept = (str(tmp_path / "parsed"), "stamp")
+    looked = []
+    real = cassette_module.kept_parse
+    monkeypatch.setattr(cassette_module, "kept_parse", lambda *a: looked.append(a[1]) or real(*a))
+    for path in (small, large):
+        load_cassette(path, os.path.basename(path), keep=False, kept=kept)
+    assert looked == [large]
+    assert [name.split("-", 1)[1] for name in _entries(kept[0])] == ["large.json.kept"]

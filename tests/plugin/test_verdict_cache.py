@@ -231,9 +231,11 @@ def test_an_items_report_entry_is_the_same_whole_alone_or_kept(shop, tmp_path):
         assert alone == whole
 
 
-def test_cassettes_are_kept_decoded_beside_the_verdicts_and_a_changed_one_is_read_again(shop, judged):
-    """``.pytest_cache/d/mcptest-parsed``: each cassette's decoded record, used while its bytes
-    are the same (``formats/kept_parses.py``); on and off with pytest's cache."""
+def test_cassettes_are_kept_decoded_beside_the_verdicts_and_a_changed_one_is_read_again(shop, judged, monkeypatch):
+    """``.pytest_cache/d/mcptest-parsed``: each large cassette's decoded record (these small ones
+    count as large here), used while its bytes are the same (``formats/kept_parses.py``); on
+    and off with pytest's cache."""
+    monkeypatch.setattr("pytest_mcptest.formats.cassette.KEPT_FROM", 0)
     parsed = shop.path / ".pytest_cache" / "d" / "mcptest-parsed"
     result, names = run(shop, judged, "--mcptest-no-verdict-cache")
     result.assert_outcomes(passed=2)
