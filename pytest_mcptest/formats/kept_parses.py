@@ -3,10 +3,11 @@ stored in a form it decodes faster than the file's own.
 
 A cassette is JSON, indented for people to read and diff; decoding it is most of what
 opening one costs, and the same record decodes faster from MessagePack, the more so the
-larger the file (``benchmarks/README.md``, "Decoded cassettes kept"). A session whose verdicts cannot be
-reused (the suite file was edited, an option changed) still replays cassettes that did not
-change, so the reader keeps what it decoded, under the hash of the bytes it decoded it from;
-only for a large file, as making an entry costs a file's creation (the reader's ``KEPT_FROM``).
+larger the file (``benchmarks/README.md``, "Decoded cassettes kept"). A session whose
+verdicts cannot be reused (the suite file was edited, an option changed) still replays
+cassettes that did not change, so the reader keeps what it decoded, under the hash of the
+bytes it decoded it from; only for a large file, as making an entry costs a file's creation
+(the reader's ``KEPT_FROM``).
 
 One file per source file, named by a checksum of its absolute path and by its name (so the
 folder holds at most one entry per file, however often it changes), starting with a header
@@ -14,11 +15,11 @@ line: the stamp of the code that decoded it and the source's digest. An entry is
 when both match the code and the file as it is read now: the source is still read and hashed
 every time, so no change to it is ever missed, whatever its times say. (Two paths whose names
 collide only share an entry, each rewriting it for its own bytes: the header decides what an
-entry is for, never its name.) An entry that cannot be read, is torn or is
-from other code is simply not used (the file is decoded again and the entry rewritten);
-entries are written whole (a temporary file renamed into place), so processes sharing the
-folder (pytest-xdist's workers) never read a torn one. The folder is the caller's (the
-plugin hands in one of pytest's cache, ``.pytest_cache``): trust it as that.
+entry is for, never its name.) An entry that cannot be read, is torn or is from other code
+is simply not used (the file is decoded again and the entry rewritten); entries are written
+whole (a temporary file renamed into place), so processes sharing the folder (pytest-xdist's
+workers) never read a torn one. The folder is the caller's (the plugin hands in one of
+pytest's cache, ``.pytest_cache``): trust it as that.
 
 Nothing here knows what is kept: the reader encodes and decodes its own records.
 """
@@ -35,7 +36,8 @@ _CHUNK = 1 << 20
 
 
 def _entry(folder: str, path: str) -> str:
-    return os.path.join(folder, f"{zlib.crc32(path.encode('utf-8', 'surrogatepass')):08x}-{os.path.basename(path)}.kept")
+    checksum = zlib.crc32(path.encode("utf-8", "surrogatepass"))
+    return os.path.join(folder, f"{checksum:08x}-{os.path.basename(path)}.kept")
 
 
 def _header(stamp: str, known: str) -> bytes:
