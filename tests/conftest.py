@@ -44,7 +44,7 @@ def _bytecode_outside_the_tree() -> None:
 _bytecode_outside_the_tree()
 
 from forkserver import plugin_servers_forked, xdist_workers_forked  # noqa: E402
-import metadata_cache
+import metadata_cache  # noqa: E402
 from reports_of_examples import docs_example_reports, example_reports  # noqa: E402,F401  (session fixtures)
 
 import pytest  # noqa: E402

@@ -31,8 +31,7 @@ import os
 import zlib
 from typing import Optional
 
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
-_CHUNK = 1 << 20
+from .files import read_or_map
 
 
 def _entry(folder: str, path: str) -> str:
@@ -48,29 +47,13 @@ def kept(folder: str, path: str, stamp: str, known: str) -> Optional[memoryview]
     """The payload kept for the file at ``path`` (absolute) whose bytes hash to ``known``,
     decoded by code of ``stamp``; None when there is none that matches."""
     try:
-        data = _read(_entry(folder, path))
-    except OSError:  # absent or unreadable: not used
+        data = read_or_map(_entry(folder, path), noted=False)  # mcptest's own file: not a read a verdict depends on
+    except (OSError, ValueError):  # absent, unreadable or not a file (an InputError): not used
         return None
     header = _header(stamp, known)
     if not data.startswith(header):
         return None
     return memoryview(data)[len(header):]
-
-
-def _read(where: str) -> bytes:
-    """An entry's bytes: a file of this cache's own, which only mcptest writes (no check of
-    its kind or size, as a user's file gets in ``files.read_or_map``; not a read a verdict
-    depends on either)."""
-    fd = os.open(where, _READ_FLAGS)
-    try:
-        chunks = []
-        while True:
-            chunk = os.read(fd, _CHUNK)
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
 
 
 def keep(folder: str, path: str, stamp: str, known: str, payload: bytes) -> None:

@@ -291,7 +291,7 @@ def pytest_collection_finish(session) -> None:
     session.config.stash[CONTEXT_KEY] = ctx._replace(shared_cassettes=shared, kept_parses=_kept_parses(session.config))
 
 
-def _kept_parses(config) -> "tuple | None":
+def _kept_parses(config) -> tuple | None:
     cache = getattr(config, "cache", None)
     if cache is None:
         return None
