@@ -10,9 +10,9 @@ session that makes the entries (one pass, JSON decoded and each entry written). 
 watched, as in a session with the verdict cache on. Two sizes of ``realistic.py``'s cassettes, the
 benchmark's own (10 calls, about 7 kB) and a large one (``--runs`` runs of ``--calls`` calls
 each, about 1.3 MB by default, the size of 40 tau-bench tasks imported). The best of
-``--repeat`` passes, the two ways alternating; the goal is that a kept parse is never
-slower (ratio <= 1.05: the small cassette takes the same path either way, so its ratio is
-this machine's noise). A report, not a test: PASS or MISS beside the goal, exit 0.
+``--repeat`` passes, the two ways alternating; the goal, for a cassette large enough to be
+kept, is that a kept parse is never slower (ratio <= 1.05, for noise). The small cassette
+takes the same path either way: its ratio is shown, as this machine's noise, with no goal. A report, not a test: PASS or MISS beside the goal, exit 0.
 
     python benchmarks/bench_kept_parses.py [--repeat 15] [--files 200] [--runs 20] [--calls 110]
 """
@@ -28,11 +28,11 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import realistic  # noqa: E402
 
-from pytest_mcptest.formats.cassette import load_cassette  # noqa: E402
+from pytest_mcptest.formats.cassette import KEPT_FROM, load_cassette  # noqa: E402
 from pytest_mcptest.formats.files import watch_reads  # noqa: E402
 
 
-GOAL = 1.05
+GOAL = 1.05  # for a cassette of KEPT_FROM bytes or more
 
 
 def cassettes(folder: str, count: int, runs: int, calls: int) -> list[str]:
@@ -83,8 +83,10 @@ def main(argv=None) -> int:
                 json_us = min(json_us, best(paths, None, args.repeat))
                 kept_us = min(kept_us, best(paths, kept, args.repeat))
             ratio = kept_us / json_us
+            verdict = (f"<= {GOAL:.2f} {'PASS' if ratio <= GOAL else 'MISS'}" if size >= KEPT_FROM
+                       else "not kept: the same path, the ratio is noise")
             print(f"{name:<10}{size / 1024:>8.0f}kB{json_us:>12.1f}{first_us:>12.1f}{kept_us:>12.1f}{ratio:>8.2f}   "
-                  f"<= {GOAL:.2f} {'PASS' if ratio <= GOAL else 'MISS'}")
+                  + verdict)
     return 0
 
 
