@@ -31,6 +31,7 @@ import os
 import zlib
 from typing import Optional
 
+from ..errors import InputError
 from .files import read_or_map
 
 
@@ -48,7 +49,7 @@ def kept(folder: str, path: str, stamp: str, known: str) -> Optional[memoryview]
     decoded by code of ``stamp``; None when there is none that matches."""
     try:
         data = read_or_map(_entry(folder, path), noted=False)  # mcptest's own file: not a read a verdict depends on
-    except (OSError, ValueError):  # absent, unreadable or not a file (an InputError): not used
+    except (OSError, InputError):  # absent, unreadable, or not a regular file: not used
         return None
     header = _header(stamp, known)
     if not data.startswith(header):

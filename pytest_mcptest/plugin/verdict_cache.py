@@ -45,6 +45,7 @@ from typing import Any, Optional
 import msgspec
 import pytest
 
+from ..errors import InputError
 from ..formats.files import digest, read_bytes
 from ..gates import built_in, gate
 from ..gates.suite_cache import cache_path, code_stamp, load_entry, store_entry
@@ -176,7 +177,7 @@ def _content(path: str) -> Optional[str]:
     """The digest of the file at ``path`` now, or None when nothing readable is there."""
     try:
         return digest(read_bytes(path))
-    except (OSError, ValueError):  # absent, or no longer a file mcptest reads (InputError is a ValueError)
+    except (OSError, ValueError, InputError):  # absent, a NUL in the path, or no longer a file mcptest reads
         return None
 
 

@@ -181,3 +181,15 @@ def test_a_cassette_under_the_threshold_is_read_as_it_is(tmp_path, monkeypatch):
         load_cassette(path, os.path.basename(path), keep=False, kept=kept)
     assert looked == [large]
     assert [name.split("-", 1)[1] for name in _entries(kept[0])] == ["large.json.kept"]
+
+
+def test_a_directory_where_the_entry_should_be_is_no_entry(tmp_path):
+    path = _write(tmp_path / "c.json", CASSETTE)
+    kept = (str(tmp_path / "parsed"), "stamp")
+    want = load_cassette(path, "c.json", keep=False, kept=kept)
+    [name] = _entries(kept[0])
+    entry = os.path.join(kept[0], name)
+    os.unlink(entry)
+    os.mkdir(entry)
+    assert load_cassette(path, "c.json", keep=False, kept=kept) == want  # and the entry cannot be written
+    assert os.path.isdir(entry) and _entries(kept[0]) == [name]  # no temporary file left beside it

@@ -247,3 +247,17 @@ def test_cassettes_are_kept_decoded_beside_the_verdicts_and_a_changed_one_is_rea
     shutil.rmtree(shop.path / ".pytest_cache")
     run(shop, judged, "-p", "no:cacheprovider")[0].assert_outcomes(passed=1, failed=1)
     assert not parsed.exists()
+
+
+def test_a_kept_items_cassette_turned_into_a_folder_is_judged_again_and_named(shop, judged):
+    """What a kept verdict read must still be a file mcptest reads; when it is not (a folder
+    where the cassette was), the item is judged again and fails saying so, with no traceback."""
+    run(shop, judged)[0].assert_outcomes(passed=2)
+    cassette = shop.path / "cassettes" / "restock.json"
+    cassette.unlink()
+    cassette.mkdir()
+    result, names = run(shop, judged)
+    result.assert_outcomes(passed=1, failed=1)
+    assert names == ["restock the widget shelf"]
+    result.stdout.fnmatch_lines(["*cassettes/restock.json: is a directory, not a regular file*"])
+    assert "Traceback" not in result.stdout.str() and "CallInfo" not in result.stdout.str()
